@@ -1,0 +1,19 @@
+"""spacy-textsan: privacy-risk-aware text sanitization for spaCy."""
+from .about import __version__
+from . import extensions  # noqa: F401  (declares the Doc/Span extensions)
+from .extensions import SPANS_KEY, TAB_LABELS
+from .privacy_ner import PrivacyNER, make_privacy_ner
+from .optimizer import MaskAll, make_mask_all
+from .generalizer import Generalizer, make_generalizer
+
+__all__ = [
+    "__version__",
+    "SPANS_KEY",
+    "TAB_LABELS",
+    "PrivacyNER",
+    "make_privacy_ner",
+    "MaskAll",
+    "make_mask_all",
+    "Generalizer",
+    "make_generalizer",
+]

@@ -1,0 +1,135 @@
+"""The Doc/Span contract shared by every spacy-textsan component, in one place.
+
+Data flows one way:
+
+    text -> privacy_ner / wikidata_gazetteer   candidate spans in doc.spans[SPANS_KEY]
+         -> risk measures                      span._.risk, span._.info_content
+         -> mask_optimizer (or mask_all)       span._.masked, span._.reasons
+         -> generalizer                        span._.replacement, doc._.sanitized_text
+
+Span extension values are stored by spaCy in ``doc.user_data`` keyed on the
+span's character offsets, so two spans with the same offsets share their
+values. The candidate span group therefore never holds two spans with the same
+offsets (``privacy_ner`` deduplicates them).
+
+Mutable values (dicts, lists) have ``None`` as default so that no default
+object is ever shared between spans: use :func:`set_risk` and
+:func:`add_reason` rather than mutating the value in place.
+"""
+from typing import Iterable, List, Optional
+
+from spacy.tokens import Doc, Span
+
+#: Name of the span group that holds the candidate spans.
+SPANS_KEY = "textsan"
+
+#: The 8 entity types of the Text Anonymization Benchmark.
+TAB_LABELS = ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC")
+
+#: Identifier kinds of TAB's ``identifier_type`` plus UNKNOWN (not decided yet).
+DIRECT, QUASI, NO_MASK, UNKNOWN = "DIRECT", "QUASI", "NO_MASK", "UNKNOWN"
+IDENTIFIER_TYPES = (DIRECT, QUASI, NO_MASK, UNKNOWN)
+
+SPAN_EXTENSIONS = {
+    # Mentions of one entity share one id, e.g. "PERSON-1".
+    "entity_id": None,
+    # DIRECT / QUASI / NO_MASK / UNKNOWN.
+    "identifier_type": UNKNOWN,
+    # Which detector(s) proposed the span: "ner:<pipeline>:<label>", "rule:<name>", ...
+    "source": None,
+    # Risk scores by measure name: {"lm": 0.8, "kanon": 1.0, ...}; None until a measure ran.
+    "risk": None,
+    # Information content of the span (masking cost); None until lm_risk ran.
+    "info_content": None,
+    # True: masked, False: kept, None: no decision yet (rendered as masked: fail closed).
+    "masked": None,
+    # What the span is replaced with in the sanitized text.
+    "replacement": None,
+    # Why the decision was taken: ["policy:mask_all"], ["direct identifier"], ...
+    "reasons": None,
+}
+
+DOC_EXTENSIONS = {
+    # The sanitized text, set by the generalizer.
+    "sanitized_text": None,
+    # [[sanitized_start, sanitized_end, original_start, original_end], ...]: one
+    # segment per kept stretch of text and per replacement, in order.
+    "offset_map": None,
+    # Errors that made a component fall back to a conservative result.
+    "sanitize_errors": None,
+}
+
+
+def register_extensions() -> None:
+    """Declare the extensions (idempotent; never overrides another package's)."""
+    for name, default in SPAN_EXTENSIONS.items():
+        if not Span.has_extension(name):
+            Span.set_extension(name, default=default)
+    for name, default in DOC_EXTENSIONS.items():
+        if not Doc.has_extension(name):
+            Doc.set_extension(name, default=default)
+
+
+register_extensions()
+
+
+def get_candidates(doc: Doc, spans_key: str = SPANS_KEY) -> List[Span]:
+    """The candidate spans of a doc: the span group if a detector filled it,
+    otherwise ``doc.ents`` (so decision components work in any pipeline)."""
+    if spans_key in doc.spans:
+        return list(doc.spans[spans_key])
+    return list(doc.ents)
+
+
+def set_risk(span: Span, measure: str, score: float) -> None:
+    """Record a risk score for one measure without mutating a shared dict."""
+    risk = dict(span._.risk or {})
+    risk[measure] = float(score)
+    span._.risk = risk
+
+
+def add_reason(span: Span, reason: str) -> None:
+    """Append a reason for the span's masking decision."""
+    reasons = list(span._.reasons or [])
+    if reason not in reasons:
+        reasons.append(reason)
+    span._.reasons = reasons
+
+
+def add_error(doc: Doc, error: str) -> None:
+    """Record a component failure on the doc (shown in the report)."""
+    errors = list(doc._.sanitize_errors or [])
+    errors.append(error)
+    doc._.sanitize_errors = errors
+
+
+def span_record(span: Span) -> dict:
+    """A JSON-serialisable description of a candidate span, for reports."""
+    return {
+        "start": span.start_char,
+        "end": span.end_char,
+        "text": span.text,
+        "label": span.label_,
+        "entity_id": span._.entity_id,
+        "identifier_type": span._.identifier_type,
+        "source": span._.source,
+        "risk": span._.risk or {},
+        "info_content": span._.info_content,
+        "masked": span._.masked,
+        "replacement": span._.replacement,
+        "reasons": span._.reasons or [],
+    }
+
+
+def spans_records(spans: Iterable[Span]) -> List[dict]:
+    return [span_record(s) for s in spans]
+
+
+def masked_offsets(doc: Doc, spans_key: str = SPANS_KEY) -> List[List[int]]:
+    """[start, end] character offsets of the masked (or undecided) spans, sorted."""
+    out = sorted(
+        [s.start_char, s.end_char]
+        for s in get_candidates(doc, spans_key)
+        if s._.masked is not False
+    )
+    return out
