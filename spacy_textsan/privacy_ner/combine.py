@@ -1,0 +1,93 @@
+"""Combining candidate spans from several sources on character offsets.
+
+Pure functions over :class:`Candidate` tuples, testable without a pipeline.
+``union`` keeps every source's spans; ``intersect`` keeps only the characters
+that every source tagged (seed 001's intersection on character indices), with
+the label of the first source. ``resolve_overlaps`` then picks one span per
+stretch of text.
+"""
+from dataclasses import dataclass
+from typing import List, Sequence
+
+
+@dataclass(frozen=True)
+class Candidate:
+    start: int
+    end: int
+    label: str
+    source: str
+    priority: int = 1
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+def union(sources: Sequence[Sequence[Candidate]]) -> List[Candidate]:
+    return [c for spans in sources for c in spans]
+
+
+def _merged_intervals(spans: Sequence[Candidate]) -> List[tuple]:
+    out: List[list] = []
+    for c in sorted(spans, key=lambda c: (c.start, c.end)):
+        if out and c.start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], c.end)
+        else:
+            out.append([c.start, c.end])
+    return [tuple(iv) for iv in out]
+
+
+def _intersect_intervals(a: Sequence[tuple], b: Sequence[tuple]) -> List[tuple]:
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        start, end = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if start < end:
+            out.append((start, end))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def intersect(sources: Sequence[Sequence[Candidate]]) -> List[Candidate]:
+    """Character ranges tagged by every source; label and source of the first
+    source's span that overlaps each range."""
+    if not sources:
+        return []
+    common = _merged_intervals(sources[0])
+    for spans in sources[1:]:
+        common = _intersect_intervals(common, _merged_intervals(spans))
+    first = sorted(sources[0], key=lambda c: (c.start, c.end))
+    out = []
+    for start, end in common:
+        owner = next(c for c in first if c.start < end and c.end > start)
+        names = "+".join(sorted({c.source for spans in sources for c in spans
+                                 if c.start < end and c.end > start}))
+        out.append(Candidate(start, end, owner.label, names, owner.priority))
+    return out
+
+
+def combine(sources: Sequence[Sequence[Candidate]], how: str) -> List[Candidate]:
+    if how == "union":
+        return union(sources)
+    if how == "intersection":
+        return intersect(sources)
+    raise ValueError(f"combine must be 'union' or 'intersection', not {how!r}")
+
+
+def resolve_overlaps(candidates: Sequence[Candidate]) -> List[Candidate]:
+    """Non-overlapping selection: higher priority first, then longer, then
+    rules before statistical sources, then earlier. Returned sorted by offset."""
+    chosen: List[Candidate] = []
+    taken: List[tuple] = []
+    order = sorted(candidates, key=lambda c: (-c.priority, -c.length, not c.source.startswith("rule:"),
+                                                c.start, c.label, c.source))
+    for c in order:
+        if c.length <= 0:
+            continue
+        if any(c.start < e and c.end > s for s, e in taken):
+            continue
+        chosen.append(c)
+        taken.append((c.start, c.end))
+    return sorted(chosen, key=lambda c: (c.start, c.end))

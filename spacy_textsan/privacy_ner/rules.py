@@ -1,0 +1,199 @@
+"""Rule layer of privacy_ner: regular expressions for what generic NER misses.
+
+Everything here is a pure function over strings so that it can be tested
+without a pipeline. A pattern is a dict ``{"name", "label", "pattern"}`` with
+an optional ``"flags"`` string ("i" for case-insensitive) and ``"group"`` (the
+regex group holding the span, default 0). User patterns have the same shape.
+"""
+import re
+from dataclasses import dataclass
+from typing import Iterable, List, Optional, Sequence
+
+_MONTHS = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+)
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"(?:1[6-9]\d\d|20\d\d)"
+_CURRENCY_CODES = (
+    r"(?:EUR|USD|GBP|CHF|TRY|TRL|YTL|PLN|ATS|DEM|FRF|ITL|ESP|GRD|CYP|NLG|BEF|FIM|IEP|PTE|LUF"
+    r"|SEK|NOK|DKK|ISK|RUB|RUR|UAH|HUF|CZK|SKK|RON|ROL|BGN|HRK|SIT|MDL|GEL|AMD|AZN|LTL|LVL|EEK"
+    r"|MKD|RSD|BAM|ALL|JPY|CNY|CAD|AUD)"
+)
+_CURRENCY_WORDS = (
+    r"(?:euros?|pounds?(?: sterling)?|dollars?|(?:new )?(?:Turkish )?liras?|(?:Polish )?zlotys?|zł"
+    r"|(?:Austrian )?schillings?|(?:Deutsch|German|Deutsche) ?[Mm]arks?|(?:Swiss |French |Belgian )?francs?"
+    r"|roubles?|rubles?|hryvnias?|forints?|korun[ay]?|lei|lev|kunas?|krona|kronor|kroner|drachmas?"
+    r"|lire|pesetas?|escudos?|lats|litas|tolars?|denars?|dinars?|lari|drams?|manats?|cents?)"
+)
+_AMOUNT = r"\d{1,3}(?:[,.\u00a0 ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+_NUMBER_WORDS = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
+    r"|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)"
+)
+
+DEFAULT_PATTERNS: List[dict] = [
+    # --- CODE --------------------------------------------------------------
+    {"name": "email", "label": "CODE", "pattern": r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"},
+    {"name": "url", "label": "CODE",
+     "pattern": r"\b(?:https?://|www\.)[^\s<>\"'()]+[^\s<>\"'().,;:!?]"},
+    {"name": "ipv4", "label": "CODE",
+     "pattern": r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b"},
+    {"name": "iban", "label": "CODE",
+     "pattern": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"},
+    {"name": "phone", "label": "CODE", "min_digits": 8,
+     "pattern": r"(?<![\w/.,])(?:\+\d{1,3}[ .-]?(?:\(0?\d{1,5}\)[ .-]?)?|\(0?\d{1,5}\)[ .-]?|0)\d{1,5}(?:[ -]\d{2,5}){1,4}(?![\w/]|[.,]\d)"},
+    {"name": "us_ssn", "label": "CODE", "pattern": r"\b\d{3}-\d{2}-\d{4}\b"},
+    {"name": "uk_nino", "label": "CODE",
+     "pattern": r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"},
+    {"name": "uk_licence_plate", "label": "CODE", "pattern": r"\b[A-Z]{2}\d{2} ?[A-Z]{3}\b"},
+    {"name": "tr_licence_plate", "label": "CODE",
+     "pattern": r"\b(?:0[1-9]|[1-7]\d|8[01]) ?[A-Z]{1,3} ?\d{2,4}\b"},
+    # ECHR application numbers (36110/97) and court file numbers (2001/123, 121/2/3, E.2001/45)
+    {"name": "application_number", "label": "CODE", "pattern": r"\b\d{1,6}/(?:\d{2}|\d{4})\b(?!/)"},
+    {"name": "file_number", "label": "CODE",
+     "pattern": r"\b(?:[A-Z]{1,3}\. ?)?\d{1,6}(?:/\d{1,6}){1,3}\b"},
+    {"name": "alphanumeric_code", "label": "CODE",
+     "pattern": r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{1,6}-\d[A-Z0-9-]{1,15}\b"},
+    # --- DATETIME ----------------------------------------------------------
+    {"name": "date_dmy", "label": "DATETIME",
+     "pattern": rf"\b{_DAY}(?: (?:and|or|to|-|–) {_DAY})? (?:of )?{_MONTHS},? {_YEAR}\b"},
+    {"name": "date_mdy", "label": "DATETIME", "pattern": rf"\b{_MONTHS} {_DAY},? {_YEAR}\b"},
+    {"name": "date_my", "label": "DATETIME", "pattern": rf"\b{_MONTHS},? {_YEAR}\b"},
+    {"name": "date_dm", "label": "DATETIME", "pattern": rf"\b{_DAY} {_MONTHS}(?![\w])"},
+    {"name": "date_numeric", "label": "DATETIME",
+     "pattern": r"\b(?:[12]\d|3[01]|0?[1-9])([./-])(?:1[0-2]|0?[1-9])\1(?:\d{4}|\d{2})\b"},
+    {"name": "date_iso", "label": "DATETIME",
+     "pattern": r"\b(?:1[6-9]|20)\d\d-(?:1[0-2]|0[1-9])-(?:[12]\d|3[01]|0[1-9])\b"},
+    {"name": "decade", "label": "DATETIME", "pattern": r"\b(?:1[6-9]|20)\d0s\b"},
+    {"name": "year", "label": "DATETIME", "pattern": rf"(?<![\d/.,-]){_YEAR}(?![\d/]|[.,]\d)"},
+    {"name": "time", "label": "DATETIME",
+     "pattern": r"\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?: ?(?:a\.m\.|p\.m\.|am|pm|hours|hrs|h)\b)|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"},
+    # --- QUANTITY ----------------------------------------------------------
+    {"name": "money_code_first", "label": "QUANTITY",
+     "pattern": rf"(?:\b{_CURRENCY_CODES}|[€$£]) ?(?:{_AMOUNT})(?: (?:million|billion))?"},
+    {"name": "money_amount_first", "label": "QUANTITY",
+     "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?)+)(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES}\b)(?: \({_CURRENCY_CODES}\))?"},
+    {"name": "percent", "label": "QUANTITY",
+     "pattern": r"\b\d+(?:[.,]\d+)? ?(?:%|per ?cent\b|percent\b)"},
+    {"name": "measure", "label": "QUANTITY",
+     "pattern": r"\b\d+(?:[.,]\d+)?(?: ?x ?\d+(?:[.,]\d+)?)? ?(?:km|m|cm|mm|kg|g|ha|hectares?|square metres|sq\. ?m|m2|m²|litres?|tonnes?)\b"},
+]
+
+
+#: Candidates whose whole text matches one of these are never identifiers:
+#: references to legal provisions and generic institution words. Users extend
+#: or replace them with ``allow_patterns`` (same shape, ``label`` optional).
+DEFAULT_ALLOW_PATTERNS: List[dict] = [
+    {"name": "legal_provision",
+     "pattern": r"(?:Articles?|Rules?|Sections?|Paragraphs?|Chapters?|Protocols?|Annex(?:es)?|Regulations?"
+                r"|Directives?|§§?)\s*(?:No\.?\s*)?[\dIVXLC][\s\S]*"},
+    {"name": "convention_body",
+     "pattern": r"(?:European\s+)?(?:Court|Commission|Convention)\s+(?:of|on|for\s+the\s+Protection\s+of)"
+                r"\s+Human\s+Rights(?:\s+and\s+Fundamental\s+Freedoms)?"
+                r"|(?:First|Second|Third|Fourth|Fifth)\s+Section(?:\s+of\s+the\s+Court)?|Grand\s+Chamber"},
+    {"name": "generic_institution",
+     "pattern": r"(?:Court|Government|Chamber|Commission|Council|Ministry|Registry|Registrar|Section|Convention"
+                r"|Parliament|President|Agent|Applicant|Rules\s+of\s+Court|FACTS|PROCEDURE|(?:THE\s+)?LAW"
+                r"|THE\s+FACTS)"},
+]
+
+
+def compile_allow_patterns(patterns: Iterable[dict]) -> List[tuple]:
+    """Allow patterns need no label; they are matched against a whole span."""
+    return compile_patterns({"label": "ALLOW", **p} for p in patterns)
+
+
+def is_allowed(text: str, compiled_allow: Sequence[tuple]) -> bool:
+    return any(regex.fullmatch(text) for _, _, regex, _, _ in compiled_allow)
+
+
+@dataclass(frozen=True)
+class RuleMatch:
+    start: int
+    end: int
+    label: str
+    name: str
+
+
+def compile_patterns(patterns: Iterable[dict]) -> List[tuple]:
+    """Compile pattern dicts; raises ValueError naming the bad pattern.
+
+    Optional keys: ``flags`` ("i"), ``group`` (regex group of the span) and
+    ``min_digits`` (matches with fewer digits are dropped)."""
+    compiled = []
+    for i, p in enumerate(patterns):
+        try:
+            name = p.get("name", f"user_{i}")
+            label = p["label"]
+            flags = re.IGNORECASE if "i" in p.get("flags", "") else 0
+            regex = re.compile(p["pattern"], flags)
+        except KeyError as e:
+            raise ValueError(f"pattern {i} ({p!r}) lacks the key {e}") from None
+        except re.error as e:
+            raise ValueError(f"pattern {name!r} is not a valid regular expression: {e}") from None
+        compiled.append((name, label, regex, int(p.get("group", 0)), int(p.get("min_digits", 0))))
+    return compiled
+
+
+def find_rule_matches(text: str, compiled: Sequence[tuple]) -> List[RuleMatch]:
+    """All matches of all patterns, in pattern order then text order."""
+    out = []
+    for name, label, regex, group, min_digits in compiled:
+        for m in regex.finditer(text):
+            start, end = m.span(group)
+            if end > start and (not min_digits or count_digits(text[start:end]) >= min_digits):
+                out.append(RuleMatch(start, end, label, name))
+    return out
+
+
+TITLES = frozenset(
+    "mr mrs ms miss mx dr prof professor judge sir dame lady lord mme mlle m herr frau".split()
+)
+
+
+def is_name_token(text: str) -> bool:
+    """A capitalised word, an initial ("B.", "J.S.") or a hyphenated name part."""
+    if not text or not text[0].isalpha() or not text[0].isupper():
+        return False
+    core = text.replace(".", "").replace("-", "").replace("’", "").replace("'", "")
+    return core.isalpha()
+
+
+def count_digits(text: str) -> int:
+    return sum(ch.isdigit() for ch in text)
+
+
+def find_titled_names(tokens: Sequence[str], max_name_tokens: int = 5) -> List[tuple]:
+    """Token ranges ``(start, end)`` of "Title Name..." sequences.
+
+    ``tokens`` are token texts; a title ("Mr", "Mrs.", "Dr") optionally
+    followed by "." and then 1..max_name_tokens name tokens. Returns the range
+    including the title.
+    """
+    spans = []
+    i, n = 0, len(tokens)
+    while i < n:
+        if tokens[i].rstrip(".").lower() in TITLES and tokens[i][:1].isupper():
+            j = i + 1
+            if j < n and tokens[j] == ".":
+                j += 1
+            k = j
+            while k < n and k - j < max_name_tokens and is_name_token(tokens[k]):
+                k += 1
+            if k > j:
+                spans.append((i, k))
+                i = k
+                continue
+        i += 1
+    return spans
+
+
+def title_start(tokens: Sequence[str], start: int) -> Optional[int]:
+    """If a title (and optional ".") precedes token ``start``, the title's index."""
+    j = start - 1
+    if j >= 0 and tokens[j] == ".":
+        j -= 1
+    if j >= 0 and tokens[j].rstrip(".").lower() in TITLES and tokens[j][:1].isupper():
+        return j
+    return None
