@@ -22,9 +22,17 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def normalise(text: str) -> Tuple[str, ...]:
     """Case-folded word tokens without titles and leading articles."""
-    words = [w.casefold() for w in _WORD.findall(text)]
-    while words and (words[0] in TITLES or words[0] in _ARTICLES):
-        words = words[1:]
+    matches = list(_WORD.finditer(text))
+    words = [m.group().casefold() for m in matches]
+    skip = 0
+    while skip < len(words):
+        word, end = words[skip], matches[skip].end()
+        initial = len(word) == 1 and text[end:end + 1] == "."  # "A. Yalman": an initial, not an article
+        if word in TITLES or (word in _ARTICLES and not initial):
+            skip += 1
+        else:
+            break
+    words = words[skip:]
     # possessive "'s" leaves a trailing "s" token
     if len(words) > 1 and words[-1] == "s" and re.search(r"['’]s\s*$", text):
         words = words[:-1]
@@ -90,11 +98,12 @@ def assign_entity_ids(
             for b in reps_by_len[:a_pos]:
                 if find(a) == find(b):
                     continue
-                if label == "PERSON" and len(norms[a]) < len(norms[b]):
+                if label == "PERSON":
                     if _name_compatible(norms[a], norms[b]):
                         join(a, b)
                         break
-                    continue
+                    if len(norms[a]) < len(norms[b]):
+                        continue
                 ta, tb = " ".join(norms[a]), " ".join(norms[b])
                 if ta and tb and fuzz.ratio(ta, tb) >= fuzzy_threshold:
                     join(a, b)

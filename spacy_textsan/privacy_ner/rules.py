@@ -68,7 +68,8 @@ DEFAULT_PATTERNS: List[dict] = [
     {"name": "decade", "label": "DATETIME", "pattern": r"\b(?:1[6-9]|20)\d0s\b"},
     {"name": "year", "label": "DATETIME", "pattern": rf"(?<![\d/.,-]){_YEAR}(?![\d/]|[.,]\d)"},
     {"name": "time", "label": "DATETIME",
-     "pattern": r"\b(?:[01]?\d|2[0-3])[:.][0-5]\d(?: ?(?:a\.m\.|p\.m\.|am|pm|hours|hrs|h)\b)|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"},
+     "pattern": r"\b(?:[01]?\d|2[0-3])[:.][0-5]\d ?(?:a\.m\.|p\.m\.|(?:am|pm|hours|hrs|h)\b)"
+                r"|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"},
     # --- QUANTITY ----------------------------------------------------------
     {"name": "money_code_first", "label": "QUANTITY",
      "pattern": rf"(?:\b{_CURRENCY_CODES}|[€$£]) ?(?:{_AMOUNT})(?: (?:million|billion))?"},

@@ -1,0 +1,287 @@
+"""Read and validate Text Anonymization Benchmark (TAB) JSON files.
+
+TAB's format is a JSON list of documents::
+
+    {"doc_id": "...", "text": "...", "dataset_type": "dev", "meta": {...},
+     "annotations": {"annotator1": {"entity_mentions": [
+         {"entity_type": "PERSON", "entity_mention_id": "...", "start_offset": 0,
+          "end_offset": 8, "span_text": "John Doe", "edit_type": "check",
+          "identifier_type": "DIRECT", "entity_id": "...",
+          "confidential_status": "NOT_CONFIDENTIAL"}, ...]}}}
+
+:func:`read_tab` / :func:`parse_tab` check the structure and raise
+:class:`TabFormatError` with the file name and the location of the problem.
+Document and mention indices in error messages are 0-based positions in the
+JSON lists. :func:`tab_to_docs` turns the documents into spaCy ``Doc`` objects
+that carry the gold mentions in one span group per annotator.
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..extensions import DIRECT, NO_MASK, QUASI
+
+#: The identifier types allowed in a TAB gold file.
+TAB_IDENTIFIER_TYPES = (DIRECT, QUASI, NO_MASK)
+
+#: Prefix of the span groups that hold the gold mentions (one group per annotator).
+GOLD_SPANS_PREFIX = "tab_gold_"
+
+#: ``doc.user_data`` key holding the TAB doc_id of a Doc made by :func:`tab_to_docs`.
+DOC_ID_KEY = "tab_doc_id"
+
+
+class TabFormatError(ValueError):
+    """A TAB file (or loaded JSON object) does not follow TAB's format."""
+
+
+@dataclass
+class GoldMention:
+    """One annotated mention; ``text`` is ``document.text[start:end]``."""
+
+    start: int
+    end: int
+    text: str
+    entity_type: str
+    identifier_type: str
+    entity_id: str
+    annotator: str
+    mention_id: Optional[str] = None
+    confidential_status: Optional[str] = None
+
+
+@dataclass
+class TabDocument:
+    """One TAB document: its text and, per annotator, its mentions in file order."""
+
+    doc_id: str
+    text: str
+    dataset_type: Optional[str] = None
+    meta: Dict[str, Any] = field(default_factory=dict)
+    annotations: Dict[str, List[GoldMention]] = field(default_factory=dict)
+
+
+def read_tab(path: Union[str, Path]) -> List[TabDocument]:
+    """Read and validate a TAB JSON file.
+
+    Raises :class:`TabFormatError` for an empty file, bytes that are not UTF-8
+    (with the byte offset), invalid JSON (with line and column) and structural
+    problems (see :func:`parse_tab`).
+    """
+    source = str(path)
+    data = Path(path).read_bytes()
+    if not data.strip():
+        raise TabFormatError(f"{source}: empty file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise TabFormatError(
+            f"{source}: not UTF-8 text: invalid byte 0x{data[err.start]:02x} "
+            f"at byte offset {err.start}"
+        ) from None
+    text = text.lstrip("\ufeff")  # tolerate a UTF-8 byte order mark
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise TabFormatError(
+            f"{source}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}"
+        ) from None
+    return parse_tab(obj, source=source)
+
+
+def parse_tab(obj: Any, source: str = "<tab>") -> List[TabDocument]:
+    """Validate already-loaded TAB JSON and convert it to :class:`TabDocument` objects.
+
+    Checks that the top level is a list; that every document has a unique
+    string ``doc_id``, a string ``text`` and an ``annotations`` dict (possibly
+    empty) mapping annotator names to ``{"entity_mentions": [...]}``; that
+    every mention has a string ``entity_type`` and ``entity_id``, an
+    ``identifier_type`` in DIRECT/QUASI/NO_MASK and integer offsets with
+    ``0 <= start_offset < end_offset <= len(text)``; and that no entity id is
+    used by two annotators of the same document (TAB's evaluation script
+    refuses that too). ``source`` names the input in error messages.
+    """
+    if not isinstance(obj, list):
+        raise TabFormatError(
+            f"{source}: top level must be a list of documents, got {type(obj).__name__}"
+        )
+    docs: List[TabDocument] = []
+    seen_ids: Dict[str, int] = {}
+    for index, raw in enumerate(obj):
+        doc = _parse_document(raw, index, source)
+        if doc.doc_id in seen_ids:
+            raise TabFormatError(
+                f"{source}: document {index} (doc_id {doc.doc_id}): duplicate doc_id "
+                f"(also document {seen_ids[doc.doc_id]})"
+            )
+        seen_ids[doc.doc_id] = index
+        docs.append(doc)
+    return docs
+
+
+def _parse_document(raw: Any, index: int, source: str) -> TabDocument:
+    """Validate one document (``index`` is its position in the file)."""
+    where = f"{source}: document {index}"
+    if not isinstance(raw, dict):
+        raise TabFormatError(f"{where}: must be an object, got {type(raw).__name__}")
+    doc_id = raw.get("doc_id")
+    if not isinstance(doc_id, str):
+        raise TabFormatError(f"{where}: missing or non-string 'doc_id'")
+    where = f"{where} (doc_id {doc_id})"
+    text = raw.get("text")
+    if not isinstance(text, str):
+        raise TabFormatError(f"{where}: missing or non-string 'text'")
+    dataset_type = raw.get("dataset_type")
+    if dataset_type is not None and not isinstance(dataset_type, str):
+        raise TabFormatError(f"{where}: 'dataset_type' must be a string")
+    meta = raw.get("meta")
+    if meta is None:
+        meta = {}
+    elif not isinstance(meta, dict):
+        raise TabFormatError(f"{where}: 'meta' must be an object")
+    if "annotations" not in raw:
+        raise TabFormatError(f"{where}: missing 'annotations'")
+    raw_annotations = raw["annotations"]
+    if not isinstance(raw_annotations, dict):
+        raise TabFormatError(f"{where}: 'annotations' must be an object")
+
+    annotations: Dict[str, List[GoldMention]] = {}
+    entity_owner: Dict[str, str] = {}  # entity_id -> annotator that uses it
+    for annotator, raw_ann in raw_annotations.items():
+        if not isinstance(raw_ann, dict) or not isinstance(
+            raw_ann.get("entity_mentions"), list
+        ):
+            raise TabFormatError(
+                f"{where}, {annotator}: must be an object with an 'entity_mentions' list"
+            )
+        mentions = []
+        for m_index, raw_mention in enumerate(raw_ann["entity_mentions"]):
+            m_where = f"{where}, {annotator} mention {m_index}"
+            mention = _parse_mention(raw_mention, text, annotator, m_where)
+            owner = entity_owner.setdefault(mention.entity_id, annotator)
+            if owner != annotator:
+                raise TabFormatError(
+                    f"{m_where}: entity_id {mention.entity_id!r} is also used by "
+                    f"annotator {owner!r} (entity ids must be unique per annotator)"
+                )
+            mentions.append(mention)
+        annotations[annotator] = mentions
+    return TabDocument(
+        doc_id=doc_id,
+        text=text,
+        dataset_type=dataset_type,
+        meta=meta,
+        annotations=annotations,
+    )
+
+
+def _parse_mention(raw: Any, text: str, annotator: str, where: str) -> GoldMention:
+    """Validate one mention (``where`` locates it in error messages)."""
+    if not isinstance(raw, dict):
+        raise TabFormatError(f"{where}: must be an object, got {type(raw).__name__}")
+    for key in ("entity_type", "entity_id"):
+        if not isinstance(raw.get(key), str):
+            raise TabFormatError(f"{where}: missing or non-string {key!r}")
+    identifier_type = raw.get("identifier_type")
+    if identifier_type not in TAB_IDENTIFIER_TYPES:
+        raise TabFormatError(
+            f"{where}: identifier_type {identifier_type!r} not in "
+            f"{', '.join(TAB_IDENTIFIER_TYPES)}"
+        )
+    offsets = []
+    for key in ("start_offset", "end_offset"):
+        value = raw.get(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TabFormatError(f"{where}: missing or non-integer {key!r}")
+        offsets.append(value)
+    start, end = offsets
+    if start < 0:
+        raise TabFormatError(f"{where}: negative start_offset {start}")
+    if end > len(text):
+        raise TabFormatError(
+            f"{where}: end_offset {end} beyond text length {len(text)}"
+        )
+    if start >= end:
+        raise TabFormatError(
+            f"{where}: start_offset {start} not before end_offset {end}"
+        )
+    for key in ("entity_mention_id", "confidential_status"):
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            raise TabFormatError(f"{where}: {key!r} must be a string")
+    return GoldMention(
+        start=start,
+        end=end,
+        text=text[start:end],
+        entity_type=raw["entity_type"],
+        identifier_type=identifier_type,
+        entity_id=raw["entity_id"],
+        annotator=annotator,
+        mention_id=raw.get("entity_mention_id"),
+        confidential_status=raw.get("confidential_status"),
+    )
+
+
+def tab_doc_to_doc(nlp: Language, tab_doc: TabDocument) -> Doc:
+    """Tokenize one TAB document (``nlp.make_doc``: tokenizer only) and attach its gold.
+
+    Every annotator's mentions go to the span group
+    ``doc.spans["tab_gold_" + annotator]`` (created even when empty), in file
+    order, each span with ``label_`` = entity type, ``kb_id_`` = entity id and
+    ``id_`` = identifier type; character offsets are expanded to token
+    boundaries. The doc_id is stored in ``doc.user_data["tab_doc_id"]``. Gold
+    information is deliberately not written to span ``._`` extensions: spaCy
+    stores those by character offsets, so they would clash with predicted spans.
+    A mention that covers no token (only the whitespace after a token) cannot
+    become a span: it is skipped with a warning.
+    """
+    doc = nlp.make_doc(tab_doc.text)
+    doc.user_data[DOC_ID_KEY] = tab_doc.doc_id
+    for annotator, mentions in tab_doc.annotations.items():
+        spans = []
+        for mention in mentions:
+            span = doc.char_span(
+                mention.start,
+                mention.end,
+                label=mention.entity_type,
+                kb_id=mention.entity_id,
+                span_id=mention.identifier_type,
+                alignment_mode="expand",
+            )
+            if span is None or len(span) == 0:
+                warnings.warn(
+                    f"TAB document {tab_doc.doc_id}, {annotator}: mention "
+                    f"[{mention.start}, {mention.end}) {mention.text!r} covers no "
+                    "token; skipped"
+                )
+                continue
+            spans.append(span)
+        doc.spans[GOLD_SPANS_PREFIX + annotator] = spans
+    return doc
+
+
+def tab_to_docs(nlp: Language, tab_docs: Iterable[TabDocument]) -> List[Doc]:
+    """Convert TAB documents to spaCy Docs with gold span groups (see :func:`tab_doc_to_doc`)."""
+    return [tab_doc_to_doc(nlp, tab_doc) for tab_doc in tab_docs]
+
+
+@spacy.registry.misc("spacy_textsan.tab_reader.v1")
+def create_tab_reader(path: Union[str, Path]) -> Callable[[Language], Iterator[Doc]]:
+    """A corpus-like reader for configs: ``reader(nlp)`` yields the Docs of a TAB file.
+
+    The file is read and validated when the reader is called, lazily, one Doc
+    at a time (see :func:`tab_doc_to_doc`).
+    """
+
+    def read_docs(nlp: Language) -> Iterator[Doc]:
+        for tab_doc in read_tab(path):
+            yield tab_doc_to_doc(nlp, tab_doc)
+
+    return read_docs
