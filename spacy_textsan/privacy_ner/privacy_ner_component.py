@@ -8,7 +8,7 @@ way: name it as a source; its labels map onto themselves.
 """
 import logging
 import re
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 import spacy
 from spacy.language import Language
@@ -95,7 +95,7 @@ def make_privacy_ner(
     patterns: List[dict],
     allow_list: List[str],
     allow_patterns: List[dict],
-    deny_list: List[dict],
+    deny_list: List[Union[str, Dict[str, str]]],
     min_code_digits: int,
     merge_titles: bool,
     propagate: bool,

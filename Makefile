@@ -1,0 +1,33 @@
+# spacy-textsan: the two set-up commands are `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test test-slow evaluate clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): $(PY) setup.cfg setup.py pyproject.toml
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/textsan sanitize spacy_textsan/assets/sample.txt --out out/demo
+	@echo "----- sanitized text (out/demo/sample.txt) -----"
+	@cat out/demo/sample.txt
+
+test: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m slow
+
+evaluate: $(STAMP)
+	$(VENV)/bin/textsan evaluate ../shared/data/tab/dev.json --output benchmarks/results/zero_shot_dev.json
+	$(VENV)/bin/textsan evaluate ../shared/data/tab/train.json --output benchmarks/results/zero_shot_train.json
+
+clean:
+	rm -rf $(VENV) out build *.egg-info

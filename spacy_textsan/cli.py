@@ -1,0 +1,262 @@
+"""The ``textsan`` command line: sanitize, evaluate, visualize."""
+import datetime
+import platform
+import time
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import typer
+from wasabi import msg
+from tqdm import tqdm
+
+from .about import __version__
+from .extensions import TAB_LABELS
+
+app = typer.Typer(name="textsan", add_completion=False, no_args_is_help=True,
+                  help="spacy-textsan: find, measure and mask personal identifiers in text.")
+
+PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
+
+
+def _fail(message: str) -> None:
+    msg.fail(message)
+    raise typer.Exit(code=1)
+
+
+def _read_list_file(path: Path) -> List[str]:
+    """One entry per line; blank lines and lines starting with # are ignored."""
+    from .io import InputError
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(str(path), line, "not valid UTF-8") from None
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _deny_entries(path: Path) -> List[dict]:
+    """Deny-list lines: "term", or "LABEL<TAB>term" / "LABEL:term"."""
+    entries = []
+    for line in _read_list_file(path):
+        for sep in ("\t", ":"):
+            label, found, term = line.partition(sep)
+            if found and label.strip() in TAB_LABELS:
+                entries.append({"label": label.strip(), "text": term.strip()})
+                break
+        else:
+            entries.append({"label": "MISC", "text": line})
+    return entries
+
+
+def build_overrides(patterns: List[str], allow_list: Optional[Path], deny_list: Optional[Path],
+                    mask_format: Optional[str]) -> Dict[str, object]:
+    overrides: Dict[str, object] = {}
+    user_patterns = []
+    for i, p in enumerate(patterns):
+        label, sep, regex = p.partition("=")
+        if not sep or label not in TAB_LABELS or not regex:
+            raise typer.BadParameter(f"--pattern must be LABEL=REGEX with LABEL one of {', '.join(TAB_LABELS)}: {p!r}")
+        user_patterns.append({"name": f"cli_{i + 1}", "label": label, "pattern": regex})
+    if user_patterns:
+        overrides["components.privacy_ner.patterns"] = user_patterns
+    if allow_list:
+        overrides["components.privacy_ner.allow_list"] = _read_list_file(allow_list)
+    if deny_list:
+        overrides["components.privacy_ner.deny_list"] = _deny_entries(deny_list)
+    if mask_format:
+        overrides["components.generalizer.mask_format"] = mask_format
+    return overrides
+
+
+def _load(pipeline: Optional[str], overrides: Optional[Dict[str, object]] = None):
+    from .pipeline import load_pipeline
+    try:
+        return load_pipeline(pipeline, overrides)
+    except (OSError, ValueError) as e:
+        _fail(f"cannot load pipeline {pipeline or '(default)'}: {e}")
+
+
+@app.command()
+def sanitize(
+    inputs: List[Path] = typer.Argument(..., help="TXT, CSV/TSV, JSONL or TAB JSON files", exists=False),
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory"),
+    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="txt, csv, tsv, jsonl or tab (default: by extension)"),
+    columns: List[str] = typer.Option([], "--column", "-c", help="CSV column to sanitize (repeatable)"),
+    field: str = typer.Option("text", "--field", help="JSONL field to sanitize"),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="Input encoding (default: UTF-8)"),
+    delimiter: Optional[str] = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
+    pattern: List[str] = typer.Option([], "--pattern", help="Extra rule LABEL=REGEX (repeatable)"),
+    allow_list: Optional[Path] = typer.Option(None, "--allow-list", help="File of terms never to mask"),
+    deny_list: Optional[Path] = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
+    mask_format: Optional[str] = typer.Option(None, "--mask-format", help='Replacement, e.g. "***" or "[{label} {n}]"'),
+    on_bad_line: str = typer.Option("error", "--on-bad-line", help="error: stop on a malformed row; skip: report and drop it"),
+    batch_size: int = typer.Option(32, "--batch-size", min=1),
+    n_process: int = typer.Option(1, "--n-process", min=1),
+):
+    """Sanitize files; writes each file's sanitized copy, report.jsonl and, for
+    TAB JSON, masked_spans.json and sanitized.jsonl into OUT."""
+    from .io import InputError, read_input, write_jsonl, write_output
+    from .runner import sanitize_texts
+
+    if on_bad_line not in ("error", "skip"):
+        raise typer.BadParameter("--on-bad-line must be 'error' or 'skip'")
+    try:
+        overrides = build_overrides(pattern, allow_list, deny_list, mask_format)
+        files = [read_input(p, fmt=fmt, columns=columns or None, field=field, encoding=encoding,
+                            delimiter=delimiter, on_bad_line=on_bad_line) for p in inputs]
+    except InputError as e:
+        _fail(str(e))
+    nlp = _load(pipeline, overrides)
+    out.mkdir(parents=True, exist_ok=True)
+
+    # the run's own outputs keep their names; inputs with those names get "-2"
+    report_rows, masked_spans, failures, n_docs = [], {}, 0, 0
+    used = {"report.jsonl", "masked_spans.json"}
+    start = time.time()
+    for f in files:
+        for bad in f.skipped:
+            msg.warn(f"skipped {bad}")
+            report_rows.append({"file": str(f.path), "line": bad.line, "status": "skipped", "errors": [bad.reason]})
+        jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()]
+        texts = (text for _, _, text in jobs)
+        sanitized = [dict() for _ in f.records]
+        results = sanitize_texts(nlp, texts, batch_size=batch_size, n_process=n_process)
+        for (rec, name, _), res in tqdm(zip(jobs, results), total=len(jobs), desc=Path(f.path).name,
+                                        unit="doc", leave=False, disable=None):
+            n_docs += 1
+            failures += not res.ok
+            sanitized[rec.index][name] = res.sanitized
+            if f.fmt == "tab":
+                if rec.doc_id in masked_spans:
+                    _fail(f"{f.path}:{rec.line}: doc_id {rec.doc_id} appears twice in the inputs")
+                masked_spans[rec.doc_id] = res.masked
+            report_rows.append({
+                "file": str(f.path), "doc_id": rec.doc_id, "index": rec.index, "line": rec.line, "field": name,
+                "status": "ok" if res.ok else "failed", "n_spans": len(res.spans), "n_masked": res.n_masked,
+                "spans": res.spans, "errors": res.errors,
+            })
+        try:
+            written = write_output(f, sanitized, out, used=used)
+        except ValueError as e:
+            _fail(f"{f.path}: {e}")
+        for path in written:
+            msg.good(f"wrote {path}")
+    write_jsonl(out / "report.jsonl", report_rows)
+    if masked_spans:
+        from .tab import write_masked_spans
+        write_masked_spans(out / "masked_spans.json", masked_spans)
+        msg.good(f"wrote {out / 'masked_spans.json'}")
+    elapsed = time.time() - start
+    msg.info(f"{n_docs} documents in {elapsed:.1f}s; report: {out / 'report.jsonl'}")
+    if failures:
+        msg.fail(f"{failures} document(s) could not be sanitized and were replaced by a redaction notice; "
+                 f"see the report")
+        raise typer.Exit(code=2)
+
+
+@app.command()
+def evaluate(
+    gold: Path = typer.Argument(..., help="TAB JSON file with gold annotations"),
+    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    masked: Optional[Path] = typer.Option(None, "--masked", help="Score an existing masked_spans.json instead of running a pipeline"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the metrics as JSON here"),
+    limit: int = typer.Option(0, "--limit", help="Only the first N documents (0: all)"),
+    batch_size: int = typer.Option(32, "--batch-size", min=1),
+):
+    """TAB metrics (seed 004): token recall, ERdi, ERqi, precision, per type."""
+    import srsly
+    from .io import write_json
+    from .runner import sanitize_texts
+    from .tab import TabFormatError, evaluate as tab_evaluate, read_tab
+
+    try:
+        docs = read_tab(gold)
+    except (TabFormatError, OSError) as e:
+        _fail(str(e))
+    if limit:
+        docs = docs[:limit]
+    timing = {}
+    if masked is not None:
+        try:
+            pred = {k: [tuple(x) for x in v] for k, v in srsly.read_json(masked).items()}
+        except (ValueError, OSError, AttributeError, TypeError) as e:
+            _fail(f"{masked}: not a masked_spans.json mapping doc_id -> [[start, end], ...] ({e})")
+        ids = {d.doc_id for d in docs}
+        pred = {k: v for k, v in pred.items() if k in ids}
+    else:
+        nlp = _load(pipeline)
+        start = time.time()
+        results = list(tqdm(sanitize_texts(nlp, (d.text for d in docs), batch_size=batch_size),
+                            total=len(docs), desc="sanitizing", unit="doc", leave=False, disable=None))
+        elapsed = time.time() - start
+        pred = {d.doc_id: r.masked for d, r in zip(docs, results)}
+        n_chars = sum(len(d.text) for d in docs)
+        timing = {"seconds": round(elapsed, 3), "docs_per_s": round(len(docs) / elapsed, 3),
+                  "chars_per_s": round(n_chars / elapsed, 1)}
+    try:
+        metrics = tab_evaluate(docs, pred)
+    except KeyError as e:
+        _fail(str(e))
+    rows = [(name, f"{metrics[key]:.3f}") for name, key in [
+        ("token recall (di+qi)", "recall"), ("token recall DIRECT", "recall_direct"),
+        ("token recall QUASI", "recall_quasi"), ("mention recall", "mention_recall"),
+        ("ERdi", "er_di"), ("ERqi", "er_qi"), ("precision", "precision")]]
+    rows += [(f"recall {t}", f"{v:.3f}") for t, v in sorted(metrics["per_type_recall"].items())]
+    rows += [(k, str(v)) for k, v in timing.items()]
+    msg.table(rows, header=("metric", "value"), divider=True, title=f"{gold.name}: {metrics['n_docs']} documents")
+    if output:
+        write_json(output, {
+            "gold": str(gold), "pipeline": pipeline or ("masked:" + str(masked) if masked else "default zero-shot"),
+            "date": datetime.date.today().isoformat(), "machine": f"{platform.machine()} {platform.system()}",
+            "spacy_textsan": __version__, "metrics": metrics, "timing": timing,
+        })
+        msg.good(f"wrote {output}")
+
+
+@app.command()
+def visualize(
+    input_path: Path = typer.Argument(..., help="A TXT, CSV, JSONL or TAB JSON file"),
+    out: Path = typer.Option(Path("textsan.html"), "--out", "-o", help="HTML file to write"),
+    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f"),
+    columns: List[str] = typer.Option([], "--column", "-c"),
+    field: str = typer.Option("text", "--field"),
+    encoding: Optional[str] = typer.Option(None, "--encoding"),
+    limit: int = typer.Option(20, "--limit", help="At most N documents"),
+):
+    """Write an HTML page with the spans, their types, decisions and replacements."""
+    from .io import InputError, atomic_write, read_input
+    from .runner import sanitize_texts
+    from .visualize import render_page
+
+    try:
+        f = read_input(input_path, fmt=fmt, columns=columns or None, field=field, encoding=encoding)
+    except InputError as e:
+        _fail(str(e))
+    nlp = _load(pipeline)
+    jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()][: max(1, limit)]
+    results = list(sanitize_texts(nlp, (t for _, _, t in jobs), keep_docs=True))
+    docs = [r.doc for r in results if r.doc is not None]
+    titles = [f"{rec.doc_id} ({name})" for (rec, name, _), r in zip(jobs, results) if r.doc is not None]
+    with atomic_write(out) as fh:
+        fh.write(render_page(docs, titles))
+    msg.good(f"wrote {out} ({len(docs)} documents)")
+
+
+@app.command()
+def version():
+    """Print the version."""
+    print(__version__)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""HTML view of candidate spans and masking decisions (displaCy span style)."""
+import html
+from typing import Iterable, List
+
+from spacy import displacy
+from spacy.tokens import Doc, Span, SpanGroup
+
+from .extensions import SPANS_KEY, get_candidates
+
+DISPLAY_KEY = "textsan_display"
+
+
+def decision_label(span: Span) -> str:
+    """"PERSON → [PERSON 1]" for a masked span, "ORG (kept)" for a kept one."""
+    if span._.masked is False:
+        return f"{span.label_} (kept)"
+    if span._.replacement:
+        return f"{span.label_} → {span._.replacement}"
+    return f"{span.label_} (masked)"
+
+
+def add_display_spans(doc: Doc, spans_key: str = SPANS_KEY) -> Doc:
+    group = SpanGroup(doc, name=DISPLAY_KEY)
+    for span in get_candidates(doc, spans_key):
+        group.append(Span(doc, span.start, span.end, label=decision_label(span)))
+    doc.spans[DISPLAY_KEY] = group
+    return doc
+
+
+def render_page(docs: Iterable[Doc], titles: Iterable[str], spans_key: str = SPANS_KEY) -> str:
+    """One HTML page: per document its title, the spans with decisions and
+    reasons, and the sanitized text."""
+    parts: List[str] = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>spacy-textsan</title>"
+        "<style>body{font-family:sans-serif;max-width:70em;margin:auto}"
+        "pre{white-space:pre-wrap;background:#f6f6f6;padding:1em}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%}</style>"
+        "</head><body><h1>spacy-textsan</h1>"
+    ]
+    for doc, title in zip(docs, titles):
+        add_display_spans(doc, spans_key)
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        parts.append(displacy.render(doc, style="span", options={"spans_key": DISPLAY_KEY}, page=False))
+        parts.append("<table><tr><th>span</th><th>type</th><th>entity</th><th>source</th>"
+                     "<th>decision</th><th>replacement</th><th>reasons</th></tr>")
+        for span in get_candidates(doc, spans_key):
+            decision = "kept" if span._.masked is False else "masked"
+            parts.append("<tr>" + "".join(
+                f"<td>{html.escape(str(v))}</td>" for v in (
+                    span.text, span.label_, span._.entity_id or "", span._.source or "", decision,
+                    span._.replacement or "", "; ".join(span._.reasons or []))) + "</tr>")
+        parts.append("</table><h3>Sanitized text</h3>")
+        parts.append(f"<pre>{html.escape(doc._.sanitized_text or '')}</pre>")
+    parts.append("</body></html>")
+    return "\n".join(parts)

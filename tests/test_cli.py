@@ -1,0 +1,165 @@
+"""The textsan command line, end to end, on hand-written fixtures."""
+import json
+from pathlib import Path
+
+import pytest
+import srsly
+from spacy.language import Language
+from typer.testing import CliRunner
+
+from spacy_textsan.cli import app
+from spacy_textsan.runner import FAILED_TEXT
+
+FIX = Path(__file__).parent / "fixtures" / "cli"
+RULES = str(FIX / "rules_only.cfg")
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_sanitize_txt(tmp_path):
+    src = tmp_path / "in" / "letter.txt"
+    src.parent.mkdir()
+    src.write_text("Dear Mr Ada Lee, your case 48213/09 of 2 May 2001. Lee, call 0312 555 12 34.\n")
+    res = run("sanitize", src, "--out", tmp_path / "out", "--pipeline", RULES)
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "out" / "letter.txt").read_text() == \
+        "Dear [PERSON 1], your case [CODE 1] of [DATETIME 1]. [PERSON 1], call [CODE 2].\n"
+    report = list(srsly.read_jsonl(tmp_path / "out" / "report.jsonl"))
+    assert len(report) == 1 and report[0]["status"] == "ok" and report[0]["n_masked"] == 5
+    assert [(s["text"], s["entity_id"], s["reasons"]) for s in report[0]["spans"]][:2] == [
+        ("Mr Ada Lee", "PERSON-1", ["policy:mask_all"]), ("48213/09", "CODE-1", ["policy:mask_all"])]
+
+
+def test_sanitize_tab_json_writes_the_tab_contract(tmp_path):
+    res = run("sanitize", FIX / "tab_small.json", "--out", tmp_path, "--pipeline", RULES)
+    assert res.exit_code == 0, res.output
+    # rules only: "Ankara" (needs NER) stays, the propagated surname is masked
+    assert srsly.read_json(tmp_path / "masked_spans.json") == {
+        "case-1": [[15, 30], [44, 48], [60, 66]],
+        "case-2": [[16, 24], [39, 52]],
+    }
+    assert list(srsly.read_jsonl(tmp_path / "sanitized.jsonl")) == [
+        {"doc_id": "case-1", "text": "The applicant, [PERSON 1], was born in [DATETIME 1] in Ankara. [PERSON 1] is Turkish."},
+        {"doc_id": "case-2", "text": "Application no. [CODE 1] was lodged on [DATETIME 1]."},
+    ]
+
+
+def test_evaluate_masked_file_gives_hand_computed_metrics(tmp_path):
+    masked = tmp_path / "masked.json"
+    srsly.write_json(masked, {"case-1": [[15, 30], [44, 48], [60, 66]], "case-2": [[16, 24], [39, 52]]})
+    res = run("evaluate", FIX / "tab_small.json", "--masked", masked, "--output", tmp_path / "m.json")
+    assert res.exit_code == 0, res.output
+    m = srsly.read_json(tmp_path / "m.json")["metrics"]
+    # tokens to mask: Mr Galip Yalman + Yalman (4, DIRECT), 1961, Ankara, 48213 09 (DIRECT),
+    # 14 March 2009 -> 11 tokens, all but "Ankara" masked
+    assert m["recall"] == pytest.approx(10 / 11)
+    assert m["recall_direct"] == 1.0
+    assert m["recall_quasi"] == pytest.approx(4 / 5)
+    assert m["mention_recall"] == pytest.approx(5 / 6)
+    assert m["er_di"] == 1.0
+    assert m["er_qi"] == pytest.approx(2 / 3)       # Ankara's entity is not masked
+    assert m["precision"] == 1.0                    # all 10 masked tokens are gold DIRECT/QUASI
+    assert m["per_type_recall"]["LOC"] == 0.0
+
+
+def test_evaluate_runs_a_pipeline(tmp_path):
+    res = run("evaluate", FIX / "tab_small.json", "--pipeline", RULES, "--output", tmp_path / "m.json")
+    assert res.exit_code == 0, res.output
+    out = srsly.read_json(tmp_path / "m.json")
+    assert out["metrics"]["recall"] == pytest.approx(10 / 11)
+    assert out["timing"]["docs_per_s"] > 0
+    assert "ERdi" in res.output
+
+
+def test_sanitize_csv_keeps_rows_and_other_columns(tmp_path):
+    res = run("sanitize", FIX / "notes.csv", "--column", "note", "--out", tmp_path, "--pipeline", RULES)
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "notes.csv").read_text() == (
+        "id,note,ward\n"
+        "1,\"[PERSON 1], born [DATETIME 1], called [CODE 1].\",north\n"
+        "2,\"No identifiers, just a \"\"quoted\"\" remark\non two lines.\",south\n"
+        "3,[PERSON 1] paid [QUANTITY 1] on [DATETIME 1].,east\n"
+    )
+
+
+def test_sanitize_jsonl_field(tmp_path):
+    res = run("sanitize", FIX / "notes.jsonl", "--field", "text", "--out", tmp_path, "--pipeline", RULES,
+              "--mask-format", "***")
+    assert res.exit_code == 0, res.output
+    assert list(srsly.read_jsonl(tmp_path / "notes.jsonl")) == [
+        {"id": "a", "text": "*** wrote on ***.", "lang": "en"},
+        {"id": "b", "text": "Nothing to hide.", "lang": "en"},
+    ]
+
+
+def test_patterns_allow_and_deny_lists(tmp_path):
+    src = tmp_path / "t.txt"
+    src.write_text("Patient PX-77 of Dr Ada Lee at St Olav ward, EUR 300.")
+    (tmp_path / "deny.txt").write_text("# wards\nLOC\tSt Olav\n")
+    (tmp_path / "allow.txt").write_text("EUR 300\n")
+    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--pattern", r"CODE=PX-\d+",
+              "--deny-list", tmp_path / "deny.txt", "--allow-list", tmp_path / "allow.txt")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "o" / "t.txt").read_text() == "Patient [CODE 1] of [PERSON 1] at [LOC 1] ward, EUR 300."
+    bad = run("sanitize", src, "--out", tmp_path / "o", "--pattern", "NAME=x")
+    assert bad.exit_code != 0 and "LABEL=REGEX" in bad.output
+
+
+def test_bad_input_names_file_and_line_and_writes_nothing(tmp_path):
+    res = run("sanitize", FIX / "notes.jsonl", FIX / "broken.jsonl", "--out", tmp_path / "o", "--pipeline", RULES)
+    assert res.exit_code == 1
+    assert "broken.jsonl:2:" in res.output
+    assert not (tmp_path / "o").exists()
+    missing = run("sanitize", tmp_path / "nope.txt", "--out", tmp_path / "o")
+    assert missing.exit_code == 1 and "nope.txt" in missing.output
+    assert "Traceback" not in missing.output
+
+
+@Language.factory("test_explode_on_boom")
+def make_explode(nlp, name):
+    def explode(doc):
+        if "BOOM" in doc.text:
+            raise RuntimeError("component crashed")
+        return doc
+    return explode
+
+
+def test_a_crashing_component_fails_closed(tmp_path):
+    cfg = tmp_path / "boom.cfg"
+    cfg.write_text(Path(RULES).read_text()
+                   .replace('pipeline = ["privacy_ner"', 'pipeline = ["test_explode_on_boom","privacy_ner"')
+                   + '\n[components.test_explode_on_boom]\nfactory = "test_explode_on_boom"\n')
+    src = tmp_path / "rows.jsonl"
+    src.write_text('{"text": "Mr Ada Lee is fine."}\n{"text": "Mr Bo Chan says BOOM."}\n{"text": "2 May 2001"}\n')
+    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", cfg)
+    assert res.exit_code == 2
+    rows = list(srsly.read_jsonl(tmp_path / "o" / "rows.jsonl"))
+    assert [r["text"] for r in rows] == ["[PERSON 1] is fine.", FAILED_TEXT, "[DATETIME 1]"]
+    everything = "".join(p.read_text() for p in (tmp_path / "o").iterdir())
+    assert "Bo Chan" not in everything
+    report = list(srsly.read_jsonl(tmp_path / "o" / "report.jsonl"))
+    assert [r["status"] for r in report] == ["ok", "failed", "ok"]
+    assert report[1]["errors"] == ["RuntimeError: component crashed"]
+
+
+def test_visualize(tmp_path):
+    res = run("visualize", FIX / "tab_small.json", "--out", tmp_path / "v.html", "--pipeline", RULES)
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "v.html").read_text()
+    assert "PERSON → [PERSON 1]" in page and "policy:mask_all" in page and "case-2" in page
+
+
+def test_default_pipeline_on_the_bundled_sample(tmp_path, model_available):
+    sample = Path(__file__).parent.parent / "spacy_textsan" / "assets" / "sample.txt"
+    res = run("sanitize", sample, "--out", tmp_path)
+    assert res.exit_code == 0, res.output
+    out = (tmp_path / "sample.txt").read_text()
+    for secret in ("Yalman", "Galip", "48213/09", "14 March 2009", "Korkmaz", "galip.yalman@example.org",
+                   "+90 312 555 14 27", "2004/1187", "12,500"):
+        assert secret not in out
+    # every mention of the applicant gets the same replacement
+    assert out.count("[PERSON 1]") == 3
+    assert "Article 34 of the Convention" in out    # legal provisions stay readable
