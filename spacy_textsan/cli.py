@@ -99,7 +99,8 @@ def sanitize(
     n_process: int = typer.Option(1, "--n-process", min=1),
 ):
     """Sanitize files; writes each file's sanitized copy, report.jsonl and, for
-    TAB JSON, masked_spans.json and sanitized.jsonl into OUT."""
+    TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
+    and predictions.json (the detected spans as TAB annotations) into OUT."""
     from .io import InputError, read_input, write_jsonl, write_output
     from .runner import sanitize_texts
 
@@ -116,7 +117,8 @@ def sanitize(
 
     # the run's own outputs keep their names; inputs with those names get "-2"
     report_rows, masked_spans, failures, n_docs = [], {}, 0, 0
-    used = {"report.jsonl", "masked_spans.json"}
+    tab_texts, tab_predictions = [], {}
+    used = {"report.jsonl", "masked_spans.json", "predictions.json"}
     start = time.time()
     for f in files:
         for bad in f.skipped:
@@ -135,6 +137,9 @@ def sanitize(
                 if rec.doc_id in masked_spans:
                     _fail(f"{f.path}:{rec.line}: doc_id {rec.doc_id} appears twice in the inputs")
                 masked_spans[rec.doc_id] = res.masked
+                tab_texts.append((rec.doc_id, rec.texts[name]))
+                tab_predictions[rec.doc_id] = [
+                    dict(sp, identifier_type="NO_MASK") if sp["masked"] is False else sp for sp in res.spans]
             report_rows.append({
                 "file": str(f.path), "doc_id": rec.doc_id, "index": rec.index, "line": rec.line, "field": name,
                 "status": "ok" if res.ok else "failed", "n_spans": len(res.spans), "n_masked": res.n_masked,
@@ -148,9 +153,11 @@ def sanitize(
             msg.good(f"wrote {path}")
     write_jsonl(out / "report.jsonl", report_rows)
     if masked_spans:
-        from .tab import write_masked_spans
+        from .io import write_json
+        from .tab import predictions_to_tab, write_masked_spans
         write_masked_spans(out / "masked_spans.json", masked_spans)
-        msg.good(f"wrote {out / 'masked_spans.json'}")
+        write_json(out / "predictions.json", predictions_to_tab(tab_texts, tab_predictions))
+        msg.good(f"wrote {out / 'masked_spans.json'} and {out / 'predictions.json'} (TAB format)")
     elapsed = time.time() - start
     msg.info(f"{n_docs} documents in {elapsed:.1f}s; report: {out / 'report.jsonl'}")
     if failures:

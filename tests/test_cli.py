@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from spacy_textsan.cli import app
 from spacy_textsan.runner import FAILED_TEXT
+from spacy_textsan.tab import parse_tab
 
 FIX = Path(__file__).parent / "fixtures" / "cli"
 RULES = str(FIX / "rules_only.cfg")
@@ -41,6 +42,11 @@ def test_sanitize_tab_json_writes_the_tab_contract(tmp_path):
         "case-1": [[15, 30], [44, 48], [60, 66]],
         "case-2": [[16, 24], [39, 52]],
     }
+    predictions = srsly.read_json(tmp_path / "predictions.json")
+    reread = parse_tab(predictions)
+    assert [(m.text, m.entity_type, m.entity_id, m.identifier_type) for m in reread[0].annotations["textsan"]] == [
+        ("Mr Galip Yalman", "PERSON", "PERSON-1", "QUASI"), ("1961", "DATETIME", "DATETIME-1", "QUASI"),
+        ("Yalman", "PERSON", "PERSON-1", "QUASI")]
     assert list(srsly.read_jsonl(tmp_path / "sanitized.jsonl")) == [
         {"doc_id": "case-1", "text": "The applicant, [PERSON 1], was born in [DATETIME 1] in Ankara. [PERSON 1] is Turkish."},
         {"doc_id": "case-2", "text": "Application no. [CODE 1] was lodged on [DATETIME 1]."},
