@@ -169,3 +169,16 @@ def test_default_pipeline_on_the_bundled_sample(tmp_path, model_available):
     # every mention of the applicant gets the same replacement
     assert out.count("[PERSON 1]") == 3
     assert "Article 34 of the Convention" in out    # legal provisions stay readable
+
+
+def test_same_output_with_several_processes_and_on_rerun(tmp_path):
+    args = ["sanitize", FIX / "tab_small.json", FIX / "notes.csv", "--column", "note", "--pipeline", RULES,
+            "--batch-size", "1"]
+    assert run(*args, "--out", tmp_path / "a").exit_code == 0
+    assert run(*args, "--out", tmp_path / "b", "--n-process", "2").exit_code == 0
+    assert run(*args, "--out", tmp_path / "c").exit_code == 0
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert names == ["masked_spans.json", "notes.csv", "predictions.json", "report.jsonl", "sanitized.jsonl"]
+    for name in names:
+        a = (tmp_path / "a" / name).read_bytes()
+        assert a == (tmp_path / "b" / name).read_bytes() == (tmp_path / "c" / name).read_bytes(), name
