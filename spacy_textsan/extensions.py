@@ -3,7 +3,7 @@
 Data flows one way:
 
     text -> privacy_ner / wikidata_gazetteer   candidate spans in doc.spans[SPANS_KEY]
-         -> risk measures                      span._.risk, span._.info_content
+         -> risk measures                      span._.risk, span._.info_content, doc._.risky_sets
          -> mask_optimizer (or mask_all)       span._.masked, span._.reasons
          -> generalizer                        span._.replacement, doc._.sanitized_text
 
@@ -16,7 +16,7 @@ Mutable values (dicts, lists) have ``None`` as default so that no default
 object is ever shared between spans: use :func:`set_risk` and
 :func:`add_reason` rather than mutating the value in place.
 """
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Optional, Sequence
 
 from spacy.tokens import Doc, Span
 
@@ -37,7 +37,10 @@ SPAN_EXTENSIONS = {
     "identifier_type": UNKNOWN,
     # Which detector(s) proposed the span: "ner:<pipeline>:<label>", "rule:<name>", ...
     "source": None,
-    # Risk scores by measure name: {"lm": 0.8, "kanon": 1.0, ...}; None until a measure ran.
+    # Risk scores by measure name, in each measure's own unit, higher = riskier:
+    # {"lm": 7.2 (surprisal, nats), "kanon": 0.5 (1 / records sharing the term)};
+    # None until a measure ran. Spans a measure finds risky alone also go to
+    # doc._.risky_sets, so that the decision needs no per-measure thresholds.
     "risk": None,
     # Information content of the span (masking cost); None until lm_risk ran.
     "info_content": None,
@@ -50,6 +53,11 @@ SPAN_EXTENSIONS = {
 }
 
 DOC_EXTENSIONS = {
+    # Sets of candidate spans that are risky together, from the risk measures:
+    # [{"measure": "kanon", "spans": [[start, end], ...], "reason": "..."}].
+    # A set of one span means the span is risky alone. The decision component
+    # masks at least one span (entity) of every set.
+    "risky_sets": None,
     # The sanitized text, set by the generalizer.
     "sanitized_text": None,
     # [[sanitized_start, sanitized_end, original_start, original_end], ...]: one
@@ -94,6 +102,18 @@ def add_reason(span: Span, reason: str) -> None:
     if reason not in reasons:
         reasons.append(reason)
     span._.reasons = reasons
+
+
+def add_risky_set(doc: Doc, measure: str, spans: Sequence[Span], reason: str) -> None:
+    """Record that ``spans`` (candidate spans of ``doc``) are risky together
+    according to ``measure``; one span: risky alone."""
+    risky = list(doc._.risky_sets or [])
+    risky.append({
+        "measure": measure,
+        "spans": [[s.start_char, s.end_char] for s in spans],
+        "reason": reason,
+    })
+    doc._.risky_sets = risky
 
 
 def add_error(doc: Doc, error: str) -> None:
