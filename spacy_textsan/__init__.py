@@ -3,7 +3,7 @@ from .about import __version__
 from . import extensions  # noqa: F401  (declares the Doc/Span extensions)
 from .extensions import SPANS_KEY, TAB_LABELS
 from .privacy_ner import PrivacyNER, make_privacy_ner
-from .optimizer import MaskAll, make_mask_all
+from .optimizer import MaskAll, MaskOptimizer, make_mask_all, make_mask_optimizer
 from .generalizer import Generalizer, make_generalizer
 
 __all__ = [
@@ -14,6 +14,8 @@ __all__ = [
     "make_privacy_ner",
     "MaskAll",
     "make_mask_all",
+    "MaskOptimizer",
+    "make_mask_optimizer",
     "Generalizer",
     "make_generalizer",
 ]

@@ -58,6 +58,9 @@ DOC_EXTENSIONS = {
     # A set of one span means the span is risky alone. The decision component
     # masks at least one span (entity) of every set.
     "risky_sets": None,
+    # Summary of the masking decision: {"component", "status", "objective",
+    # "solve_ms", "n_entities", "n_masked", "n_risky_sets", "fallback"}.
+    "decision_info": None,
     # The sanitized text, set by the generalizer.
     "sanitized_text": None,
     # [[sanitized_start, sanitized_end, original_start, original_end], ...]: one

@@ -1,0 +1,185 @@
+"""The ``mask_optimizer`` factory: the least information loss that removes the risk.
+
+Reads the candidates (``doc.spans[spans_key]``, or ``doc.ents``), the risk
+measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
+(``span._.info_content``), and solves seed 003's CP-SAT problem over entities
+(all mentions of one entity share one decision):
+
+* every direct identifier is masked: ``identifier_type == "DIRECT"`` or a
+  label in ``direct_labels``;
+* every span whose score for a measure reaches ``risk_thresholds[measure]``
+  is masked (any measure, e.g. a supervised classifier, plugs in by config);
+* at least one entity of every risky set is masked;
+* spans that no measure assessed are masked when ``unassessed = "mask"``
+  (the default: no risk information is no evidence of safety).
+
+Each span gets its decision and reasons; ``doc._.decision_info`` holds the
+solver status. If the solver fails or times out, every span in a risky set is
+masked and the failure is recorded (fail closed).
+"""
+import logging
+import re
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, get_candidates
+from .cp_sat import solve_masking
+
+logger = logging.getLogger("spacy_textsan")
+_TOKEN = re.compile(r"\w+")
+
+
+@Language.factory(
+    "mask_optimizer",
+    requires=["doc.spans"],
+    assigns=["doc._.decision_info"],
+    default_config={
+        "spans_key": SPANS_KEY,
+        "direct_labels": ["PERSON", "CODE"],
+        "risk_thresholds": {},
+        "measures": [],
+        "unassessed": "mask",
+        "time_limit_s": 1.0,
+        "num_workers": 1,
+        "seed": 0,
+    },
+)
+def make_mask_optimizer(nlp: Language, name: str, spans_key: str, direct_labels: List[str],
+                        risk_thresholds: Dict[str, float], measures: List[str], unassessed: str,
+                        time_limit_s: float, num_workers: int, seed: int) -> "MaskOptimizer":
+    return MaskOptimizer(name, spans_key=spans_key, direct_labels=direct_labels, risk_thresholds=risk_thresholds,
+                         measures=measures, unassessed=unassessed, time_limit_s=time_limit_s,
+                         num_workers=num_workers, seed=seed)
+
+
+def span_cost(span: Span) -> float:
+    """Masking cost: the information content if a measure gave one, else the
+    number of word tokens."""
+    if span._.info_content is not None:
+        return max(0.0, float(span._.info_content))
+    return float(max(1, len(_TOKEN.findall(span.text))))
+
+
+def group_entities(spans: List[Span]) -> Tuple[List[List[int]], List[int]]:
+    """Entities as lists of span indices (by ``entity_id``; a span without one
+    is its own entity), and the entity index of each span."""
+    keys: Dict[str, int] = {}
+    entities: List[List[int]] = []
+    of_span: List[int] = []
+    for i, span in enumerate(spans):
+        key = span._.entity_id or f"@{span.start_char}:{span.end_char}"
+        if key not in keys:
+            keys[key] = len(entities)
+            entities.append([])
+        entities[keys[key]].append(i)
+        of_span.append(keys[key])
+    return entities, of_span
+
+
+class MaskOptimizer:
+    def __init__(self, name: str = "mask_optimizer", *, spans_key: str = SPANS_KEY,
+                 direct_labels: Iterable[str] = ("PERSON", "CODE"), risk_thresholds: Optional[Dict[str, float]] = None,
+                 measures: Iterable[str] = (), unassessed: str = "mask", time_limit_s: float = 1.0,
+                 num_workers: int = 1, seed: int = 0):
+        if unassessed not in ("mask", "keep"):
+            raise ValueError(f"mask_optimizer: unassessed must be 'mask' or 'keep', not {unassessed!r}")
+        self.name = name
+        self.spans_key = spans_key
+        self.direct_labels = set(direct_labels)
+        self.risk_thresholds = dict(risk_thresholds or {})
+        self.measures = set(measures)
+        self.unassessed = unassessed
+        self.time_limit_s = time_limit_s
+        self.num_workers = num_workers
+        self.seed = seed
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = get_candidates(doc, self.spans_key)
+        entities, of_span = group_entities(spans)
+        by_offsets = {(s.start_char, s.end_char): i for i, s in enumerate(spans)}
+        forced: Dict[int, List[str]] = {}
+        assessed = [False] * len(entities)
+
+        for i, span in enumerate(spans):
+            e = of_span[i]
+            if span._.identifier_type == DIRECT:
+                forced.setdefault(e, []).append("direct identifier")
+            elif span.label_ in self.direct_labels:
+                forced.setdefault(e, []).append(f"direct identifier (label {span.label_})")
+            for measure, score in (span._.risk or {}).items():
+                assessed[e] = True
+                threshold = self.risk_thresholds.get(measure)
+                if threshold is not None and score >= threshold:
+                    forced.setdefault(e, []).append(f"{measure} risk {score:.3g} >= {threshold:g}")
+
+        risky_sets, set_reasons = [], []
+        for rs in doc._.risky_sets or []:
+            members = sorted({of_span[j] for j in self._span_indices(doc, rs, spans, by_offsets)})
+            if not members:
+                add_error(doc, f"mask_optimizer: risky set {rs['spans']} ({rs.get('measure')}) matches no candidate span")
+                continue
+            for e in members:
+                assessed[e] = True
+            risky_sets.append(members)
+            set_reasons.append(f"{rs.get('measure', '?')}: {rs.get('reason', '')}".strip())
+        for measure in self.measures:
+            if not any(measure in (spans[i]._.risk or {}) for ent in entities for i in ent):
+                add_error(doc, f"mask_optimizer: measure {measure!r} gave no scores; unassessed spans are masked")
+        if self.unassessed == "mask":
+            for e, ok in enumerate(assessed):
+                if not ok and e not in forced:
+                    forced[e] = ["not assessed by any risk measure (masked by default)"]
+
+        costs = [sum(span_cost(spans[i]) for i in ent) for ent in entities]
+        solution = solve_masking(costs, sorted(forced), risky_sets, time_limit_s=self.time_limit_s,
+                                 num_workers=self.num_workers, seed=self.seed)
+        if solution.fallback:
+            msg = f"mask_optimizer: solver {solution.status}; every span in a risky set is masked"
+            logger.warning(msg)
+            add_error(doc, msg)
+
+        for e, ent in enumerate(entities):
+            reasons = list(forced.get(e, []))
+            for k in solution.covering.get(e, []):
+                prefix = "risky: " if len(risky_sets[k]) == 1 else "covers risky combination: "
+                reasons.append(prefix + set_reasons[k])
+            if solution.fallback and solution.masked[e] and e not in forced:
+                reasons.append("solver failed: masked (fail closed)")
+            for i in ent:
+                span = spans[i]
+                span._.masked = solution.masked[e]
+                if solution.masked[e]:
+                    for r in reasons:
+                        add_reason(span, r)
+                else:
+                    add_reason(span, "kept: no risk found" if not any(e in s for s in risky_sets)
+                               else "kept: its risky combinations are covered by other spans")
+        doc._.decision_info = {
+            "component": self.name,
+            "status": solution.status,
+            "objective": round(solution.objective, 4),
+            "solve_ms": round(solution.solve_ms, 3),
+            "n_entities": len(entities),
+            "n_masked": sum(solution.masked),
+            "n_risky_sets": len(risky_sets),
+            "fallback": solution.fallback,
+        }
+        return doc
+
+    @staticmethod
+    def _span_indices(doc: Doc, risky_set: dict, spans: List[Span], by_offsets: Dict[tuple, int]) -> List[int]:
+        """Candidates named by a risky set's offsets (or overlapping them)."""
+        out = []
+        for start, end in risky_set.get("spans", []):
+            j = by_offsets.get((start, end))
+            if j is not None:
+                out.append(j)
+            else:
+                out.extend(k for k, s in enumerate(spans) if s.start_char < end and s.end_char > start)
+        return out
+
+    def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
