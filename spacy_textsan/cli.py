@@ -143,7 +143,9 @@ def sanitize(
             report_rows.append({
                 "file": str(f.path), "doc_id": rec.doc_id, "index": rec.index, "line": rec.line, "field": name,
                 "status": "ok" if res.ok else "failed", "n_spans": len(res.spans), "n_masked": res.n_masked,
-                "spans": res.spans, "errors": res.errors,
+                "spans": res.spans, "risky_sets": res.risky_sets, "errors": res.errors,
+                # no timings in the report: the same input and config give byte-identical output
+                "decision": {k: v for k, v in res.decision.items() if k != "solve_ms"} if res.decision else None,
             })
         try:
             written = write_output(f, sanitized, out, used=used)

@@ -27,6 +27,8 @@ class DocResult:
     spans: List[dict] = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
     ok: bool = True
+    decision: Optional[dict] = None
+    risky_sets: List[dict] = field(default_factory=list)
     doc: Optional[Doc] = None
 
     @property
@@ -42,6 +44,8 @@ def result_from_doc(doc: Doc, spans_key: str, keep_doc: bool = False) -> DocResu
         masked=masked_offsets(doc, spans_key),
         spans=spans_records(get_candidates(doc, spans_key)),
         errors=list(doc._.sanitize_errors or []),
+        decision=doc._.decision_info,
+        risky_sets=list(doc._.risky_sets or []),
         doc=doc if keep_doc else None,
     )
 
