@@ -5,6 +5,7 @@ from .extensions import SPANS_KEY, TAB_LABELS
 from .privacy_ner import PrivacyNER, make_privacy_ner
 from .optimizer import MaskAll, MaskOptimizer, make_mask_all, make_mask_optimizer
 from .generalizer import Generalizer, make_generalizer
+from .risk.kanon_risk import KanonRisk, make_kanon_risk
 
 __all__ = [
     "__version__",
@@ -16,6 +17,8 @@ __all__ = [
     "make_mask_all",
     "MaskOptimizer",
     "make_mask_optimizer",
+    "KanonRisk",
+    "make_kanon_risk",
     "Generalizer",
     "make_generalizer",
 ]

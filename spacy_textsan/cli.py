@@ -15,6 +15,10 @@ from .extensions import TAB_LABELS
 app = typer.Typer(name="textsan", add_completion=False, no_args_is_help=True,
                   help="spacy-textsan: find, measure and mask personal identifiers in text.")
 
+from .risk.kanon_cli import kanon_app
+
+app.add_typer(kanon_app, name="kanon", help="Background knowledge for kanon_risk (inverted index)")
+
 PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
 
 

@@ -1,0 +1,357 @@
+"""The ``kanon_risk`` factory: k-anonymity against background knowledge.
+
+The adversary knows the records of an :class:`~.kanon_index.InvertedIndex`
+(a term → record-ids index built from a knowledge graph, a user's records or
+a document collection: ``textsan kanon build``). For every candidate span the
+component looks up how many records share its normalised text and
+
+* scores it: ``span._.risk["kanon"] = 1 / max(1, postings)``;
+* records in ``doc._.risky_sets`` which entities reveal too much, alone or in
+  combination (seed 002, §3.2 and Algorithm 1).
+
+Entities are the candidate spans grouped by ``span._.entity_id`` (a span
+without one is its own entity). An entity is risky alone if any of its
+mentions' terms has fewer than ``k`` postings; for combinations each entity
+is represented by its most specific term (fewest postings).
+
+``selection``:
+
+* ``"optimizer"`` (default): every risky-alone entity becomes a one-span set
+  and every minimal risky combination of entities a multi-span set; the
+  decision component (``mask_optimizer``) chooses what to mask.
+* ``"greedy"`` / ``"random"``: the component takes the paper's own decisions
+  (Algorithm 1) and emits a one-span set for each entity it selects.
+
+It fails closed: without an index, when ``max_combinations`` is exhausted or
+when anything raises, an error is added to ``doc._.sanitize_errors`` and
+every entity not already in a one-span set gets one, so the decision masks
+it. The pipeline never crashes because of this component.
+"""
+import itertools
+import logging
+import warnings
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..extensions import SPANS_KEY, add_error, add_risky_set, get_candidates, set_risk
+from .kanon_index import (
+    CombinationBudgetExceeded,
+    InvertedIndex,
+    normalise_term,
+    risky_combinations,
+    select_terms,
+)
+
+logger = logging.getLogger("spacy_textsan")
+
+__all__ = ["MEASURE", "KanonRisk", "make_kanon_risk", "index_from_docs", "doc_terms", "Entity"]
+
+#: Name of the measure in ``span._.risk`` and ``doc._.risky_sets``.
+MEASURE = "kanon"
+SELECTION_MODES = ("optimizer", "greedy", "random")
+_INDEX_DIR = "index"
+
+DEFAULT_CONFIG = {
+    "k": 5,
+    "max_arity": 2,
+    "selection": "optimizer",
+    "seed": 0,
+    "max_combinations": 100_000,
+    "spans_key": SPANS_KEY,
+    "index_path": None,
+    "exclude_labels": [],
+}
+
+
+@Language.factory(
+    "kanon_risk",
+    requires=["doc.spans"],
+    assigns=["doc._.risky_sets"],
+    default_config=DEFAULT_CONFIG,
+)
+def make_kanon_risk(
+    nlp: Language,
+    name: str,
+    k: int,
+    max_arity: int,
+    selection: str,
+    seed: int,
+    max_combinations: int,
+    spans_key: str,
+    index_path: Optional[str],
+    exclude_labels: List[str],
+) -> "KanonRisk":
+    return KanonRisk(
+        name, k=k, max_arity=max_arity, selection=selection, seed=seed, max_combinations=max_combinations,
+        spans_key=spans_key, index_path=index_path, exclude_labels=exclude_labels,
+    )
+
+
+class Entity:
+    """Mentions of one entity with their index keys and posting counts."""
+
+    __slots__ = ("key", "spans", "terms", "counts")
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.spans: List[Span] = []
+        self.terms: List[str] = []
+        self.counts: List[int] = []
+
+    def most_specific(self) -> int:
+        """Position of the mention with the fewest postings (ties: first)."""
+        return min(range(len(self.spans)), key=lambda i: (self.counts[i], i))
+
+    @property
+    def term(self) -> str:
+        return self.terms[self.most_specific()]
+
+    @property
+    def count(self) -> int:
+        return self.counts[self.most_specific()]
+
+    @property
+    def span(self) -> Span:
+        """The representative span: the most specific mention."""
+        return self.spans[self.most_specific()]
+
+
+def doc_terms(doc: Doc, spans_key: str = SPANS_KEY, exclude_labels: Iterable[str] = ()) -> List[str]:
+    """The normalised texts of a doc's candidate spans (deduplicated, in order)."""
+    exclude = set(exclude_labels)
+    terms = (normalise_term(s.text, s.label_) for s in get_candidates(doc, spans_key) if s.label_ not in exclude)
+    return [t for t in dict.fromkeys(terms) if t]
+
+
+def index_from_docs(docs: Iterable[Doc], spans_key: str = SPANS_KEY,
+                    exclude_labels: Iterable[str] = ()) -> InvertedIndex:
+    """An index with one record per Doc, whose terms are the normalised texts
+    of its candidate spans (:func:`spacy_textsan.extensions.get_candidates`).
+
+    Documents about the same person are different records: merge them first
+    if the collection has several documents per individual.
+    """
+    exclude = tuple(exclude_labels)
+    return InvertedIndex.from_records(doc_terms(doc, spans_key, exclude) for doc in docs)
+
+
+class KanonRisk:
+    """k-anonymity risk of candidate spans against an inverted index."""
+
+    def __init__(
+        self,
+        name: str = "kanon_risk",
+        *,
+        k: int = 5,
+        max_arity: int = 2,
+        selection: str = "optimizer",
+        seed: int = 0,
+        max_combinations: int = 100_000,
+        spans_key: str = SPANS_KEY,
+        index_path: Optional[Union[str, Path]] = None,
+        exclude_labels: Iterable[str] = (),
+        index: Optional[InvertedIndex] = None,
+    ) -> None:
+        if selection not in SELECTION_MODES:
+            raise ValueError(f"kanon_risk: selection must be one of {SELECTION_MODES}, got {selection!r}")
+        if k < 1:
+            raise ValueError(f"kanon_risk: k must be at least 1, got {k}")
+        if max_arity < 1:
+            raise ValueError(f"kanon_risk: max_arity must be at least 1, got {max_arity}")
+        self.name = name
+        self.k = k
+        self.max_arity = max_arity
+        self.selection = selection
+        self.seed = seed
+        self.max_combinations = max_combinations
+        self.spans_key = spans_key
+        self.index_path = index_path
+        self.exclude_labels = set(exclude_labels)
+        self.index: Optional[InvertedIndex] = index
+        self._index_error: Optional[str] = None
+        if index is None and index_path:
+            try:
+                self.index = InvertedIndex.from_disk(index_path)
+            except (OSError, ValueError) as error:
+                # A saved pipeline moved to another machine loads its own copy
+                # in from_disk; until then the component fails closed.
+                self._index_error = f"cannot load index_path: {error}"
+                warnings.warn(f"kanon_risk: {self._index_error}; every candidate will be treated as risky")
+
+    # -- spaCy API ------------------------------------------------------------
+
+    def initialize(self, get_examples=None, nlp: Optional[Language] = None, *,
+                   index_path: Optional[Union[str, Path]] = None) -> None:
+        """Load the index from ``index_path`` (or the configured one).
+
+        Unlike construction, a missing or broken index raises here.
+        """
+        path = index_path or self.index_path
+        if path:
+            self.index = InvertedIndex.from_disk(path)
+            self.index_path = str(path)
+            self._index_error = None
+
+    def set_index(self, index: InvertedIndex) -> None:
+        """Use ``index`` (e.g. from :func:`index_from_docs`)."""
+        self.index = index
+        self._index_error = None
+
+    def __call__(self, doc: Doc) -> Doc:
+        entities: List[Entity] = []
+        try:
+            entities = self.entities(doc)
+            if self.index is None:
+                reason = self._index_error or "no index (set index_path or call initialize)"
+                self._fail_closed(doc, entities, f"{reason}; every candidate treated as risky", "no index")
+                return doc
+            self.score(entities)
+            if self.selection == "optimizer":
+                complete = self._emit_optimizer(doc, entities)
+            else:
+                complete = self._emit_algorithm1(doc, entities)
+            if not complete:
+                self._fail_closed(
+                    doc, entities,
+                    f"combination budget of {self.max_combinations} exhausted; "
+                    "entities not found risky so far treated as risky",
+                    "combination budget exhausted")
+        except Exception as error:  # never crash the pipeline: fail closed
+            logger.exception("kanon_risk failed")
+            if not entities:  # grouping failed: every candidate on its own
+                entities = []
+                for span in get_candidates(doc, self.spans_key):
+                    entity = Entity(f"span-{span.start_char}-{span.end_char}")
+                    entity.spans, entity.terms, entity.counts = [span], [""], [0]
+                    entities.append(entity)
+            self._fail_closed(doc, entities, f"{type(error).__name__}: {error}", "error")
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    # -- steps ------------------------------------------------------------------
+
+    def _entity(self, key: str, spans: Sequence[Span]) -> Entity:
+        entity = Entity(key)
+        for span in spans:
+            term = normalise_term(span.text, span.label_)
+            entity.spans.append(span)
+            entity.terms.append(term)
+            entity.counts.append(0)
+        return entity
+
+    def entities(self, doc: Doc) -> List[Entity]:
+        """Candidate spans grouped by entity id, in order of first mention;
+        spans with an ``exclude_labels`` label are left out."""
+        groups: Dict[str, List[Span]] = {}
+        spans = sorted(get_candidates(doc, self.spans_key), key=lambda s: (s.start_char, s.end_char))
+        for span in spans:
+            if span.label_ in self.exclude_labels:
+                continue
+            key = span._.entity_id or f"span-{span.start_char}-{span.end_char}"
+            groups.setdefault(key, []).append(span)
+        return [self._entity(key, group) for key, group in groups.items()]
+
+    def score(self, entities: Sequence[Entity]) -> None:
+        """Posting counts of every mention, and ``span._.risk["kanon"]``."""
+        assert self.index is not None
+        for entity in entities:
+            for i, (span, term) in enumerate(zip(entity.spans, entity.terms)):
+                count = self.index.count(term) if term else 0
+                entity.counts[i] = count
+                set_risk(span, MEASURE, 1.0 / max(1, count))
+
+    def _alone_reason(self, entity: Entity) -> str:
+        return f"'{entity.term}' appears in {entity.count} < {self.k} records"
+
+    def _combo_reason(self, terms: Sequence[str], count: int) -> str:
+        return " + ".join(f"'{t}'" for t in terms) + f" shared by {count} < {self.k} records"
+
+    def _emit_optimizer(self, doc: Doc, entities: Sequence[Entity]) -> bool:
+        """Every risky-alone entity and every minimal risky combination."""
+        assert self.index is not None
+        safe: List[Entity] = []
+        for entity in entities:
+            if entity.count < self.k:
+                add_risky_set(doc, MEASURE, [entity.span], self._alone_reason(entity))
+            else:
+                safe.append(entity)
+        if self.max_arity < 2 or len(safe) < 2:
+            return True
+        by_term: Dict[str, List[Entity]] = {}
+        for entity in safe:
+            by_term.setdefault(entity.term, []).append(entity)
+        combos, complete = risky_combinations(list(by_term), self.index, self.k, self.max_arity,
+                                              self.max_combinations)
+        for combo in combos:
+            reason = self._combo_reason(combo, self.index.intersection_count(combo))
+            # two entities with the same term: each pairing must be broken
+            for group in itertools.product(*(by_term[t] for t in combo)):
+                add_risky_set(doc, MEASURE, [e.span for e in group], reason)
+        return complete
+
+    def _emit_algorithm1(self, doc: Doc, entities: Sequence[Entity]) -> bool:
+        """One-span sets for the entities whose terms Algorithm 1 selects."""
+        assert self.index is not None
+        by_term: Dict[str, List[Entity]] = {}
+        for entity in entities:
+            by_term.setdefault(entity.term, []).append(entity)
+        try:
+            chosen = select_terms(list(by_term), self.index, self.k, self.max_arity, self.selection,
+                                  self.seed, self.max_combinations)
+            complete = True
+        except CombinationBudgetExceeded as error:
+            chosen = error.chosen
+            complete = False
+        for term, combo, count in chosen:
+            if combo is None:
+                reason = f"'{term}' appears in {count} < {self.k} records"
+            else:
+                reason = f"{self.selection} choice from {self._combo_reason(combo, count)}"
+            for entity in by_term[term]:
+                add_risky_set(doc, MEASURE, [entity.span], reason)
+        return complete
+
+    def _fail_closed(self, doc: Doc, entities: Sequence[Entity], error: str, why: str) -> None:
+        """Add the error and a one-span set for every entity without one."""
+        add_error(doc, f"{self.name}: {error}")
+        covered = {tuple(s["spans"][0]) for s in (doc._.risky_sets or [])
+                   if s.get("measure") == MEASURE and len(s.get("spans", [])) == 1}
+        for entity in entities:
+            offsets = {(s.start_char, s.end_char) for s in entity.spans}
+            if offsets & covered:
+                continue
+            for span, count in zip(entity.spans, entity.counts):
+                if MEASURE not in (span._.risk or {}):
+                    set_risk(span, MEASURE, 1.0 / max(1, count))
+            add_risky_set(doc, MEASURE, [entity.span], f"{why} (fail closed)")
+
+    # -- serialization ------------------------------------------------------------
+
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
+        return self.index.to_bytes() if self.index is not None else b""
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "KanonRisk":
+        if data:
+            self.set_index(InvertedIndex.from_bytes(data))
+        return self
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+        """Save the index (if any) in ``path/index``."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if self.index is not None:
+            self.index.to_disk(path / _INDEX_DIR)
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "KanonRisk":
+        """Load the index saved by :meth:`to_disk` (none saved: keep the
+        current one; without any, the component fails closed)."""
+        index_dir = Path(path) / _INDEX_DIR
+        if index_dir.exists():
+            self.set_index(InvertedIndex.from_disk(index_dir))
+        return self
