@@ -26,6 +26,11 @@ MODES = ("hang", "close", "429", "500", "503", "truncated", "short_body", "wrong
          "no_url", "html", "unresponsive")
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):  # clients that time out reset the connection
+        pass
+
+
 class SearchServer:
     def __init__(self, page_size: int = 10, hang_s: float = 5.0):
         self.results: Dict[str, List[str]] = {}
@@ -53,7 +58,7 @@ class SearchServer:
             def do_POST(self):
                 server._handle(self, "POST")
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.httpd.block_on_close = False
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},

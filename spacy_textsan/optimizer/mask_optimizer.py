@@ -25,7 +25,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, get_candidates
-from .cp_sat import solve_masking
+from .cp_sat import solve_masking, warm_up
 
 logger = logging.getLogger("spacy_textsan")
 _TOKEN = re.compile(r"\w+")
@@ -94,6 +94,7 @@ class MaskOptimizer:
         self.time_limit_s = time_limit_s
         self.num_workers = num_workers
         self.seed = seed
+        warm_up()
 
     def __call__(self, doc: Doc) -> Doc:
         spans = get_candidates(doc, self.spans_key)

@@ -565,7 +565,8 @@ class _TooLarge(Exception):
 def _connection_reason(error: Exception) -> str:
     """A short description of a connection error without the URL (which may hold a key)."""
     text = repr(error)
-    for needle, reason in (("refused", "connection refused"),
+    for needle, reason in (("Read timed out", "read timeout"),
+                           ("refused", "connection refused"),
                            ("RemoteDisconnected", "closed without a response"),
                            ("ConnectionResetError", "connection reset"),
                            ("Name or service not known", "unknown host"),
