@@ -6,6 +6,8 @@ from .privacy_ner import PrivacyNER, make_privacy_ner
 from .optimizer import MaskAll, MaskOptimizer, make_mask_all, make_mask_optimizer
 from .generalizer import Generalizer, make_generalizer
 from .risk.kanon_risk import KanonRisk, make_kanon_risk
+from .risk.web_risk import WebRisk, make_web_risk
+from .risk.web_search import JsonHttpClient, SearchError, SearxngClient
 
 __all__ = [
     "__version__",
@@ -17,6 +19,11 @@ __all__ = [
     "make_mask_all",
     "MaskOptimizer",
     "make_mask_optimizer",
+    "WebRisk",
+    "make_web_risk",
+    "SearxngClient",
+    "JsonHttpClient",
+    "SearchError",
     "KanonRisk",
     "make_kanon_risk",
     "Generalizer",

@@ -257,12 +257,16 @@ def test_no_client_fails_closed_and_warns_once(caplog):
     assert len(warnings) == 1
 
 
-def test_no_person_no_search(canned):
+def test_no_person_no_search_and_the_report_says_so(canned):
     nlp = pipeline(canned.url)
     doc = make_doc(nlp, spans=[s for s in SPANS if s[2] != "PERSON"])
     doc = nlp.get_pipe("web_risk")(doc)
-    assert doc._.risky_sets is None and doc._.sanitize_errors is None
+    assert doc._.risky_sets is None
+    assert doc._.sanitize_errors == ["web_risk: no person to protect found; web risk not assessed"]
     assert canned.count == 0
+    # the spans stay unassessed, so mask_optimizer's default masks them (fail closed)
+    doc = nlp.add_pipe("mask_optimizer", config={"direct_labels": []})(doc)
+    assert all(s._.masked for s in doc.spans["textsan"])
 
 
 def test_same_output_with_cache_and_no_requests_on_rerun(canned, tmp_path):

@@ -364,7 +364,11 @@ class WebRisk:
         if not entities:
             return doc
         if person is None:
+            # Nothing to search for: the spans stay unassessed by this measure, which
+            # mask_optimizer masks by default (unassessed = "mask") unless another measure
+            # assessed them. Say so in the report.
             logger.debug("%s: no person to protect in the document; nothing searched", self.name)
+            add_error(doc, f"{self.name}: no person to protect found; web risk not assessed")
             return doc
         deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s
         search = BoundedSearch(self.client, self.max_queries, deadline, self.time_budget_s)
