@@ -10,7 +10,9 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# torch: the CPU build, pinned (an unpinned torch pulls a CUDA build of several GB)
 $(STAMP): $(PY) setup.cfg setup.py pyproject.toml
+	$(PY) -m pip install --quiet "torch==2.13.0"
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 

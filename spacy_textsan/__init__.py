@@ -6,6 +6,8 @@ from .privacy_ner import PrivacyNER, make_privacy_ner
 from .optimizer import MaskAll, MaskOptimizer, make_mask_all, make_mask_optimizer
 from .generalizer import Generalizer, make_generalizer
 from .risk.kanon_risk import KanonRisk, make_kanon_risk
+from .risk.lm_backends import MaskedLMBackend, WordfreqBackend, token_weighting
+from .risk.lm_risk import LMRisk, make_lm_risk
 from .risk.web_risk import WebRisk, make_web_risk
 from .risk.web_search import JsonHttpClient, SearchError, SearxngClient
 
@@ -24,6 +26,11 @@ __all__ = [
     "SearxngClient",
     "JsonHttpClient",
     "SearchError",
+    "LMRisk",
+    "make_lm_risk",
+    "WordfreqBackend",
+    "MaskedLMBackend",
+    "token_weighting",
     "KanonRisk",
     "make_kanon_risk",
     "Generalizer",
