@@ -56,9 +56,24 @@ def _deny_entries(path: Path) -> List[dict]:
     return entries
 
 
+def parse_settings(settings: List[str]) -> Dict[str, object]:
+    """``--set section.key=value`` (value parsed as JSON when it is JSON)."""
+    import json
+    out: Dict[str, object] = {}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or "." not in key:
+            raise typer.BadParameter(f"--set must be section.key=value, e.g. paths.kanon_index=assets/idx: {item!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
 def build_overrides(patterns: List[str], allow_list: Optional[Path], deny_list: Optional[Path],
-                    mask_format: Optional[str]) -> Dict[str, object]:
-    overrides: Dict[str, object] = {}
+                    mask_format: Optional[str], settings: List[str] = ()) -> Dict[str, object]:
+    overrides: Dict[str, object] = parse_settings(list(settings))
     user_patterns = []
     for i, p in enumerate(patterns):
         label, sep, regex = p.partition("=")
@@ -99,6 +114,7 @@ def sanitize(
     deny_list: Optional[Path] = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
     mask_format: Optional[str] = typer.Option(None, "--mask-format", help='Replacement, e.g. "***" or "[{label} {n}]"'),
     on_bad_line: str = typer.Option("error", "--on-bad-line", help="error: stop on a malformed row; skip: report and drop it"),
+    settings: List[str] = typer.Option([], "--set", help="Config override section.key=value, e.g. paths.kanon_index=assets/idx (repeatable)"),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     n_process: int = typer.Option(1, "--n-process", min=1),
 ):
@@ -111,7 +127,7 @@ def sanitize(
     if on_bad_line not in ("error", "skip"):
         raise typer.BadParameter("--on-bad-line must be 'error' or 'skip'")
     try:
-        overrides = build_overrides(pattern, allow_list, deny_list, mask_format)
+        overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
         files = [read_input(p, fmt=fmt, columns=columns or None, field=field, encoding=encoding,
                             delimiter=delimiter, on_bad_line=on_bad_line) for p in inputs]
     except InputError as e:
@@ -180,6 +196,7 @@ def evaluate(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the metrics as JSON here"),
     limit: int = typer.Option(0, "--limit", help="Only the first N documents (0: all)"),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
+    settings: List[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
 ):
     """TAB metrics (seed 004): token recall, ERdi, ERqi, precision, per type."""
     import srsly
@@ -202,7 +219,7 @@ def evaluate(
         ids = {d.doc_id for d in docs}
         pred = {k: v for k, v in pred.items() if k in ids}
     else:
-        nlp = _load(pipeline)
+        nlp = _load(pipeline, parse_settings(settings))
         start = time.time()
         results = list(tqdm(sanitize_texts(nlp, (d.text for d in docs), batch_size=batch_size),
                             total=len(docs), desc="sanitizing", unit="doc", leave=False, disable=None))
@@ -241,6 +258,7 @@ def visualize(
     field: str = typer.Option("text", "--field"),
     encoding: Optional[str] = typer.Option(None, "--encoding"),
     limit: int = typer.Option(20, "--limit", help="At most N documents"),
+    settings: List[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
 ):
     """Write an HTML page with the spans, their types, decisions and replacements."""
     from .io import InputError, atomic_write, read_input
@@ -251,7 +269,7 @@ def visualize(
         f = read_input(input_path, fmt=fmt, columns=columns or None, field=field, encoding=encoding)
     except InputError as e:
         _fail(str(e))
-    nlp = _load(pipeline)
+    nlp = _load(pipeline, parse_settings(settings))
     jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()][: max(1, limit)]
     results = list(sanitize_texts(nlp, (t for _, _, t in jobs), keep_docs=True))
     docs = [r.doc for r in results if r.doc is not None]

@@ -22,18 +22,19 @@ def load_pipeline(name_or_path: Optional[str] = None, overrides: Optional[Dict[s
     completed: its ``ner`` becomes the candidate source (``doc.ents``), every
     candidate is masked and the generalizer renders the text.
     ``overrides`` are config overrides such as
-    ``{"components.privacy_ner.patterns": [...]}``; overrides of components
-    that the pipeline lacks are ignored.
+    ``{"components.privacy_ner.patterns": [...]}`` or
+    ``{"paths.kanon_index": "..."}``; overrides of components that the
+    pipeline lacks are ignored.
     """
     overrides = dict(overrides or {})
     if name_or_path is None or str(name_or_path).endswith(".cfg"):
         path = DEFAULT_CONFIG_PATH if name_or_path is None else Path(name_or_path)
         if not path.exists():
             raise FileNotFoundError(f"pipeline config {path} does not exist")
-        config = Config().from_disk(path)
+        config = Config().from_disk(path, interpolate=False)
         overrides = _applicable(config, overrides)
         config = config.merge(Config(_nest(overrides))) if overrides else config
-        return spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+        return spacy.util.load_model_from_config(config.interpolate(), auto_fill=True, validate=True)
     nlp = spacy.load(name_or_path)
     return complete_pipeline(nlp, overrides)
 
