@@ -92,6 +92,11 @@ def get_candidates(doc: Doc, spans_key: str = SPANS_KEY) -> List[Span]:
     return list(doc.ents)
 
 
+def entity_key(span: Span) -> str:
+    """Mentions of one entity share ``entity_id``; a span without one is its own entity."""
+    return span._.entity_id or f"@{span.start_char}:{span.end_char}"
+
+
 def set_risk(span: Span, measure: str, score: float) -> None:
     """Record a risk score for one measure without mutating a shared dict."""
     risk = dict(span._.risk or {})

@@ -24,7 +24,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, get_candidates
+from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, entity_key, get_candidates
 from .cp_sat import solve_masking, warm_up
 
 logger = logging.getLogger("spacy_textsan")
@@ -69,7 +69,7 @@ def group_entities(spans: List[Span]) -> Tuple[List[List[int]], List[int]]:
     entities: List[List[int]] = []
     of_span: List[int] = []
     for i, span in enumerate(spans):
-        key = span._.entity_id or f"@{span.start_char}:{span.end_char}"
+        key = entity_key(span)
         if key not in keys:
             keys[key] = len(entities)
             entities.append([])

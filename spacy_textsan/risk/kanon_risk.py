@@ -36,7 +36,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..extensions import SPANS_KEY, add_error, add_risky_set, get_candidates, set_risk
+from ..extensions import SPANS_KEY, add_error, add_risky_set, entity_key, get_candidates, set_risk
 from .kanon_index import (
     CombinationBudgetExceeded,
     InvertedIndex,
@@ -224,7 +224,7 @@ class KanonRisk:
             if not entities:  # grouping failed: every candidate on its own
                 entities = []
                 for span in get_candidates(doc, self.spans_key):
-                    entity = Entity(f"span-{span.start_char}-{span.end_char}")
+                    entity = Entity(f"@{span.start_char}:{span.end_char}")
                     entity.spans, entity.terms, entity.counts = [span], [""], [0]
                     entities.append(entity)
             self._fail_closed(doc, entities, f"{type(error).__name__}: {error}", "error")
@@ -253,8 +253,7 @@ class KanonRisk:
         for span in spans:
             if span.label_ in self.exclude_labels:
                 continue
-            key = span._.entity_id or f"span-{span.start_char}-{span.end_char}"
-            groups.setdefault(key, []).append(span)
+            groups.setdefault(entity_key(span), []).append(span)
         return [self._entity(key, group) for key, group in groups.items()]
 
     def score(self, entities: Sequence[Entity]) -> None:

@@ -37,7 +37,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..extensions import SPANS_KEY, add_error, add_risky_set, get_candidates, set_risk
+from ..extensions import SPANS_KEY, add_error, add_risky_set, entity_key, get_candidates, set_risk
 from .web_search import SearchClient, SearchError
 
 logger = logging.getLogger(__name__)
@@ -105,11 +105,6 @@ class Entity:
 def clean_term(text: str) -> str:
     """A mention as a search term: whitespace collapsed, double quotes removed."""
     return " ".join(text.replace('"', " ").split())
-
-
-def entity_key(span: Span) -> str:
-    """Mentions of one entity share ``entity_id``; a span without one is its own entity."""
-    return span._.entity_id or f"@{span.start_char}:{span.end_char}"
 
 
 def group_entities(spans: Iterable[Span]) -> List[Entity]:
