@@ -197,8 +197,9 @@ def evaluate(
     limit: int = typer.Option(0, "--limit", help="Only the first N documents (0: all)"),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     settings: List[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
+    weights: str = typer.Option("uniform", "--weights", help="Token weights of the weighted precision: uniform or wordfreq (information content)"),
 ):
-    """TAB metrics (seed 004): token recall, ERdi, ERqi, precision, per type."""
+    """TAB metrics (seed 004): token recall, ERdi, ERqi, precision, weighted precision, per type."""
     import srsly
     from .io import write_json
     from .runner import sanitize_texts
@@ -228,14 +229,22 @@ def evaluate(
         n_chars = sum(len(d.text) for d in docs)
         timing = {"seconds": round(elapsed, 3), "docs_per_s": round(len(docs) / elapsed, 3),
                   "chars_per_s": round(n_chars / elapsed, 1)}
+    if weights not in ("uniform", "wordfreq"):
+        raise typer.BadParameter("--weights must be uniform or wordfreq")
+    weight_fn = None
+    if weights == "wordfreq":
+        from .risk.lm_backends import WordfreqBackend, token_weighting
+        weight_fn = token_weighting(WordfreqBackend())
     try:
-        metrics = tab_evaluate(docs, pred)
+        metrics = tab_evaluate(docs, pred, weights=weight_fn)
     except KeyError as e:
         _fail(str(e))
     rows = [(name, f"{metrics[key]:.3f}") for name, key in [
         ("token recall (di+qi)", "recall"), ("token recall DIRECT", "recall_direct"),
         ("token recall QUASI", "recall_quasi"), ("mention recall", "mention_recall"),
         ("ERdi", "er_di"), ("ERqi", "er_qi"), ("precision", "precision")]]
+    if metrics["weighted_precision"] is not None:
+        rows.append(("weighted precision (wordfreq)", f"{metrics['weighted_precision']:.3f}"))
     rows += [(f"recall {t}", f"{v:.3f}") for t, v in sorted(metrics["per_type_recall"].items())]
     rows += [(k, str(v)) for k, v in timing.items()]
     msg.table(rows, header=("metric", "value"), divider=True, title=f"{gold.name}: {metrics['n_docs']} documents")
@@ -243,7 +252,7 @@ def evaluate(
         write_json(output, {
             "gold": str(gold), "pipeline": pipeline or ("masked:" + str(masked) if masked else "default zero-shot"),
             "date": datetime.date.today().isoformat(), "machine": f"{platform.machine()} {platform.system()}",
-            "spacy_textsan": __version__, "metrics": metrics, "timing": timing,
+            "spacy_textsan": __version__, "weights": weights, "metrics": metrics, "timing": timing,
         })
         msg.good(f"wrote {output}")
 

@@ -69,6 +69,22 @@ def test_evaluate_masked_file_gives_hand_computed_metrics(tmp_path):
     assert m["er_qi"] == pytest.approx(2 / 3)       # Ankara's entity is not masked
     assert m["precision"] == 1.0                    # all 10 masked tokens are gold DIRECT/QUASI
     assert m["per_type_recall"]["LOC"] == 0.0
+    assert m["weighted_precision"] is None
+    # weighted precision: add the false positive "The" (case-1 [0, 3]); each token weighs -log P(word)
+    from spacy_textsan.risk.lm_backends import WordfreqBackend
+    masked_fp = tmp_path / "masked_fp.json"
+    srsly.write_json(masked_fp, {"case-1": [[0, 3], [15, 30], [44, 48], [60, 66]], "case-2": [[16, 24], [39, 52]]})
+    weighted = run("evaluate", FIX / "tab_small.json", "--masked", masked_fp, "--weights", "wordfreq",
+                   "--output", tmp_path / "w.json")
+    assert weighted.exit_code == 0, weighted.output
+    w = srsly.read_json(tmp_path / "w.json")["metrics"]
+    assert w["precision"] == pytest.approx(10 / 11)
+    backend = WordfreqBackend()
+    weight = {t: -backend.span_logprobs(t, [(0, len(t))])[0]
+              for t in ["The", "Mr", "Galip", "Yalman", "1961", "48213", "09", "14", "March", "2009"]}
+    true = sum(weight[t] for t in ["Mr", "Galip", "Yalman", "1961", "Yalman", "48213", "09", "14", "March", "2009"])
+    assert w["weighted_precision"] == pytest.approx(true / (true + weight["The"]))
+    assert w["weighted_precision"] > w["precision"]   # "The" carries little information
 
 
 def test_evaluate_runs_a_pipeline(tmp_path):
