@@ -37,6 +37,8 @@ SPAN_EXTENSIONS = {
     "identifier_type": UNKNOWN,
     # Which detector(s) proposed the span: "ner:<pipeline>:<label>", "rule:<name>", ...
     "source": None,
+    # Knowledge-base entry the span is linked to (wikidata_gazetteer): "Q72", "wn:10008388-n", ...
+    "kb_id": None,
     # Risk scores by measure name, in each measure's own unit, higher = riskier:
     # {"lm": 7.2 (surprisal, nats), "kanon": 0.5 (1 / records sharing the term)};
     # None until a measure ran. Spans a measure finds risky alone also go to
@@ -141,6 +143,7 @@ def span_record(span: Span) -> dict:
         "entity_id": span._.entity_id,
         "identifier_type": span._.identifier_type,
         "source": span._.source,
+        "kb_id": span._.kb_id,
         "risk": span._.risk or {},
         "info_content": span._.info_content,
         "masked": span._.masked,
