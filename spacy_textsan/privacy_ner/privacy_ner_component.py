@@ -251,16 +251,14 @@ class PrivacyNER(Pipe):
                                    if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start:c.end])])
         if self.propagate:
             chosen = resolve_overlaps(chosen + propagate_mentions(doc.text, chosen))
-        spans: List[Span] = []
+        spans: List[tuple] = []  # (span, source)
         seen = set()
         for c in chosen:
             span = doc.char_span(c.start, c.end, label=c.label, alignment_mode="expand")
+            span = _strip_span(span) if span is not None else None
             if span is None or (span.start, span.end) in seen:
                 continue
-            span = _strip_span(span)
-            if span is None or (c.priority != PRIORITY_DENY and self.is_allowed(span.text)):
-                continue
-            if (span.start, span.end) in seen:
+            if c.priority != PRIORITY_DENY and self.is_allowed(span.text):
                 continue
             seen.add((span.start, span.end))
             spans.append((span, c.source))
