@@ -10,6 +10,7 @@ from wasabi import msg
 from tqdm import tqdm
 
 from .about import __version__
+from .cli_util import fail as _fail
 from .extensions import TAB_LABELS
 
 app = typer.Typer(name="textsan", add_completion=False, no_args_is_help=True,
@@ -21,10 +22,6 @@ app.add_typer(kanon_app, name="kanon", help="Background knowledge for kanon_risk
 
 PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
 
-
-def _fail(message: str) -> None:
-    msg.fail(message)
-    raise typer.Exit(code=1)
 
 
 def _read_list_file(path: Path) -> List[str]:

@@ -63,3 +63,13 @@ def test_build_errors(tmp_path):
     res = run(tmp_path / "idx")
     assert res.exit_code != 0 and "either --records" in res.output
     assert not (tmp_path / "idx").exists()
+
+
+def test_error_with_a_long_path_stays_on_one_line(tmp_path):
+    deep = tmp_path / ("a-directory-name-long-enough-to-push-the-message-past-eighty-columns" * 2)
+    deep.mkdir()
+    bad = deep / "bad_row.csv"
+    bad.write_bytes((FIX / "bad_row.csv").read_bytes())
+    res = run(tmp_path / "idx", "--records", bad, "--column", "city")
+    assert res.exit_code == 1
+    assert f"{bad}:3: row has 2 fields, the header has 3" in res.output

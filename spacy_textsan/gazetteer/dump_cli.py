@@ -24,15 +24,12 @@ from wasabi import msg
 
 from .dump_importer import DEFAULT_CLASS_TYPES, SOURCE, DumpFormatError, import_dump, qid_to_int
 from .kb import KB_TYPES
+from ..cli_util import fail as _fail
 
 __all__ = ["import_dump_cmd", "parse_type_pairs"]
 
 _PRESET_HELP = ", ".join(f"{q}={t}" for q, t in DEFAULT_CLASS_TYPES.items())
 
-
-def _fail(message: str) -> None:
-    msg.fail(message)
-    raise typer.Exit(code=1)
 
 
 def parse_type_pairs(pairs: List[str]) -> Dict[str, str]:

@@ -19,6 +19,7 @@ from typing import Iterator, List, Optional
 import typer
 from tqdm import tqdm
 from wasabi import msg
+from ..cli_util import fail as _fail
 
 __all__ = ["kanon_app", "build"]
 
@@ -30,10 +31,6 @@ kanon_app = typer.Typer(name="kanon", add_completion=False, no_args_is_help=True
 def kanon() -> None:
     """k-anonymity background knowledge (inverted index) for kanon_risk."""
 
-
-def _fail(message: str) -> None:
-    msg.fail(message)
-    raise typer.Exit(code=1)
 
 
 def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Iterator[List[str]]:
