@@ -5,6 +5,7 @@ from .extensions import SPANS_KEY, TAB_LABELS
 from .privacy_ner import PrivacyNER, make_privacy_ner
 from .optimizer import MaskAll, MaskOptimizer, make_mask_all, make_mask_optimizer
 from .generalizer import Generalizer, make_generalizer
+from .gazetteer.wikidata_gazetteer import WikidataGazetteer, make_wikidata_gazetteer
 from .risk.kanon_risk import KanonRisk, make_kanon_risk
 from .risk.lm_backends import MaskedLMBackend, WordfreqBackend, token_weighting
 from .risk.lm_risk import LMRisk, make_lm_risk
@@ -18,6 +19,8 @@ __all__ = [
     "PrivacyNER",
     "make_privacy_ner",
     "MaskAll",
+    "WikidataGazetteer",
+    "make_wikidata_gazetteer",
     "make_mask_all",
     "MaskOptimizer",
     "make_mask_optimizer",

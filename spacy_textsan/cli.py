@@ -20,6 +20,10 @@ from .risk.kanon_cli import kanon_app
 
 app.add_typer(kanon_app, name="kanon", help="Background knowledge for kanon_risk (inverted index)")
 
+from .gazetteer.gazetteer_cli import gazetteer_app
+
+app.add_typer(gazetteer_app, name="gazetteer", help="Knowledge base of wikidata_gazetteer (build, import-dump)")
+
 PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
 
 

@@ -39,6 +39,8 @@ SPAN_EXTENSIONS = {
     "source": None,
     # Knowledge-base entry the span is linked to (wikidata_gazetteer): "Q72", "wn:10008388-n", ...
     "kb_id": None,
+    # Its ontology chain, most specific ancestor first: ["national capital", "city in Norway", "city"].
+    "kb_chain": None,
     # Risk scores by measure name, in each measure's own unit, higher = riskier:
     # {"lm": 7.2 (surprisal, nats), "kanon": 0.5 (1 / records sharing the term)};
     # None until a measure ran. Spans a measure finds risky alone also go to
@@ -144,6 +146,7 @@ def span_record(span: Span) -> dict:
         "identifier_type": span._.identifier_type,
         "source": span._.source,
         "kb_id": span._.kb_id,
+        "kb_chain": span._.kb_chain,
         "risk": span._.risk or {},
         "info_content": span._.info_content,
         "masked": span._.masked,

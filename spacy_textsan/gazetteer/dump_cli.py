@@ -31,7 +31,6 @@ __all__ = ["import_dump_cmd", "parse_type_pairs"]
 _PRESET_HELP = ", ".join(f"{q}={t}" for q, t in DEFAULT_CLASS_TYPES.items())
 
 
-
 def parse_type_pairs(pairs: List[str]) -> Dict[str, str]:
     """``["Q515=LOC", ...]`` -> ``{"Q515": "LOC"}``; ValueError on a bad pair."""
     out: Dict[str, str] = {}

@@ -12,11 +12,12 @@ P8225, part of P361). Examples::
 
 Stored with srsly (msgpack) in a directory: ``kb.msgpack`` + ``meta.json``.
 """
+import gc
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import srsly
 
@@ -66,76 +67,147 @@ class KBEntry:
 
 
 class KnowledgeBase:
-    """Entries by id and by normalised surface form."""
+    """Entries by id and by normalised surface form.
+
+    A KB read with :meth:`from_bytes` / :meth:`from_disk` keeps its entries as
+    the raw rows it read and builds a :class:`KBEntry` the first time one is
+    asked for, so that loading a KB of 100k+ entries takes a fraction of a
+    second. Entries are meant to be read, not mutated: use :meth:`add`.
+    """
 
     def __init__(self, entries: Iterable[KBEntry] = ()):
-        self.entries: List[KBEntry] = []
+        self._objs: List[Optional[KBEntry]] = []
+        self._rows: List[Optional[Sequence]] = []
         self._by_id: Dict[str, int] = {}
-        self._by_surface: Dict[str, List[int]] = {}
+        self._by_surface: Dict[str, Sequence[int]] = {}
+        self._uncased: set = set()   # surfaces with a spelling that does not start with a capital
         for entry in entries:
             self.add(entry)
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return len(self._objs)
 
     def __contains__(self, entry_id: str) -> bool:
         return entry_id in self._by_id
+
+    def _entry(self, idx: int) -> KBEntry:
+        obj = self._objs[idx]
+        if obj is None:
+            obj = self._objs[idx] = KBEntry.from_list(list(self._rows[idx]))
+            obj.aliases, obj.chain = list(obj.aliases), list(obj.chain)
+            self._rows[idx] = None
+        return obj
+
+    @property
+    def entries(self) -> List[KBEntry]:
+        """All entries, in insertion order (builds every lazily loaded entry)."""
+        return [self._entry(i) for i in range(len(self._objs))]
+
+    def entry_type(self, idx: int) -> str:
+        """TAB type of the entry at position ``idx``, without building it."""
+        obj = self._objs[idx]
+        return obj.tab_type if obj is not None else self._rows[idx][2]
 
     def add(self, entry: KBEntry) -> KBEntry:
         """Add an entry; an entry with a known id merges its aliases (and
         fills an empty chain/description) into the existing one."""
         if entry.id in self._by_id:
-            old = self.entries[self._by_id[entry.id]]
+            idx = self._by_id[entry.id]
+            old = self._entry(idx)
             known = {normalise_surface(s) for s in old.surfaces}
             for s in entry.surfaces:
                 if normalise_surface(s) not in known:
                     old.aliases.append(s)
                     known.add(normalise_surface(s))
-                    self._index_surface(s, self._by_id[entry.id])
+                    self._index_surface(s, idx)
             old.chain = old.chain or list(entry.chain)
             old.description = old.description or entry.description
             return old
-        idx = len(self.entries)
-        self.entries.append(entry)
+        idx = len(self._objs)
+        self._objs.append(entry)
+        self._rows.append(None)
         self._by_id[entry.id] = idx
-        for s in entry.surfaces:
-            self._index_surface(s, idx)
+        for s in [entry.label, *entry.aliases]:
+            if s:
+                self._index_surface(s, idx)
         return entry
 
     def _index_surface(self, surface: str, idx: int) -> None:
-        ids = self._by_surface.setdefault(normalise_surface(surface), [])
+        norm = normalise_surface(surface)
+        ids = self._by_surface.get(norm, ())
         if idx not in ids:
-            ids.append(idx)
+            self._by_surface[norm] = [*ids, idx]
+        if not surface[:1].isupper():
+            self._uncased.add(norm)
+
+    def is_cased(self, norm: str) -> bool:
+        """Every spelling of the normalised surface starts with a capital letter
+        (``Oslo``, ``Turkish``): a matcher may require one in the text."""
+        return norm in self._by_surface and norm not in self._uncased
 
     def get(self, entry_id: str) -> Optional[KBEntry]:
         idx = self._by_id.get(entry_id)
-        return None if idx is None else self.entries[idx]
+        return None if idx is None else self._entry(idx)
 
     def lookup(self, surface: str) -> List[KBEntry]:
         """Entries with this surface form (normalised), in insertion order."""
-        return [self.entries[i] for i in self._by_surface.get(normalise_surface(surface), [])]
+        return [self._entry(i) for i in self._by_surface.get(normalise_surface(surface), ())]
+
+    def surface_ids(self) -> Iterator[Tuple[str, Sequence[int]]]:
+        """(normalised surface, entry positions) pairs; see :meth:`entry_type`."""
+        return iter(self._by_surface.items())
 
     def surfaces(self) -> Iterator[Tuple[str, List[KBEntry]]]:
         """(normalised surface, entries) pairs, for building a matcher."""
         for surface, ids in self._by_surface.items():
-            yield surface, [self.entries[i] for i in ids]
+            yield surface, [self._entry(i) for i in ids]
 
     def stats(self) -> Dict[str, int]:
         counts = {t: 0 for t in KB_TYPES}
-        for e in self.entries:
-            counts[e.tab_type] += 1
+        for i in range(len(self._objs)):
+            counts[self.entry_type(i)] += 1
         return counts
 
     # -- serialisation -----------------------------------------------------------
     def to_bytes(self) -> bytes:
-        return srsly.msgpack_dumps({"version": KB_VERSION, "entries": [e.to_list() for e in self.entries]})
+        """Entries plus the surface index, so that loading does not normalise again."""
+        rows = [self._rows[i] if self._objs[i] is None else self._objs[i].to_list() for i in range(len(self))]
+        return srsly.msgpack_dumps({"version": KB_VERSION, "entries": rows,
+                                    "surfaces": self._by_surface, "uncased": sorted(self._uncased)})
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "KnowledgeBase":
-        msg = srsly.msgpack_loads(data)
+        # Hundreds of thousands of small objects: the cyclic GC would rescan the
+        # growing heap many times over; nothing here is cyclic.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return cls._from_msg(srsly.msgpack_loads(data, use_list=False))
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    @classmethod
+    def _from_msg(cls, msg) -> "KnowledgeBase":
         if not isinstance(msg, dict) or msg.get("version") != KB_VERSION:
             raise ValueError(f"not a spacy-textsan knowledge base of version {KB_VERSION}")
-        return cls(KBEntry.from_list(list(row)) for row in msg["entries"])
+        rows = msg.get("entries")
+        if not isinstance(rows, (list, tuple)) or any(not isinstance(r, (list, tuple)) or len(r) != 7 for r in rows):
+            raise ValueError("knowledge base entries must be rows of 7 fields")
+        if "surfaces" not in msg:           # written without the index: rebuild it
+            return cls(KBEntry.from_list(list(r)) for r in rows)
+        kb = cls()
+        kb._rows = list(rows)
+        kb._objs = [None] * len(rows)
+        kb._by_id = {r[0]: i for i, r in enumerate(rows)}
+        kb._by_surface = dict(msg["surfaces"])
+        kb._uncased = set(msg.get("uncased", ()))
+        bad_type = next((r for r in rows if r[2] not in KB_TYPES), None)
+        if bad_type is not None:
+            raise ValueError(f"KB entry {bad_type[0]}: tab_type {bad_type[2]!r} is not one of {KB_TYPES}")
+        if len(kb._by_id) != len(rows) or any(i >= len(rows) for ids in kb._by_surface.values() for i in ids):
+            raise ValueError("knowledge base index is inconsistent with its entries")
+        return kb
 
     def to_disk(self, path: Union[str, Path], meta: Optional[dict] = None) -> None:
         path = Path(path)

@@ -73,10 +73,15 @@ def word_boundaries(text: str) -> Tuple[List[int], List[int]]:
     return starts, ends
 
 
-def find_contained(norm: str, kb: KnowledgeBase,
-                   min_chars: int = MIN_CONTAINED_CHARS) -> Optional[Tuple[str, KBEntry]]:
+def _of_type(entries: List[KBEntry], tab_type: Optional[str]) -> List[KBEntry]:
+    return entries if tab_type is None else [e for e in entries if e.tab_type == tab_type]
+
+
+def find_contained(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_CHARS,
+                   tab_type: Optional[str] = None) -> Optional[Tuple[str, KBEntry]]:
     """The longest KB surface occurring in the normalised span ``norm`` as whole
-    words (not the whole span), with its first entry; earlier occurrence wins ties."""
+    words (not the whole span), with its first entry (of ``tab_type`` when
+    given); earlier occurrence wins ties."""
     starts, ends = word_boundaries(norm)
     best: Optional[Tuple[int, int, str, KBEntry]] = None  # (-length, start, surface, entry)
     for s in starts:
@@ -86,7 +91,7 @@ def find_contained(norm: str, kb: KnowledgeBase,
                 continue
             if best is not None and (-length, s) >= best[:2]:
                 continue
-            entries = kb.lookup(norm[s:e])
+            entries = _of_type(kb.lookup(norm[s:e]), tab_type)
             if entries:
                 best = (-length, s, norm[s:e], entries[0])
     return None if best is None else (best[2], best[3])
@@ -110,17 +115,18 @@ class FuzzyIndex:
     def __init__(self, kb: KnowledgeBase):
         self.n_surfaces = 0
         self._buckets: Dict[int, Tuple[List[str], List[int]]] = {}
-        self._entries: List[KBEntry] = []
+        self._entries: List[List[KBEntry]] = []
         for order, (surface, entries) in enumerate(kb.surfaces()):
             surfaces, orders = self._buckets.setdefault(len(surface), ([], []))
             surfaces.append(surface)
             orders.append(order)
-            self._entries.append(entries[0])
+            self._entries.append(entries)
             self.n_surfaces += 1
 
-    def best(self, norm: str, max_dist: int) -> Optional[Tuple[str, KBEntry, int]]:
+    def best(self, norm: str, max_dist: int, tab_type: Optional[str] = None) -> Optional[Tuple[str, KBEntry, int]]:
         """(surface, entry, distance) closest to ``norm`` within ``max_dist``
-        (inclusive); ties go to the surface added to the KB first."""
+        (inclusive); ties go to the surface added to the KB first. With
+        ``tab_type``, the closest surface must have an entry of that type."""
         if max_dist < 1:
             return None
         found: Optional[Tuple[int, int, str]] = None  # (distance, order, surface)
@@ -139,7 +145,8 @@ class FuzzyIndex:
                 found = key
         if found is None:
             return None
-        return found[2], self._entries[found[1]], found[0]
+        entries = _of_type(self._entries[found[1]], tab_type)
+        return (found[2], entries[0], found[0]) if entries else None
 
 
 _INDEXES: "weakref.WeakKeyDictionary[KnowledgeBase, Tuple[int, FuzzyIndex]]" = weakref.WeakKeyDictionary()
@@ -164,20 +171,24 @@ def _surface_count(kb: KnowledgeBase) -> int:
 # The linking order
 # --------------------------------------------------------------------------- #
 
-def link_surface(surface: str, kb: KnowledgeBase, client=None, max_edit_ratio: float = 0.15) -> LinkResult:
+def link_surface(surface: str, kb: KnowledgeBase, client=None, max_edit_ratio: float = 0.15,
+                 tab_type: Optional[str] = None) -> LinkResult:
     """Link ``surface`` to an entry: exact -> contained -> fuzzy -> live
     (``client.lookup``, when a client is given) -> none. A failed live lookup
-    gives ``LinkResult(None, "none", error="wikidata lookup failed: ...")``."""
+    gives ``LinkResult(None, "none", error="wikidata lookup failed: ...")``.
+    With ``tab_type`` the KB steps only link to entries of that TAB type (an
+    ORG span is not linked to the nationality its name contains); the live
+    step, whose type is inferred from Wikidata's classes, is not filtered."""
     norm = normalise_surface(surface or "")
     if not norm:
         return LinkResult(None, NONE)
-    entries = kb.lookup(norm)
+    entries = _of_type(kb.lookup(norm), tab_type)
     if entries:
         return LinkResult(entries[0], EXACT, matched=norm)
-    contained = find_contained(norm, kb)
+    contained = find_contained(norm, kb, tab_type=tab_type)
     if contained is not None:
         return LinkResult(contained[1], CONTAINED, matched=contained[0])
-    near = fuzzy_index(kb).best(norm, max_distance(len(norm), max_edit_ratio))
+    near = fuzzy_index(kb).best(norm, max_distance(len(norm), max_edit_ratio), tab_type)
     if near is not None:
         return LinkResult(near[1], FUZZY, matched=near[0])
     if client is None:

@@ -1,0 +1,98 @@
+"""Matching knowledge-base surface forms in a tokenized text.
+
+A dictionary matcher over token sequences, so that a knowledge base of
+100k+ surface forms is ready as soon as it is loaded (spaCy's PhraseMatcher
+would tokenize every pattern first: seconds for such a KB).
+
+For every token the matcher builds the normalised text of the token
+sequences starting there (tokens joined by their own whitespace,
+:func:`~.kb.normalise_surface`), one token longer at a time, and looks each up
+in the surface dictionary. A token is only tried as a start when its first
+word starts some surface, and the extension stops at the longest surface
+with that first word, so the cost per document is O(n · t) dictionary
+lookups for n tokens and t ≤ ``max_tokens`` tokens per surface, most tokens
+costing one set lookup.
+
+Case: a surface whose every spelling in the KB starts with a capital letter
+(``Turkish``, ``Oslo``) only matches a text that starts with a capital, so
+that ``turkish delight`` in lower case or the noun ``bath`` do not match;
+lower-case surfaces (``lawyer``) match in any case.
+"""
+import re
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from .kb import KBEntry, KnowledgeBase, normalise_surface
+
+__all__ = ["SurfaceMatcher", "Match", "longest_non_overlapping"]
+
+_FIRST_WORD = re.compile(r"\w+|[^\w\s]")
+
+#: (start token, end token, entries of the surface, normalised surface)
+Match = Tuple[int, int, List[KBEntry], str]
+
+
+def _first_word(norm: str) -> str:
+    m = _FIRST_WORD.search(norm)
+    return m.group(0) if m else ""
+
+
+class SurfaceMatcher:
+    def __init__(self, kb: KnowledgeBase, *, types: Optional[Iterable[str]] = None, max_tokens: int = 8):
+        self.kb = kb
+        self.max_tokens = max_tokens
+        allowed = set(types) if types is not None else None
+        self._ids: Dict[str, Sequence[int]] = {}     # surface -> KB positions of the entries kept
+        self._cased: Dict[str, bool] = {}
+        self._max_len: Dict[str, int] = {}
+        for norm, ids in kb.surface_ids():
+            if allowed is not None:
+                ids = [i for i in ids if kb.entry_type(i) in allowed]
+            if not norm or not ids:
+                continue
+            self._ids[norm] = ids
+            self._cased[norm] = kb.is_cased(norm)
+            fw = _first_word(norm)
+            self._max_len[fw] = max(self._max_len.get(fw, 0), len(norm))
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def match_tokens(self, words: Sequence[str], spaces: Sequence[bool]) -> List[Match]:
+        """All matches (overlapping ones included) in a token sequence given as
+        its texts and whether each is followed by a space."""
+        norms = [normalise_surface(w) for w in words]
+        out: List[Match] = []
+        n = len(words)
+        for i in range(n):
+            limit = self._max_len.get(_first_word(norms[i])) if norms[i] else None
+            if limit is None:
+                continue
+            starts_upper = words[i][:1].isupper()
+            key = norms[i]
+            for j in range(i, min(n, i + self.max_tokens)):
+                if j > i:
+                    if not norms[j]:
+                        break                      # a whitespace token: no match across line breaks
+                    key = key + (" " if spaces[j - 1] else "") + norms[j]
+                if len(key) > limit:
+                    break
+                ids = self._ids.get(key)
+                if ids is not None and (starts_upper or not self._cased[key]):
+                    out.append((i, j + 1, [self.kb._entry(k) for k in ids], key))
+        return out
+
+    def __call__(self, doc) -> List[Match]:
+        return self.match_tokens([t.text for t in doc], [bool(t.whitespace_) for t in doc])
+
+
+def longest_non_overlapping(matches: Iterable[Match]) -> List[Match]:
+    """Longest first, then leftmost; a match overlapping a chosen one is
+    dropped. Returned in text order."""
+    chosen: List[Match] = []
+    taken = set()
+    for m in sorted(matches, key=lambda m: (m[0] - m[1], m[0])):
+        if any(t in taken for t in range(m[0], m[1])):
+            continue
+        chosen.append(m)
+        taken.update(range(m[0], m[1]))
+    return sorted(chosen, key=lambda m: m[0])

