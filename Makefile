@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow evaluate clean
+.PHONY: demo test test-slow evaluate gazetteer clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ test-slow: $(STAMP)
 evaluate: $(STAMP)
 	$(VENV)/bin/textsan evaluate ../shared/data/tab/dev.json --output benchmarks/results/zero_shot_dev.json
 	$(VENV)/bin/textsan evaluate ../shared/data/tab/train.json --output benchmarks/results/zero_shot_train.json
+
+# the offline knowledge base of wikidata_gazetteer (~/.cache/spacy_textsan/kb_offline or $TEXTSAN_KB)
+gazetteer: $(STAMP)
+	$(VENV)/bin/textsan gazetteer build
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

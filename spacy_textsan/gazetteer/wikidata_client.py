@@ -45,7 +45,7 @@ Registered for configs::
 
     [components.wikidata_gazetteer.client]
     @misc = "spacy_textsan.wikidata_client.v1"
-    cache_path = "~/.cache/spacy-textsan/wikidata.sqlite3"
+    cache_path = "~/.cache/spacy_textsan/wikidata.sqlite3"
 """
 import json
 import math
