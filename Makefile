@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow evaluate gazetteer clean
+.PHONY: demo test test-slow evaluate gazetteer train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,5 +35,9 @@ evaluate: $(STAMP)
 gazetteer: $(STAMP)
 	$(VENV)/bin/textsan gazetteer build
 
+# the training workflow of project.yml: convert, train-ner, train-risk, assemble, evaluate-trained, package
+train: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m spacy project run train
+
 clean:
-	rm -rf $(VENV) out build *.egg-info
+	rm -rf $(VENV) out build *.egg-info corpus training packages

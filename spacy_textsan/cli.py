@@ -24,6 +24,12 @@ from .gazetteer.gazetteer_cli import gazetteer_app
 
 app.add_typer(gazetteer_app, name="gazetteer", help="Knowledge base of wikidata_gazetteer (build, import-dump)")
 
+from .training.convert import convert_cmd
+from .training.silver import silver_cmd
+
+app.command("convert")(convert_cmd)
+app.command("silver")(silver_cmd)
+
 PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
 
 

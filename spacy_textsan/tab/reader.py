@@ -31,6 +31,7 @@ from ..extensions import DIRECT, NO_MASK, QUASI
 
 #: The identifier types allowed in a TAB gold file.
 TAB_IDENTIFIER_TYPES = (DIRECT, QUASI, NO_MASK)
+UNKNOWN_IDENTIFIER = "UNKNOWN"   # mentions-only files (read_tab(..., mentions_only=True))
 
 #: Prefix of the span groups that hold the gold mentions (one group per annotator).
 GOLD_SPANS_PREFIX = "tab_gold_"
@@ -69,8 +70,13 @@ class TabDocument:
     annotations: Dict[str, List[GoldMention]] = field(default_factory=dict)
 
 
-def read_tab(path: Union[str, Path]) -> List[TabDocument]:
+def read_tab(path: Union[str, Path], mentions_only: bool = False) -> List[TabDocument]:
     """Read and validate a TAB JSON file.
+
+    ``mentions_only=True`` accepts files whose mentions have no identifier
+    type and no entity id (``dev127_mentions_only.json``): the identifier type
+    becomes ``UNKNOWN`` and every mention its own entity. Such files are
+    training material for detection, not gold for masking metrics.
 
     Raises :class:`TabFormatError` for an empty file, bytes that are not UTF-8
     (with the byte offset), invalid JSON (with line and column) and structural
@@ -94,10 +100,10 @@ def read_tab(path: Union[str, Path]) -> List[TabDocument]:
         raise TabFormatError(
             f"{source}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}"
         ) from None
-    return parse_tab(obj, source=source)
+    return parse_tab(obj, source=source, mentions_only=mentions_only)
 
 
-def parse_tab(obj: Any, source: str = "<tab>") -> List[TabDocument]:
+def parse_tab(obj: Any, source: str = "<tab>", mentions_only: bool = False) -> List[TabDocument]:
     """Validate already-loaded TAB JSON and convert it to :class:`TabDocument` objects.
 
     Checks that the top level is a list; that every document has a unique
@@ -116,7 +122,7 @@ def parse_tab(obj: Any, source: str = "<tab>") -> List[TabDocument]:
     docs: List[TabDocument] = []
     seen_ids: Dict[str, int] = {}
     for index, raw in enumerate(obj):
-        doc = _parse_document(raw, index, source)
+        doc = _parse_document(raw, index, source, mentions_only)
         if doc.doc_id in seen_ids:
             raise TabFormatError(
                 f"{source}: document {index} (doc_id {doc.doc_id}): duplicate doc_id "
@@ -127,7 +133,7 @@ def parse_tab(obj: Any, source: str = "<tab>") -> List[TabDocument]:
     return docs
 
 
-def _parse_document(raw: Any, index: int, source: str) -> TabDocument:
+def _parse_document(raw: Any, index: int, source: str, mentions_only: bool = False) -> TabDocument:
     """Validate one document (``index`` is its position in the file)."""
     where = f"{source}: document {index}"
     if not isinstance(raw, dict):
@@ -165,7 +171,11 @@ def _parse_document(raw: Any, index: int, source: str) -> TabDocument:
         mentions = []
         for m_index, raw_mention in enumerate(raw_ann["entity_mentions"]):
             m_where = f"{where}, {annotator} mention {m_index}"
-            mention = _parse_mention(raw_mention, text, annotator, m_where)
+            if mentions_only and isinstance(raw_mention, dict):
+                raw_mention = {**raw_mention,
+                               "entity_id": raw_mention.get("entity_id") or f"{annotator}_m{m_index}",
+                               "identifier_type": raw_mention.get("identifier_type") or UNKNOWN_IDENTIFIER}
+            mention = _parse_mention(raw_mention, text, annotator, m_where, mentions_only)
             owner = entity_owner.setdefault(mention.entity_id, annotator)
             if owner != annotator:
                 raise TabFormatError(
@@ -183,7 +193,7 @@ def _parse_document(raw: Any, index: int, source: str) -> TabDocument:
     )
 
 
-def _parse_mention(raw: Any, text: str, annotator: str, where: str) -> GoldMention:
+def _parse_mention(raw: Any, text: str, annotator: str, where: str, mentions_only: bool = False) -> GoldMention:
     """Validate one mention (``where`` locates it in error messages)."""
     if not isinstance(raw, dict):
         raise TabFormatError(f"{where}: must be an object, got {type(raw).__name__}")
@@ -191,7 +201,7 @@ def _parse_mention(raw: Any, text: str, annotator: str, where: str) -> GoldMenti
         if not isinstance(raw.get(key), str):
             raise TabFormatError(f"{where}: missing or non-string {key!r}")
     identifier_type = raw.get("identifier_type")
-    if identifier_type not in TAB_IDENTIFIER_TYPES:
+    if identifier_type not in TAB_IDENTIFIER_TYPES and not (mentions_only and identifier_type == UNKNOWN_IDENTIFIER):
         raise TabFormatError(
             f"{where}: identifier_type {identifier_type!r} not in "
             f"{', '.join(TAB_IDENTIFIER_TYPES)}"

@@ -1,0 +1,58 @@
+"""Install a pipeline made by ``python -m spacy package`` in a clean virtual
+environment (with spacy-textsan from this checkout) and sanitize a sentence.
+
+    python scripts/check_package.py packages/en_textsan_trained-0.1.0 [--venv /tmp/venv]
+
+Exits non-zero when the install, the import or the sanitization fails.
+"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SENTENCE = "Mr Galip Yalman, a lawyer in Ankara, lodged application no. 48213/09 on 14 March 2009."
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("package_dir", type=Path, help="packages/<lang>_<name>-<version> (made by spacy package)")
+    ap.add_argument("--venv", type=Path, default=None, help="where to create the venv (default: a temp folder)")
+    args = ap.parse_args()
+    dists = sorted((args.package_dir / "dist").glob("*.tar.gz")) + sorted((args.package_dir / "dist").glob("*.whl"))
+    if not dists:
+        print(f"{args.package_dir}/dist holds no sdist or wheel (run spacy package with --build sdist)")
+        return 1
+    meta = json.loads((args.package_dir / "meta.json").read_text()) if (args.package_dir / "meta.json").exists() \
+        else {}
+    name = f"{meta.get('lang', 'en')}_{meta.get('name', '')}" if meta else dists[-1].name.split("-")[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        env_dir = args.venv or Path(tmp) / "venv"
+        venv.create(env_dir, with_pip=True)
+        py = str(env_dir / "bin" / "python")
+        steps = [[py, "-m", "pip", "install", "-q", str(ROOT)],
+                 [py, "-m", "pip", "install", "-q", str(dists[-1])]]
+        for cmd in steps:
+            print("$", " ".join(cmd), flush=True)
+            if subprocess.run(cmd).returncode != 0:
+                return 1
+        code = ("import spacy, json; nlp = spacy.load(%r); doc = nlp(%r); "
+                "print(json.dumps({'pipeline': nlp.pipe_names, 'sanitized': doc._.sanitized_text}))"
+                % (name, SENTENCE))
+        out = subprocess.run([py, "-c", code], capture_output=True, text=True)
+        print(out.stdout or out.stderr)
+        if out.returncode != 0:
+            return 1
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        if "Galip" in result["sanitized"] or "48213/09" in result["sanitized"]:
+            print("the packaged pipeline left a direct identifier in clear")
+            return 1
+    print(f"OK: {name} installs and sanitizes in a clean venv")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

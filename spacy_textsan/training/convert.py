@@ -1,0 +1,127 @@
+"""TAB JSON → spaCy training data (``.spacy`` DocBins).
+
+Every Doc carries the gold of one annotator in two forms:
+
+* ``doc.ents``: the mentions to learn to detect (by default all of them; with
+  ``identifiers=("DIRECT", "QUASI")`` only those to mask), label = TAB entity
+  type. Overlapping mentions keep the longest (:func:`spacy.util.filter_spans`).
+* ``doc.spans["textsan_gold"]``: every mention, ``label_`` = entity type,
+  ``id_`` = identifier type (DIRECT / QUASI / NO_MASK, or UNKNOWN for a
+  mentions-only file), ``kb_id_`` = entity id: the targets of the
+  supervised risk classifier.
+
+With ``annotator="all"`` a document annotated by several annotators becomes
+one Doc per annotator (spaCy's usual way to train on disagreeing
+annotations); ``"first"`` takes the first annotator, any other value that
+annotator only (documents without it are skipped).
+"""
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Union
+
+import typer
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin, Span
+from spacy.util import filter_spans
+
+from ..tab.reader import DOC_ID_KEY, TabDocument, read_tab
+
+__all__ = ["GOLD_KEY", "ANNOTATOR_KEY", "tab_to_training_docs", "convert_tab", "docbin_stats", "convert_cmd"]
+
+GOLD_KEY = "textsan_gold"
+ANNOTATOR_KEY = "tab_annotator"
+ALL_IDENTIFIERS = ("DIRECT", "QUASI", "NO_MASK", "UNKNOWN")
+
+
+def _annotators(tab_doc: TabDocument, annotator: str) -> List[str]:
+    names = list(tab_doc.annotations)
+    if annotator == "all":
+        return names
+    if annotator == "first":
+        return names[:1]
+    return [annotator] if annotator in tab_doc.annotations else []
+
+
+def tab_to_training_docs(nlp: Language, tab_docs: Iterable[TabDocument], *, annotator: str = "all",
+                         identifiers: Sequence[str] = ALL_IDENTIFIERS,
+                         exclude_ids: Iterable[str] = ()) -> Iterator[Doc]:
+    """Docs with gold entities and the ``textsan_gold`` span group (see the module doc)."""
+    excluded = set(exclude_ids)
+    keep = set(identifiers)
+    for tab_doc in tab_docs:
+        if tab_doc.doc_id in excluded:
+            continue
+        for name in _annotators(tab_doc, annotator):
+            doc = nlp.make_doc(tab_doc.text)
+            doc.user_data[DOC_ID_KEY] = tab_doc.doc_id
+            doc.user_data[ANNOTATOR_KEY] = name
+            spans: List[Span] = []
+            for m in tab_doc.annotations[name]:
+                span = doc.char_span(m.start, m.end, label=m.entity_type, kb_id=m.entity_id,
+                                     span_id=m.identifier_type, alignment_mode="expand")
+                if span is not None and len(span):
+                    spans.append(span)
+            doc.spans[GOLD_KEY] = spans
+            doc.ents = filter_spans([s for s in spans if s.id_ in keep])
+            yield doc
+
+
+def convert_tab(nlp: Language, paths: Sequence[Union[str, Path]], output: Union[str, Path], *,
+                annotator: str = "all", identifiers: Sequence[str] = ALL_IDENTIFIERS,
+                exclude_ids: Iterable[str] = (), mentions_only: bool = False) -> Dict[str, int]:
+    """Convert TAB files into one DocBin at ``output``; returns counts."""
+    db = DocBin(store_user_data=True)
+    exclude_ids = set(exclude_ids)
+    for path in paths:
+        tab_docs = read_tab(path, mentions_only=mentions_only)
+        for doc in tab_to_training_docs(nlp, tab_docs, annotator=annotator, identifiers=identifiers,
+                                        exclude_ids=exclude_ids):
+            db.add(doc)
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    db.to_disk(output)
+    return docbin_stats(list(db.get_docs(nlp.vocab)))
+
+
+def docbin_stats(docs: Sequence[Doc]) -> Dict[str, int]:
+    """Docs, tokens, entities and gold mentions (by identifier type)."""
+    stats = {"docs": len(docs), "tokens": sum(len(d) for d in docs), "ents": sum(len(d.ents) for d in docs),
+             "mentions": sum(len(d.spans.get(GOLD_KEY, [])) for d in docs)}
+    for doc in docs:
+        for span in doc.spans.get(GOLD_KEY, []):
+            stats[f"mentions_{span.id_}"] = stats.get(f"mentions_{span.id_}", 0) + 1
+    return stats
+
+
+def convert_cmd(
+    inputs: List[Path] = typer.Argument(..., help="TAB JSON file(s)"),
+    output: Path = typer.Option(..., "--output", "-o", help="DocBin to write (.spacy)"),
+    annotator: str = typer.Option("all", "--annotator", help="all (one Doc per annotator), first, or a name"),
+    identifiers: str = typer.Option("DIRECT,QUASI,NO_MASK,UNKNOWN", "--identifiers",
+                                    help="Identifier types whose mentions become doc.ents (e.g. DIRECT,QUASI)"),
+    exclude_docs: List[Path] = typer.Option([], "--exclude-docs",
+                                            help="TAB file(s) whose doc_ids are left out (e.g. dev.json)"),
+    mentions_only: bool = typer.Option(False, "--mentions-only",
+                                       help="Mentions without identifier type / entity id (dev127_mentions_only)"),
+    lang: str = typer.Option("en", "--lang", help="Language of the tokenizer"),
+) -> None:
+    """Convert TAB JSON to a .spacy DocBin: gold entities + the textsan_gold span group."""
+    import spacy
+    from wasabi import msg
+
+    from ..cli_util import fail
+    from ..tab.reader import TabFormatError
+
+    idents = tuple(i.strip() for i in identifiers.split(",") if i.strip())
+    bad = [i for i in idents if i not in ALL_IDENTIFIERS]
+    if bad or not idents:
+        fail(f"--identifiers takes {', '.join(ALL_IDENTIFIERS)}, not {identifiers!r}")
+    try:
+        exclude_ids = {d.doc_id for p in exclude_docs for d in read_tab(p, mentions_only=True)}
+        stats = convert_tab(spacy.blank(lang), inputs, output, annotator=annotator, identifiers=idents,
+                            exclude_ids=exclude_ids, mentions_only=mentions_only)
+    except TabFormatError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"{e.filename}: {e.strerror}")
+    msg.good(f"wrote {output}: {stats['docs']} docs, {stats['tokens']} tokens, {stats['ents']} entities, "
+             f"{stats['mentions']} mentions")

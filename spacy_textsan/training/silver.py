@@ -1,0 +1,137 @@
+"""Silver training data: unlabeled documents annotated by a sanitization pipeline.
+
+Seed 003 trains its privacy-enhanced NER on silver data (generic NER +
+gazetteer) and seed 002 bootstraps labels by k-anonymity masking. Here any
+pipeline does the labelling (default: zero-shot privacy_ner + gazetteer +
+kanon_risk + optimizer, ``spacy_textsan/configs/silver.cfg``): every span it
+*masks* becomes a gold entity of the silver Doc (label = TAB type), every
+candidate goes to ``doc.spans["textsan_gold"]`` with ``id_`` = its identifier
+type (``QUASI`` when masked without one, ``NO_MASK`` when kept), so that the
+silver DocBin trains ``privacy_ner`` and ``supervised_risk`` like a converted
+TAB file does.
+
+A document whose labelling fails is left out (and counted), never written
+with partial labels.
+"""
+import logging
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import typer
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin, Span
+from spacy.util import filter_spans
+
+from ..extensions import DIRECT, NO_MASK, QUASI, SPANS_KEY, UNKNOWN, get_candidates
+from .convert import GOLD_KEY
+
+logger = logging.getLogger("spacy_textsan")
+
+__all__ = ["silver_doc", "annotate_silver", "silver_cmd"]
+
+SOURCE_KEY = "silver_source"
+
+
+def silver_doc(doc: Doc, spans_key: str = SPANS_KEY, source: str = "") -> Doc:
+    """A training Doc (own vocab-compatible copy) from a processed one: masked
+    candidates as entities, all candidates in ``textsan_gold``."""
+    out = Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc])
+    gold: List[Span] = []
+    for span in get_candidates(doc, spans_key):
+        masked = span._.masked is not False           # undecided counts as masked (fail closed)
+        ident = span._.identifier_type or UNKNOWN
+        if masked and ident in (UNKNOWN, NO_MASK):
+            ident = QUASI
+        if not masked:
+            ident = NO_MASK
+        gold.append(Span(out, span.start, span.end, label=span.label_, kb_id=span._.entity_id or "",
+                         span_id=ident))
+    out.spans[GOLD_KEY] = gold
+    out.ents = filter_spans([s for s in gold if s.id_ in (DIRECT, QUASI)])
+    if source:
+        out.user_data[SOURCE_KEY] = source
+    return out
+
+
+def annotate_silver(nlp: Language, texts: Iterable[Tuple[str, str]], *, spans_key: str = SPANS_KEY,
+                    batch_size: int = 8) -> Iterator[Tuple[str, Optional[Doc], Optional[str]]]:
+    """``(source, text)`` pairs → ``(source, silver Doc or None, error or None)``, in order."""
+    items = list(texts)
+    for start in range(0, len(items), batch_size):
+        batch = items[start:start + batch_size]
+        try:
+            docs = list(nlp.pipe([t for _, t in batch]))
+        except Exception:                                  # one bad document must not sink the batch
+            docs = []
+            for source, text in batch:
+                try:
+                    docs.append(nlp(text))
+                except Exception as e:                     # noqa: BLE001 - reported per document
+                    logger.warning("silver: %s failed: %s", source, e)
+                    docs.append(e)
+        for (source, _), doc in zip(batch, docs):
+            if isinstance(doc, Exception) or (isinstance(doc, Doc) and doc._.sanitize_errors):
+                err = str(doc) if isinstance(doc, Exception) else "; ".join(doc._.sanitize_errors)
+                yield source, None, err
+            else:
+                yield source, silver_doc(doc, spans_key, source), None
+
+
+def _texts(paths: Sequence[Path], field: Optional[str], columns: Sequence[str],
+           exclude_ids: Iterable[str] = ()) -> Iterator[Tuple[str, str]]:
+    from ..io import read_input
+    excluded = set(exclude_ids)
+    for path in paths:
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for f in files:
+            input_file = read_input(f, columns=columns or None, field=field)
+            for record in input_file.records:
+                if record.doc_id in excluded:
+                    continue
+                for name, text in record.texts.items():
+                    if text.strip():
+                        yield f"{record.doc_id}:{name}", text
+
+
+def silver_cmd(
+    inputs: List[Path] = typer.Argument(..., help="Unlabeled documents: files (TXT, CSV, JSONL, TAB JSON) or folders"),
+    output: Path = typer.Option(..., "--output", "-o", help="Silver DocBin to write (.spacy)"),
+    pipeline: Optional[str] = typer.Option(None, "--pipeline", help="Labelling pipeline (default: configs/silver.cfg)"),
+    field: Optional[str] = typer.Option(None, "--field", help="JSONL field with the text"),
+    column: List[str] = typer.Option([], "--column", help="CSV column with the text (repeatable)"),
+    setting: List[str] = typer.Option([], "--set", help="Config override section.key=value"),
+    exclude_docs: List[Path] = typer.Option([], "--exclude-docs",
+                                            help="TAB file(s) whose doc_ids are left out (e.g. the dev set)"),
+) -> None:
+    """Label unlabeled documents with a sanitization pipeline into a silver DocBin."""
+    from tqdm import tqdm
+    from wasabi import msg
+
+    from ..cli import parse_settings
+    from ..cli_util import fail
+    from ..io import InputError
+    from ..pipeline import load_pipeline
+    from ..tab.reader import TabFormatError, read_tab
+
+    default = Path(__file__).resolve().parent.parent / "configs" / "silver.cfg"
+    try:
+        nlp = load_pipeline(pipeline or str(default), parse_settings(setting))
+        exclude_ids = {d.doc_id for p in exclude_docs for d in read_tab(p, mentions_only=True)}
+        texts = list(_texts(inputs, field, column, exclude_ids))
+    except (InputError, TabFormatError) as e:
+        fail(str(e))
+    except (OSError, ValueError) as e:
+        fail(f"cannot load the labelling pipeline: {e}")
+    if not texts:
+        fail(f"no text found in {', '.join(map(str, inputs))}")
+    db = DocBin(store_user_data=True)
+    failed = 0
+    for source, doc, err in tqdm(annotate_silver(nlp, texts), total=len(texts), desc="silver", unit="doc"):
+        if doc is None:
+            failed += 1
+            msg.warn(f"{source}: left out ({err})")
+        else:
+            db.add(doc)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    db.to_disk(output)
+    msg.good(f"wrote {output}: {len(db)} silver docs ({failed} left out)")
