@@ -288,3 +288,18 @@ def test_silver_cli(tmp_path):
     res = runner.invoke(app, ["silver", str(folder / "b.txt"), "-o", str(tmp_path / "e.spacy"),
                               "--pipeline", str(RULES)])
     assert res.exit_code == 1 and "no text found" in res.output
+
+
+def test_project_yml_is_valid():
+    """spacy project can load project.yml (weasel validates it: unique names, workflows of
+    known commands), `train` runs the training workflow, and every config a command trains
+    or assembles from exists."""
+    from weasel.util import load_project_config
+    config = load_project_config(ROOT)
+    commands = {c["name"]: c for c in config["commands"]}
+    assert config["workflows"]["train"] == ["convert", "train-ner", "train-risk", "assemble",
+                                            "evaluate-trained", "package"]
+    assert set(config["workflows"]["all"]) >= set(config["workflows"]["train"]) | {"silver"}
+    for name in ("train-ner", "train-risk", "train-trf", "assemble"):
+        cfgs = [w for line in commands[name]["script"] for w in line.split() if w.endswith(".cfg")]
+        assert cfgs and all((ROOT / c).exists() for c in cfgs), name
