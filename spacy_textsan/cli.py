@@ -27,8 +27,12 @@ app.add_typer(gazetteer_app, name="gazetteer", help="Knowledge base of wikidata_
 from .training.convert import convert_cmd
 from .training.silver import silver_cmd
 
+from .generalizer.mapping_cli import keygen_cmd, restore_cmd
+
 app.command("convert")(convert_cmd)
 app.command("silver")(silver_cmd)
+app.command("keygen")(keygen_cmd)
+app.command("restore")(restore_cmd)
 
 PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
 
@@ -98,6 +102,33 @@ def build_overrides(patterns: List[str], allow_list: Optional[Path], deny_list: 
     return overrides
 
 
+def parse_strategy(value: Optional[str]) -> Dict[str, object]:
+    """``--strategy generalize`` or ``--strategy pseudonym,DATETIME=generalize,CODE=mask``:
+    the default strategy and per-type exceptions, as generalizer overrides."""
+    from .generalizer.generalizer_component import STRATEGIES
+    if not value:
+        return {}
+    default, by_label = None, {}
+    for item in (v.strip() for v in value.split(",") if v.strip()):
+        label, sep, strategy = item.rpartition("=")
+        if sep and label not in TAB_LABELS:
+            raise typer.BadParameter(f"--strategy: {label!r} is not one of {', '.join(TAB_LABELS)}")
+        if strategy not in STRATEGIES:
+            raise typer.BadParameter(f"--strategy: {strategy!r} is not one of {', '.join(STRATEGIES)}")
+        if sep:
+            by_label[label] = strategy
+        elif default is None:
+            default = strategy
+        else:
+            raise typer.BadParameter(f"--strategy names two default strategies: {value!r}")
+    out: Dict[str, object] = {}
+    if default:
+        out["components.generalizer.strategy"] = default
+    if by_label:
+        out["components.generalizer.strategy_by_label"] = by_label
+    return out
+
+
 def _load(pipeline: Optional[str], overrides: Optional[Dict[str, object]] = None):
     from .pipeline import load_pipeline
     try:
@@ -120,6 +151,10 @@ def sanitize(
     allow_list: Optional[Path] = typer.Option(None, "--allow-list", help="File of terms never to mask"),
     deny_list: Optional[Path] = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
     mask_format: Optional[str] = typer.Option(None, "--mask-format", help='Replacement, e.g. "***" or "[{label} {n}]"'),
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="mask, generalize, pseudonym or hash, with per-type exceptions: pseudonym,DATETIME=generalize"),
+    key_file: Optional[Path] = typer.Option(None, "--key-file", help="Secret key file of the hash and pseudonym strategies (default: $TEXTSAN_KEY)"),
+    reversible: bool = typer.Option(False, "--reversible", help="Also write mapping.enc, the encrypted way back (see textsan restore)"),
+    mapping_key_file: Optional[Path] = typer.Option(None, "--mapping-key-file", help="Fernet key file of --reversible (default: $TEXTSAN_MAPPING_KEY; textsan keygen)"),
     on_bad_line: str = typer.Option("error", "--on-bad-line", help="error: stop on a malformed row; skip: report and drop it"),
     settings: List[str] = typer.Option([], "--set", help="Config override section.key=value, e.g. paths.kanon_index=assets/idx (repeatable)"),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
@@ -135,10 +170,19 @@ def sanitize(
         raise typer.BadParameter("--on-bad-line must be 'error' or 'skip'")
     try:
         overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
+        overrides.update(parse_strategy(strategy))
+        if key_file is not None:
+            if not key_file.is_file():
+                raise InputError(key_file, None, "key file not found")
+            overrides["components.generalizer.key_file"] = str(key_file)
         files = [read_input(p, fmt=fmt, columns=columns or None, field=field, encoding=encoding,
                             delimiter=delimiter, on_bad_line=on_bad_line) for p in inputs]
     except InputError as e:
         _fail(str(e))
+    mapping = None
+    if reversible:
+        from .generalizer.mapping_cli import MappingWriter, mapping_key
+        mapping, key = MappingWriter(), mapping_key(mapping_key_file)
     nlp = _load(pipeline, overrides)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -154,12 +198,14 @@ def sanitize(
         jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()]
         texts = (text for _, _, text in jobs)
         sanitized = [dict() for _ in f.records]
+        offset_maps = [dict() for _ in f.records]
         results = sanitize_texts(nlp, texts, batch_size=batch_size, n_process=n_process)
         for (rec, name, _), res in tqdm(zip(jobs, results), total=len(jobs), desc=Path(f.path).name,
                                         unit="doc", leave=False, disable=None):
             n_docs += 1
             failures += not res.ok
             sanitized[rec.index][name] = res.sanitized
+            offset_maps[rec.index][name] = res.offset_map
             if f.fmt == "tab":
                 if rec.doc_id in masked_spans:
                     _fail(f"{f.path}:{rec.line}: doc_id {rec.doc_id} appears twice in the inputs")
@@ -180,7 +226,11 @@ def sanitize(
             _fail(f"{f.path}: {e}")
         for path in written:
             msg.good(f"wrote {path}")
+        if mapping is not None:
+            mapping.add_file(f, written[0], sanitized, [r.texts for r in f.records], offset_maps)
     write_jsonl(out / "report.jsonl", report_rows)
+    if mapping is not None:
+        msg.good(f"wrote {mapping.write(out, key)} (encrypted; `textsan restore` with the key brings the originals back)")
     if masked_spans:
         from .io import write_json
         from .tab import predictions_to_tab, write_masked_spans

@@ -30,6 +30,8 @@ class DocResult:
     decision: Optional[dict] = None
     risky_sets: List[dict] = field(default_factory=list)
     doc: Optional[Doc] = None
+    #: the generalizer's map from the sanitized text back to the original (None: failed document)
+    offset_map: Optional[List[List[int]]] = None
 
     @property
     def n_masked(self) -> int:
@@ -47,6 +49,7 @@ def result_from_doc(doc: Doc, spans_key: str, keep_doc: bool = False) -> DocResu
         decision=doc._.decision_info,
         risky_sets=list(doc._.risky_sets or []),
         doc=doc if keep_doc else None,
+        offset_map=doc._.offset_map,
     )
 
 

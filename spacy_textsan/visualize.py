@@ -27,6 +27,35 @@ def add_display_spans(doc: Doc, spans_key: str = SPANS_KEY) -> Doc:
     return doc
 
 
+def side_by_side(doc: Doc) -> str:
+    """A two-column HTML table, one row per line of the original: the
+    original with its masked stretches marked, and the sanitized line with
+    the replacements marked (from ``doc._.offset_map``)."""
+    text, sanitized = doc.text, doc._.sanitized_text or ""
+    segments = doc._.offset_map or [[0, len(sanitized), 0, len(text)]]
+    left: List[str] = []
+    right: List[str] = []
+    for s_start, s_end, o_start, o_end in segments:
+        original, replacement = text[o_start:o_end], sanitized[s_start:s_end]
+        if original == replacement:
+            left.append(html.escape(original))
+            right.append(html.escape(replacement))
+        else:
+            left.append(f"<del class='orig'>{html.escape(original)}</del>")
+            right.append(f"<ins class='repl'>{html.escape(replacement)}</ins>")
+    left_rows, right_rows = _split_lines("".join(left)), _split_lines("".join(right))
+    if len(left_rows) != len(right_rows):          # a masked span across paragraphs: one row
+        left_rows, right_rows = ["".join(left)], ["".join(right)]
+    rows = zip(left_rows, right_rows)
+    return ("<table class='sbs'><tr><th>original</th><th>sanitized</th></tr>" +
+            "".join(f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in rows) + "</table>")
+
+
+def _split_lines(marked: str) -> List[str]:
+    """Paragraphs of the marked-up text (blank lines separate them)."""
+    return marked.split("\n\n")
+
+
 def render_page(docs: Iterable[Doc], titles: Iterable[str], spans_key: str = SPANS_KEY) -> str:
     """One HTML page: per document its title, the spans with decisions and
     reasons, and the sanitized text."""
@@ -34,7 +63,9 @@ def render_page(docs: Iterable[Doc], titles: Iterable[str], spans_key: str = SPA
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>spacy-textsan</title>"
         "<style>body{font-family:sans-serif;max-width:70em;margin:auto}"
         "pre{white-space:pre-wrap;background:#f6f6f6;padding:1em}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%}</style>"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%;vertical-align:top}"
+        ".sbs td{width:50%;white-space:pre-wrap}del.orig{background:#fdd;text-decoration:none}"
+        "ins.repl{background:#dfd;text-decoration:none}</style>"
         "</head><body><h1>spacy-textsan</h1>"
     ]
     for doc, title in zip(docs, titles):
@@ -49,7 +80,7 @@ def render_page(docs: Iterable[Doc], titles: Iterable[str], spans_key: str = SPA
                 f"<td>{html.escape(str(v))}</td>" for v in (
                     span.text, span.label_, span._.entity_id or "", span._.source or "", decision,
                     span._.replacement or "", "; ".join(span._.reasons or []))) + "</tr>")
-        parts.append("</table><h3>Sanitized text</h3>")
-        parts.append(f"<pre>{html.escape(doc._.sanitized_text or '')}</pre>")
+        parts.append("</table><h3>Original and sanitized, side by side</h3>")
+        parts.append(side_by_side(doc))
     parts.append("</body></html>")
     return "\n".join(parts)

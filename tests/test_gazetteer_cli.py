@@ -7,7 +7,9 @@ import typer
 from typer.testing import CliRunner
 
 from spacy_textsan.gazetteer.gazetteer_cli import gazetteer_app
-from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase
+from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase, normalise_surface
+from spacy_textsan.gazetteer.offline_build import class_entries, read_classes
+from spacy_textsan.gazetteer.wordnet import read_wordnet
 
 FIX = Path(__file__).parent / "fixtures"
 WNDB = FIX / "gazetteer" / "wndb"
@@ -31,6 +33,11 @@ def text(res) -> str:
     return " ".join(res.output.split())
 
 
+def bundled_classes():
+    """The class entries that `gazetteer build` adds (from data/classes.txt) with the fixture WordNet."""
+    return list(class_entries(read_classes(), read_wordnet(WNDB)))
+
+
 def build(out, *extra):
     return run("build", out, "--wordnet", WNDB, "--no-geography", *extra)
 
@@ -38,9 +45,14 @@ def build(out, *extra):
 def test_build_from_fixture_wordnet(tmp_path):
     res = build(tmp_path / "kb", "--exclusions", "none")
     assert res.exit_code == 0, res.output
-    assert f"wrote {tmp_path / 'kb'}: 16 entries, 43 surface forms" in text(res)
+    # 16 WordNet entries (43 surfaces) + the bundled curated classes
+    classes = bundled_classes()
     kb = KnowledgeBase.from_disk(tmp_path / "kb")
-    assert kb.stats() == {"LOC": 0, "ORG": 1, "DEM": 15, "MISC": 0}
+    n_surfaces = sum(1 for _ in kb.surfaces())
+    assert f"wrote {tmp_path / 'kb'}: {16 + len(classes)} entries, {n_surfaces} surface forms" in text(res)
+    assert kb.stats() == {"LOC": 0, "ORG": 1 + sum(e.tab_type == "ORG" for e in classes), "DEM": 15,
+                          "MISC": sum(e.tab_type == "MISC" for e in classes)}
+    assert n_surfaces - 43 == len({normalise_surface(s) for e in classes for s in e.surfaces})
     lawyer = kb.lookup("lawyers")
     assert [(e.label, e.tab_type, e.chain) for e in lawyer] == [("lawyer", "DEM", ["professional"])]
     assert [(e.label, e.chain) for e in kb.lookup("Norwegian")] == [
@@ -50,8 +62,8 @@ def test_build_from_fixture_wordnet(tmp_path):
     # the fixture database is a trimmed WordNet: missing roots are skipped and reported
     assert meta["roots"] == ["person.n.01", "professional.n.01", "ill_health.n.01", "organization.n.01"]
     assert "sick_person.n.01" in meta["missing_roots"] and "person.n.01 skip 'relative'" in meta["missing_roots"]
-    assert (meta["source"], meta["sources"], meta["n_surfaces"], meta["exclusions"]) == (
-        "offline", ["wordnet-wndb"], 43, "none")
+    assert (meta["source"], meta["sources"], meta["n_surfaces"], meta["exclusions"], meta["n_classes"]) == (
+        "offline", ["wordnet-wndb", "textsan-classes"], n_surfaces, "none", len(classes))
 
 
 def test_build_keeps_an_existing_kb_unless_forced(tmp_path):
@@ -95,7 +107,7 @@ def test_info_lookup(tmp_path):
     assert build(tmp_path / "kb", "--exclusions", "none").exit_code == 0
     res = run("info", tmp_path / "kb", "--lookup", "lawyers", "--lookup", "teachers")
     assert res.exit_code == 0, res.output
-    assert "16 entries" in res.output
+    assert f"{16 + len(bundled_classes())} entries" in res.output
     assert "lawyers: wn:00004000-n DEM lawyer -> professional" in res.output
     assert "teachers: not in the knowledge base" in res.output
     res = run("info", tmp_path / "nothing")

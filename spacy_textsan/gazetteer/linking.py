@@ -9,7 +9,11 @@
    go to the earlier occurrence, then to the entry added first. Surfaces
    shorter than :data:`MIN_CONTAINED_CHARS` are ignored (one- and two-letter
    surfaces would match inside almost anything). O(b²) dictionary lookups for
-   b word boundaries in the span (spans are short).
+   b word boundaries in the span (spans are short). When that surface names a
+   curated *class* (:func:`~.offline_build.is_class_entry`), the class named
+   by the span's head is taken instead (:func:`find_class_head`:
+   "Administrative Court Act" is an act, "Disciplinary Court of the Chamber
+   of Accountants" a disciplinary court).
 3. ``fuzzy``: the KB surface at the smallest character edit distance, which
    must be strictly below ``max_edit_ratio`` × the span's (normalised) length
    (seed 000: 15%); ties go to the surface added first. Spans of up to 6
@@ -32,6 +36,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from .kb import KBEntry, KnowledgeBase, normalise_surface
+from .offline_build import is_class_entry
 from .wikidata_client import WikidataError, max_distance
 
 EXACT, CONTAINED, FUZZY, LIVE, NONE = "exact", "contained", "fuzzy", "live", "none"
@@ -39,6 +44,7 @@ EXACT, CONTAINED, FUZZY, LIVE, NONE = "exact", "contained", "fuzzy", "live", "no
 MIN_CONTAINED_CHARS = 3
 
 _WORD = re.compile(r"\w")
+_POSTMODIFIER = re.compile(r" (?:of|for) ")
 
 
 @dataclass
@@ -95,6 +101,36 @@ def find_contained(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_
             if entries:
                 best = (-length, s, norm[s:e], entries[0])
     return None if best is None else (best[2], best[3])
+
+
+def find_class_head(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_CHARS,
+                    tab_type: Optional[str] = None) -> Optional[Tuple[str, KBEntry]]:
+    """The class surface (of a class entry of ``tab_type``) that heads the
+    normalised span ``norm``, as whole words, not the whole span: English noun
+    phrases end with their head, before any ``of``/``for`` phrase. Among the
+    class surfaces found, those ending before the first `` of ``/`` for `` that
+    is not inside one of them are kept when there are any; then the one ending
+    last wins, then the longest. "criminal division of the court of cassation"
+    → "court of cassation"; "disciplinary court of the chamber of accountants"
+    → "disciplinary court"; "administrative court act" → "act"."""
+    starts, ends = word_boundaries(norm)
+    found: List[Tuple[int, int, KBEntry]] = []
+    for s in starts:
+        for e in ends:
+            if e - s < min_chars or e - s >= len(norm):
+                continue
+            entries = [x for x in _of_type(kb.lookup(norm[s:e]), tab_type) if is_class_entry(x)]
+            if entries:
+                found.append((s, e, entries[0]))
+    if not found:
+        return None
+    for m in _POSTMODIFIER.finditer(norm):
+        if not any(s <= m.start() and m.end() <= e for s, e, _ in found):
+            before = [f for f in found if f[1] <= m.start()]
+            found = before or found
+            break
+    s, e, entry = max(found, key=lambda f: (f[1], f[1] - f[0], -f[0]))
+    return norm[s:e], entry
 
 
 # --------------------------------------------------------------------------- #
@@ -187,6 +223,8 @@ def link_surface(surface: str, kb: KnowledgeBase, client=None, max_edit_ratio: f
         return LinkResult(entries[0], EXACT, matched=norm)
     contained = find_contained(norm, kb, tab_type=tab_type)
     if contained is not None:
+        if is_class_entry(contained[1]):
+            contained = find_class_head(norm, kb, tab_type=tab_type) or contained
         return LinkResult(contained[1], CONTAINED, matched=contained[0])
     near = fuzzy_index(kb).best(norm, max_distance(len(norm), max_edit_ratio), tab_type)
     if near is not None:

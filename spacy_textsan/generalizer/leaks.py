@@ -1,0 +1,77 @@
+"""The leak sweep: masked strings that occur again outside every masked span.
+
+A masked name can come back where no detector looked: inside another word
+("Yalmanlar", "Ankara-based"), in capitals ("YALMAN"), in a heading. The
+generalizer masks those occurrences too, with the replacement of the entity
+they repeat, so that no masked string survives in the sanitized text.
+
+Rules (pure function, :func:`find_leaks`): a masked string of at least
+``min_chars`` characters is looked for anywhere, case-insensitively, inside
+words too; a shorter one only as a whole word and only when it holds a
+letter (``Lee``, ``AB``; a bare ``12`` would hide every "Article 12").
+Occurrences inside a masked range are not leaks.
+"""
+import re
+from bisect import bisect_right
+from typing import List, Sequence, Tuple
+
+__all__ = ["find_leaks"]
+
+
+def _pattern(strings: Sequence[str], whole_words: bool):
+    if not strings:
+        return None
+    body = "|".join(re.escape(s) for s in sorted(set(strings), key=lambda s: (-len(s), s)))
+    return re.compile(rf"(?<!\w)(?:{body})(?!\w)" if whole_words else f"(?:{body})", re.IGNORECASE)
+
+
+def find_leaks(text: str, masked: Sequence[Tuple[int, int]], min_chars: int = 4) -> List[Tuple[int, int, int]]:
+    """``(start, end, i)`` for every occurrence in ``text`` of the string of
+    masked range ``masked[i]`` that lies outside all masked ranges, sorted,
+    non-overlapping (the longest string wins at a position)."""
+    ranges = sorted((s, e) for s, e in masked if e > s)
+    owner = {}
+    long_, short = [], []
+    for i, (start, end) in enumerate(masked):
+        string = " ".join(text[start:end].split())
+        if len(string) < 2 or string.casefold() in owner:
+            continue
+        if len(string) >= min_chars:
+            long_.append(string)
+        elif any(c.isalpha() for c in string):
+            short.append(string)
+        else:
+            continue
+        owner[string.casefold()] = i
+    starts = [s for s, _ in ranges]
+    ends_max: List[int] = []                  # the furthest end of the ranges up to each index
+    for _, e in ranges:
+        ends_max.append(max(e, ends_max[-1]) if ends_max else e)
+
+    def covered(start: int, end: int) -> bool:
+        k = bisect_right(starts, start) - 1
+        while k >= 0 and ends_max[k] > start:
+            if ranges[k][0] <= start and ranges[k][1] >= end:
+                return True
+            k -= 1
+        return False
+
+    found: List[Tuple[int, int, int]] = []
+    for pattern in (_pattern(long_, False), _pattern(short, True)):
+        if pattern is None:
+            continue
+        for m in pattern.finditer(_flexible_spaces(text)):
+            if not covered(m.start(), m.end()):
+                found.append((m.start(), m.end(), owner[" ".join(m.group().split()).casefold()]))
+    found.sort(key=lambda f: (f[0], -f[1]))
+    out: List[Tuple[int, int, int]] = []
+    for f in found:
+        if out and f[0] < out[-1][1]:
+            continue
+        out.append(f)
+    return out
+
+
+def _flexible_spaces(text: str) -> str:
+    """Line breaks and tabs read as spaces (same length, so offsets hold)."""
+    return re.sub(r"\s", " ", text)
