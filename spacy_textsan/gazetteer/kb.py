@@ -90,6 +90,10 @@ class KnowledgeBase:
     def __contains__(self, entry_id: str) -> bool:
         return entry_id in self._by_id
 
+    def positions_with_prefix(self, prefix: str) -> List[int]:
+        """KB positions (as in :meth:`surface_ids`) of the entries whose id starts with ``prefix``."""
+        return [idx for entry_id, idx in self._by_id.items() if entry_id.startswith(prefix)]
+
     def _entry(self, idx: int) -> KBEntry:
         obj = self._objs[idx]
         if obj is None:

@@ -37,16 +37,22 @@ def _first_word(norm: str) -> str:
 
 
 class SurfaceMatcher:
-    def __init__(self, kb: KnowledgeBase, *, types: Optional[Iterable[str]] = None, max_tokens: int = 8):
+    def __init__(self, kb: KnowledgeBase, *, types: Optional[Iterable[str]] = None, max_tokens: int = 8,
+                 skip: Iterable[int] = ()):
+        """``types``: TAB types of the entries matched (None: all); ``skip``:
+        KB positions of entries never matched."""
         self.kb = kb
         self.max_tokens = max_tokens
         allowed = set(types) if types is not None else None
+        skipped = set(skip)
         self._ids: Dict[str, Sequence[int]] = {}     # surface -> KB positions of the entries kept
         self._cased: Dict[str, bool] = {}
         self._max_len: Dict[str, int] = {}
         for norm, ids in kb.surface_ids():
             if allowed is not None:
                 ids = [i for i in ids if kb.entry_type(i) in allowed]
+            if skipped:
+                ids = [i for i in ids if i not in skipped]
             if not norm or not ids:
                 continue
             self._ids[norm] = ids

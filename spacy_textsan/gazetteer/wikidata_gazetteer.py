@@ -150,24 +150,6 @@ def linked_chain(entry: KBEntry, method: str, text: str = "", kb: Optional[Knowl
     return chain
 
 
-def _untag_classes(matcher: SurfaceMatcher, kb: KnowledgeBase) -> None:
-    """Drop the class entries from the matcher: they are linked to, never tagged."""
-    classes = {idx for entry_id, idx in kb._by_id.items() if entry_id.startswith(CLASS_ID_PREFIX)}
-    if not classes:
-        return
-    for idx in classes:
-        for surface in kb._entry(idx).surfaces:
-            norm = normalise_surface(surface)
-            ids = matcher._ids.get(norm)
-            if ids is None:
-                continue
-            kept = [i for i in ids if i not in classes]
-            if kept:
-                matcher._ids[norm] = kept
-            else:
-                del matcher._ids[norm]
-
-
 DEFAULT_CONFIG = {
     "kb_path": None,
     "add_labels": ["DEM", "MISC"],
@@ -232,8 +214,9 @@ class WikidataGazetteer:
     # -- knowledge base --------------------------------------------------------
     def set_kb(self, kb: KnowledgeBase) -> None:
         self.kb = kb
-        self.matcher = SurfaceMatcher(kb, types=self.add_labels, max_tokens=self.max_tokens)
-        _untag_classes(self.matcher, kb)   # same package: the matcher's surface table
+        # class entries ("law", "court") are linked to, never tagged as mentions
+        self.matcher = SurfaceMatcher(kb, types=self.add_labels, max_tokens=self.max_tokens,
+                                      skip=kb.positions_with_prefix(CLASS_ID_PREFIX))
         self._kb_error = None
 
     def initialize(self, get_examples=None, nlp: Optional[Language] = None, *,
