@@ -27,7 +27,9 @@ Strategies (``strategy``, overridable per label with ``strategy_by_label``):
 ``$key_env``, :mod:`.keys`). ``hash`` needs one; ``pseudonym`` without one
 derives its seed from the document itself, so its surrogates are then stable
 within a document only. A surrogate never contains a masked string of the
-document and two entities never share one.
+document (nor is part of one) and two entities never share one; without a
+safe surrogate a date, an amount, a place, an organisation, a DEM or MISC is
+generalized, a name or a code gets the mask format.
 
 All mentions of one entity get the same replacement (for ``generalize``, the
 most specific one any of its mentions allows). The leak sweep
@@ -182,7 +184,10 @@ class Generalizer:
         chosen: Dict[EntityKey, str] = {}
         taken = set()
         doc_secret = self._doc_secret(doc)
-        for key, spans in by_entity.items():               # in order of first mention
+        for key, mentions in by_entity.items():             # in order of first mention
+            # the replacement comes from the entity's own mentions, not from the words the
+            # leak sweep found it inside ("TR-06-196112.03.1994" for "1961")
+            spans = [s for s in mentions if s._.source != "leak_sweep"] or mentions
             label = spans[0].label_
             strategy = self.strategy_for(label)
             rep: Optional[str] = None
@@ -192,8 +197,8 @@ class Generalizer:
                 rep = f"[{label} {hash_token(self.key.reveal(), label, canonical, self.hash_length)}]"
             elif strategy == "pseudonym":
                 rep = self._pseudonym(doc, spans, masked_texts, taken, doc_secret)
-                if rep is None and label in KB_LABELS:
-                    rep = self._generalize(spans, masked_texts)
+                if rep is None and label in (*KB_LABELS, "DATETIME", "QUANTITY"):
+                    rep = self._generalize(spans, masked_texts)     # no safe surrogate: generalized
             elif strategy == "generalize" and label != "PERSON":
                 rep = self._generalize(spans, masked_texts)
             if rep is None:
@@ -240,13 +245,14 @@ class Generalizer:
         label = spans[0].label_
         canonical = canonical_text(max((s.text for s in spans), key=lambda t: (len(t), t)))
         secret = self.key.reveal() if self.key is not None else doc_secret
-        forbidden = [t.casefold() for t in masked_texts if len(t.strip()) >= 2]
+        forbidden = [" ".join(t.split()).casefold() for t in masked_texts if len(t.strip()) >= 2]
         if label == "DATETIME":
             # one shift for the whole document keeps the intervals between its dates; a shifted
-            # date may coincide with another (real) date of the document, which reveals nothing
+            # date that would hold a masked string (its own year left as it was, another date's
+            # text) is refused and the entity generalized instead
             days, years = document_shift(entity_seed(doc_secret, "shift"))
             rep = next((r for r in (shift_dates(s.text, days, years) for s in spans) if r), None)
-            return rep if rep is not None and rep.casefold() not in {s.text.casefold() for s in spans} else None
+            return rep if rep is not None and self._allowed(rep, forbidden, taken) else None
         for attempt in range(20):
             seed = entity_seed(secret, label, canonical, str(attempt))
             if label == "CODE":
@@ -261,10 +267,15 @@ class Generalizer:
                 rep = fake_value(label, seed, self._faker, country=is_country)
             if rep is None:
                 return None
-            folded = rep.casefold()
-            if folded not in taken and not any(f in folded or folded in f for f in forbidden):
+            if self._allowed(rep, forbidden, taken):
                 return rep
         return None
+
+    @staticmethod
+    def _allowed(rep: str, forbidden: List[str], taken: set) -> bool:
+        """Not another entity's replacement; holds no masked string and is not part of one."""
+        folded = " ".join(rep.split()).casefold()
+        return folded not in taken and not any(f in folded or folded in f for f in forbidden)
 
     def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
         for doc in stream:

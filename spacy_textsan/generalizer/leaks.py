@@ -9,7 +9,8 @@ Rules (pure function, :func:`find_leaks`): a masked string of at least
 ``min_chars`` characters is looked for anywhere, case-insensitively, inside
 words too; a shorter one only as a whole word and only when it holds a
 letter (``Lee``, ``AB``; a bare ``12`` would hide every "Article 12").
-Occurrences inside a masked range are not leaks.
+Whitespace is compared loosely (``Ada  Lee`` and ``Ada\nLee`` repeat
+``Ada Lee``). Occurrences inside a masked range are not leaks.
 """
 import re
 from bisect import bisect_right
@@ -19,16 +20,22 @@ __all__ = ["find_leaks"]
 
 
 def _pattern(strings: Sequence[str], whole_words: bool):
+    """One alternation, longest first; any run of whitespace matches a space."""
     if not strings:
         return None
-    body = "|".join(re.escape(s) for s in sorted(set(strings), key=lambda s: (-len(s), s)))
-    return re.compile(rf"(?<!\w)(?:{body})(?!\w)" if whole_words else f"(?:{body})", re.IGNORECASE)
+    body = "|".join(r"\s+".join(re.escape(w) for w in s.split(" "))
+                    for s in sorted(set(strings), key=lambda s: (-len(s), s)))
+    # a lookahead finds overlapping occurrences too ("EUR 15,000" inside "3.000EUR 15,000"
+    # right after a masked "€ 3.000EUR"); group 1 is the longest string at a position
+    inner = rf"(?<!\w)(?:{body})(?!\w)" if whole_words else f"(?:{body})"
+    return re.compile(f"(?=({inner}))", re.IGNORECASE)
 
 
 def find_leaks(text: str, masked: Sequence[Tuple[int, int]], min_chars: int = 4) -> List[Tuple[int, int, int]]:
     """``(start, end, i)`` for every occurrence in ``text`` of the string of
-    masked range ``masked[i]`` that lies outside all masked ranges, sorted,
-    non-overlapping (the longest string wins at a position)."""
+    masked range ``masked[i]`` that is not inside one masked range, sorted by
+    start (the longest string at a position; occurrences inside an earlier
+    one are left out, overlapping ones are kept: the renderer merges them)."""
     ranges = sorted((s, e) for s, e in masked if e > s)
     owner = {}
     long_, short = [], []
@@ -60,18 +67,15 @@ def find_leaks(text: str, masked: Sequence[Tuple[int, int]], min_chars: int = 4)
     for pattern in (_pattern(long_, False), _pattern(short, True)):
         if pattern is None:
             continue
-        for m in pattern.finditer(_flexible_spaces(text)):
-            if not covered(m.start(), m.end()):
-                found.append((m.start(), m.end(), owner[" ".join(m.group().split()).casefold()]))
+        for m in pattern.finditer(text):
+            start, end = m.start(1), m.end(1)
+            if not covered(start, end):
+                found.append((start, end, owner[" ".join(m.group(1).split()).casefold()]))
     found.sort(key=lambda f: (f[0], -f[1]))
     out: List[Tuple[int, int, int]] = []
     for f in found:
-        if out and f[0] < out[-1][1]:
-            continue
+        if out and f[1] <= out[-1][1]:
+            continue                  # inside the previous occurrence
         out.append(f)
     return out
 
-
-def _flexible_spaces(text: str) -> str:
-    """Line breaks and tabs read as spaces (same length, so offsets hold)."""
-    return re.sub(r"\s", " ", text)
