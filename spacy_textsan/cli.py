@@ -159,6 +159,9 @@ def sanitize(
     settings: List[str] = typer.Option([], "--set", help="Config override section.key=value, e.g. paths.kanon_index=assets/idx (repeatable)"),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     n_process: int = typer.Option(1, "--n-process", min=1),
+    engine: str = typer.Option("local", "--engine", help="local: this process (--n-process); spark: PySpark, the pipeline loaded once per executor (pip install spacy-textsan[spark])"),
+    spark_master: str = typer.Option("local[2]", "--spark-master", help="--engine spark: Spark master URL (an active SparkSession is used if there is one)"),
+    output_format: str = typer.Option("parquet", "--output-format", help="--engine spark: also write OUT/results.parquet or results.jsonl (Spark dataset: sanitized text + report columns); none: not"),
 ):
     """Sanitize files; writes each file's sanitized copy, report.jsonl and, for
     TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
@@ -168,6 +171,8 @@ def sanitize(
 
     if on_bad_line not in ("error", "skip"):
         raise typer.BadParameter("--on-bad-line must be 'error' or 'skip'")
+    if engine not in ("local", "spark") or output_format not in ("parquet", "jsonl", "none"):
+        raise typer.BadParameter("--engine must be local or spark; --output-format parquet, jsonl or none")
     try:
         overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
         overrides.update(parse_strategy(strategy))
@@ -191,6 +196,19 @@ def sanitize(
     tab_texts, tab_predictions = [], {}
     used = {"report.jsonl", "masked_spans.json", "predictions.json"}
     start = time.time()
+    spark_results = None
+    if engine == "spark":  # the same pipeline and overrides on each executor (nlp above: checked on the driver)
+        try:
+            from .spark_engine import describe_error, sanitize_files_spark
+            spark_run = sanitize_files_spark(files, out, pipeline, overrides, output_format.replace("none", "") or None,
+                                             master=spark_master, batch_size=batch_size, write_copies=False, used=used)
+        except ImportError as e:
+            _fail(f"--engine spark needs pyspark (pip install spacy-textsan[spark]): {e}")
+        except Exception as e:  # a failed Spark job: nothing of this run's outputs written but the dataset
+            _fail(f"--engine spark failed: {describe_error(e)}")
+        spark_results = iter(spark_run.results)
+        if spark_run.dataset:
+            msg.good(f"wrote {spark_run.dataset}")
     for f in files:
         for bad in f.skipped:
             msg.warn(f"skipped {bad}")
@@ -199,7 +217,8 @@ def sanitize(
         texts = (text for _, _, text in jobs)
         sanitized = [dict() for _ in f.records]
         offset_maps = [dict() for _ in f.records]
-        results = sanitize_texts(nlp, texts, batch_size=batch_size, n_process=n_process)
+        results = (next(spark_results) if spark_results is not None
+                   else sanitize_texts(nlp, texts, batch_size=batch_size, n_process=n_process))
         for (rec, name, _), res in tqdm(zip(jobs, results), total=len(jobs), desc=Path(f.path).name,
                                         unit="doc", leave=False, disable=None):
             n_docs += 1
