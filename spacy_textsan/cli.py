@@ -162,13 +162,17 @@ def sanitize(
     engine: str = typer.Option("local", "--engine", help="local: this process (--n-process); spark: PySpark, the pipeline loaded once per executor (pip install spacy-textsan[spark])"),
     spark_master: str = typer.Option("local[2]", "--spark-master", help="--engine spark: Spark master URL (an active SparkSession is used if there is one)"),
     output_format: str = typer.Option("parquet", "--output-format", help="--engine spark: also write OUT/results.parquet or results.jsonl (Spark dataset: sanitized text + report columns); none: not"),
+    on_error: str = typer.Option("mask-all", "--on-error", help="A document whose processing fails or times out: mask-all (mask every candidate; the redaction notice if that fails too), skip (the redaction notice), fail (stop, write nothing); --engine spark: always mask-all"),
+    doc_timeout: float = typer.Option(0.0, "--doc-timeout", min=0.0, help="Time budget per document in seconds (0: none); beyond it --on-error applies"),
 ):
     """Sanitize files; writes each file's sanitized copy, report.jsonl and, for
     TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
     and predictions.json (the detected spans as TAB annotations) into OUT."""
     from .io import InputError, read_input, write_jsonl, write_output
-    from .runner import sanitize_texts
+    from .runner import ON_ERROR, SanitizationError, report_status, sanitize_texts
 
+    if on_error not in ON_ERROR:
+        raise typer.BadParameter(f"--on-error must be one of {', '.join(ON_ERROR)}")
     if on_bad_line not in ("error", "skip"):
         raise typer.BadParameter("--on-bad-line must be 'error' or 'skip'")
     if engine not in ("local", "spark") or output_format not in ("parquet", "jsonl", "none"):
@@ -189,15 +193,17 @@ def sanitize(
         from .generalizer.mapping_cli import MappingWriter, mapping_key
         mapping, key = MappingWriter(), mapping_key(mapping_key_file)
     nlp = _load(pipeline, overrides)
-    out.mkdir(parents=True, exist_ok=True)
 
     # the run's own outputs keep their names; inputs with those names get "-2"
-    report_rows, masked_spans, failures, n_docs = [], {}, 0, 0
+    report_rows, masked_spans, n_docs = [], {}, 0
+    counts = {"ok": 0, "degraded": 0, "fallback": 0, "failed": 0}
+    pending = []                        # everything is sanitized before anything is written
     tab_texts, tab_predictions = [], {}
     used = {"report.jsonl", "masked_spans.json", "predictions.json"}
     start = time.time()
     spark_results = None
     if engine == "spark":  # the same pipeline and overrides on each executor (nlp above: checked on the driver)
+        out.mkdir(parents=True, exist_ok=True)
         try:
             from .spark_engine import describe_error, sanitize_files_spark
             spark_run = sanitize_files_spark(files, out, pipeline, overrides, output_format.replace("none", "") or None,
@@ -218,11 +224,18 @@ def sanitize(
         sanitized = [dict() for _ in f.records]
         offset_maps = [dict() for _ in f.records]
         results = (next(spark_results) if spark_results is not None
-                   else sanitize_texts(nlp, texts, batch_size=batch_size, n_process=n_process))
-        for (rec, name, _), res in tqdm(zip(jobs, results), total=len(jobs), desc=Path(f.path).name,
-                                        unit="doc", leave=False, disable=None):
+                   else sanitize_texts(nlp, texts, batch_size=batch_size, n_process=n_process, on_error=on_error,
+                                       timeout_s=doc_timeout or None))
+        progress = tqdm(zip(jobs, results), total=len(jobs), desc=Path(f.path).name, unit="doc", leave=False,
+                        disable=None)
+        try:
+            done = list(progress)
+        except SanitizationError as e:
+            _fail(f"{f.path}: a document could not be sanitized ({e}); --on-error fail: nothing written")
+        for (rec, name, _), res in done:
             n_docs += 1
-            failures += not res.ok
+            status = report_status(res)
+            counts[status] += 1
             sanitized[rec.index][name] = res.sanitized
             offset_maps[rec.index][name] = res.offset_map
             if f.fmt == "tab":
@@ -234,11 +247,14 @@ def sanitize(
                     dict(sp, identifier_type="NO_MASK") if sp["masked"] is False else sp for sp in res.spans]
             report_rows.append({
                 "file": str(f.path), "doc_id": rec.doc_id, "index": rec.index, "line": rec.line, "field": name,
-                "status": "ok" if res.ok else "failed", "n_spans": len(res.spans), "n_masked": res.n_masked,
+                "status": status, "n_spans": len(res.spans), "n_masked": res.n_masked,
                 "spans": res.spans, "risky_sets": res.risky_sets, "errors": res.errors,
                 # no timings in the report: the same input and config give byte-identical output
                 "decision": {k: v for k, v in res.decision.items() if k != "solve_ms"} if res.decision else None,
             })
+        pending.append((f, sanitized, offset_maps))
+    out.mkdir(parents=True, exist_ok=True)
+    for f, sanitized, offset_maps in pending:
         try:
             written = write_output(f, sanitized, out, used=used)
         except ValueError as e:
@@ -257,11 +273,28 @@ def sanitize(
         write_json(out / "predictions.json", predictions_to_tab(tab_texts, tab_predictions))
         msg.good(f"wrote {out / 'masked_spans.json'} and {out / 'predictions.json'} (TAB format)")
     elapsed = time.time() - start
-    msg.info(f"{n_docs} documents in {elapsed:.1f}s; report: {out / 'report.jsonl'}")
-    if failures:
-        msg.fail(f"{failures} document(s) could not be sanitized and were replaced by a redaction notice; "
-                 f"see the report")
-        raise typer.Exit(code=2)
+    msg.info(f"{n_docs} documents in {elapsed:.1f}s: {counts['ok']} ok, {counts['degraded']} degraded, "
+             f"{counts['fallback']} fallback, {counts['failed']} failed; report: {out / 'report.jsonl'}")
+    exit_code = run_exit_code(counts)
+    if counts["failed"]:
+        msg.fail(f"{counts['failed']} document(s) could not be sanitized and were replaced by a redaction "
+                 f"notice; see the report")
+    if counts["fallback"]:
+        msg.fail(f"{counts['fallback']} document(s) failed and were sanitized by masking every candidate span "
+                 f"(--on-error mask-all); see the report")
+    if counts["degraded"]:
+        msg.warn(f"{counts['degraded']} document(s) had a component fail closed (counted as risky, masked "
+                 f"more); see the errors in the report")
+    if exit_code:
+        raise typer.Exit(code=exit_code)
+
+
+def run_exit_code(counts: Dict[str, int]) -> int:
+    """0: every document as configured; 2: a document was redacted or fell back
+    to masking every candidate; 3: only fail-closed component errors."""
+    if counts.get("failed") or counts.get("fallback"):
+        return 2
+    return 3 if counts.get("degraded") else 0
 
 
 @app.command()

@@ -35,7 +35,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from .runner import DocResult, sanitize_texts
+from .runner import DocResult, report_status, sanitize_texts
 
 DEFAULT_MASTER = "local[2]"
 OUTPUT_FORMATS = ("parquet", "jsonl")
@@ -176,7 +176,7 @@ def _dataframe_partition(spec: PipelineSpec, positions: Tuple[int, ...], keep_in
             if res is None:  # null text: nothing to sanitize, nothing reported
                 added += [None] * len(DATAFRAME_SUFFIXES)
             else:
-                added += [res.sanitized, "ok" if res.ok else "failed", len(res.spans), res.n_masked,
+                added += [res.sanitized, report_status(res), len(res.spans), res.n_masked,
                           _dumps(res.spans), list(res.errors)]
         yield tuple(row) + tuple(added)
 
@@ -189,7 +189,7 @@ def _jobs_partition(spec: PipelineSpec, jobs: Iterator[tuple]) -> Iterator[tuple
     nlp = get_pipeline(spec)
     for job, (res,) in _results_per_item(nlp, jobs, lambda job: [job[6]], spec.batch_size):
         yield tuple(job[:6]) + (
-            "ok" if res.ok else "failed", len(res.spans), res.n_masked, _dumps(res.spans),
+            report_status(res), len(res.spans), res.n_masked, _dumps(res.spans),
             _dumps(res.risky_sets), list(res.errors), _json_or_none(_decision(res)), res.sanitized,
             _dumps(res.masked), _dumps(res.offset_map))
 
@@ -432,7 +432,8 @@ def _collect_results(rows: List[Any], n_jobs: int) -> List[DocResult]:
             raise RuntimeError(f"spark returned document {r['row']} twice or out of range; nothing written")
         results[r["row"]] = DocResult(
             sanitized=r["sanitized"], masked=json.loads(r["masked"]), spans=json.loads(r["spans"]),
-            errors=list(r["errors"] or []), ok=r["status"] == "ok", decision=json.loads(r["decision"]) if r["decision"] is not None else None,
+            errors=list(r["errors"] or []), ok=r["status"] != "failed",
+            status=r["status"], decision=json.loads(r["decision"]) if r["decision"] is not None else None,
             risky_sets=json.loads(r["risky_sets"]), offset_map=json.loads(r["offset_map"]))
     missing = [i for i, res in enumerate(results) if res is None]
     if missing:
@@ -466,7 +467,7 @@ def _write_copies(run: SparkRun, out: Path, used: set, write_output, write_jsonl
             sanitized[rec.index][name] = res.sanitized
             report_rows.append({
                 "file": str(f.path), "doc_id": rec.doc_id, "index": rec.index, "line": rec.line, "field": name,
-                "status": "ok" if res.ok else "failed", "n_spans": len(res.spans), "n_masked": res.n_masked,
+                "status": report_status(res), "n_spans": len(res.spans), "n_masked": res.n_masked,
                 "spans": res.spans, "risky_sets": res.risky_sets, "errors": res.errors,
                 "decision": _decision(res)})
         written += write_output(f, sanitized, out, used=used)

@@ -164,7 +164,72 @@ def test_a_crashing_component_fails_closed(tmp_path):
     assert "Bo Chan" not in everything
     report = list(srsly.read_jsonl(tmp_path / "o" / "report.jsonl"))
     assert [r["status"] for r in report] == ["ok", "failed", "ok"]
-    assert report[1]["errors"] == ["RuntimeError: component crashed"]
+    # the detector-level crash also breaks the mask-all fallback: the redaction notice
+    assert report[1]["errors"] == [
+        "RuntimeError: component crashed; fallback (mask every candidate) failed: RuntimeError: component crashed"]
+
+
+class _RiskThatCrashes:
+    """A risk measure that raises on "BOOM" and hangs on "HANG" (fault injection)."""
+    textsan_skippable = True
+
+    def __call__(self, doc):
+        if "BOOM" in doc.text:
+            raise MemoryError("risk measure ran out of memory")
+        if "HANG" in doc.text:
+            import time
+            time.sleep(5)
+        return doc
+
+
+@Language.factory("test_risk_crash")
+def make_risk_crash(nlp, name):
+    return _RiskThatCrashes()
+
+
+def _crash_cfg(tmp_path):
+    cfg = tmp_path / "risk_crash.cfg"
+    cfg.write_text(Path(RULES).read_text()
+                   .replace('"privacy_ner","mask_all"', '"privacy_ner","test_risk_crash","mask_all"')
+                   + '\n[components.test_risk_crash]\nfactory = "test_risk_crash"\n')
+    src = tmp_path / "rows.jsonl"
+    src.write_text('{"text": "Mr Ada Lee is fine."}\n{"text": "Mr Bo Chan says BOOM on 2 May 2001."}\n'
+                   '{"text": "Mr Cy Dunn says HANG."}\n')
+    return cfg, src
+
+
+def test_on_error_mask_all_masks_every_candidate_and_reports(tmp_path):
+    cfg, src = _crash_cfg(tmp_path)
+    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", cfg, "--doc-timeout", "0.5",
+              "--batch-size", "1")
+    assert res.exit_code == 2, res.output
+    assert [r["text"] for r in srsly.read_jsonl(tmp_path / "o" / "rows.jsonl")] == [
+        "[PERSON 1] is fine.", "[PERSON 1] says BOOM on [DATETIME 1].", "[PERSON 1] says HANG."]
+    report = list(srsly.read_jsonl(tmp_path / "o" / "report.jsonl"))
+    assert [r["status"] for r in report] == ["ok", "fallback", "fallback"]
+    assert report[1]["errors"] == ["MemoryError: risk measure ran out of memory",
+                                   "fallback: every candidate span masked"]
+    assert report[2]["errors"] == ["DocumentTimeout: time budget of 0.5s exceeded",
+                                   "fallback: every candidate span masked"]
+    assert all(s["masked"] for r in report for s in r["spans"])
+    summary = " ".join(res.output.split())
+    assert "3 documents in" in summary and "1 ok, 0 degraded, 2 fallback, 0 failed" in summary
+
+
+def test_on_error_skip_and_fail(tmp_path):
+    cfg, src = _crash_cfg(tmp_path)
+    res = run("sanitize", src, "--out", tmp_path / "s", "--pipeline", cfg, "--on-error", "skip",
+              "--doc-timeout", "0.5")
+    assert res.exit_code == 2
+    assert [r["text"] for r in srsly.read_jsonl(tmp_path / "s" / "rows.jsonl")] == [
+        "[PERSON 1] is fine.", FAILED_TEXT, FAILED_TEXT]
+    res = run("sanitize", src, "--out", tmp_path / "f", "--pipeline", cfg, "--on-error", "fail",
+              "--doc-timeout", "0.5")
+    assert res.exit_code == 1
+    assert "rows.jsonl: a document could not be sanitized (MemoryError: risk measure ran out of memory); " \
+           "--on-error fail: nothing written" in " ".join(res.output.split())
+    assert not (tmp_path / "f").exists()
+    assert run("sanitize", src, "--out", tmp_path / "x", "--on-error", "ignore").exit_code == 2
 
 
 def test_visualize(tmp_path):

@@ -123,7 +123,8 @@ def test_dataframe_equals_single_process(spark, boom):
     by_id = {r["id"]: r for r in got}
     failed = by_id[50]
     assert failed["note_sanitized"] == FAILED_TEXT and failed["note_status"] == "failed"
-    assert failed["note_errors"] == ["RuntimeError: component crashed"]
+    assert failed["note_errors"] == ["RuntimeError: component crashed; fallback (mask every candidate) failed: "
+                                     "RuntimeError: component crashed"]
     assert by_id[0]["note_sanitized"].startswith("[PERSON 1], born [DATETIME 1]")
     assert "[CODE 1]" in by_id[0]["note_sanitized"] and "48213/09" not in by_id[0]["note_sanitized"]
     assert sum(r["note_status"] == "failed" for r in got) == 1

@@ -34,8 +34,9 @@ For every doc:
    knows ("Ankara Administrative Court" → ``administrative court in
    Turkey``; the generalizer drops that option when it would reveal a
    masked name). An instance entry ("Oslo") or an exact link gets the
-   entry's chain only. A failed live lookup keeps the span, adds a reason to it and an error to
-   ``doc._.sanitize_errors``.
+   entry's chain only. A failed live lookup keeps the span, adds a reason to it, an error to
+   ``doc._.sanitize_errors`` and a risky set of the span alone (measure
+   ``wikidata``), so that a decision component masks it (fail closed).
 3. **Entity ids** are assigned again over the whole group
    (:func:`~..privacy_ner.entity_linking.assign_entity_ids`), mentions
    linked exactly to one entry counting as the same text (``Norwegians`` and
@@ -55,7 +56,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
-from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, get_candidates
+from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, add_risky_set, get_candidates
 from ..privacy_ner.entity_linking import assign_entity_ids
 from .kb import KBEntry, KnowledgeBase
 from .kb import normalise_surface
@@ -307,6 +308,8 @@ class WikidataGazetteer:
         if result.error:
             add_error(doc, f"{self.name}: {result.error} for [{span.start_char}:{span.end_char}]")
             add_reason(span, f"{self.name}: {result.error}")
+            # what the span is stays unknown: counted as risky alone, so a decision masks it
+            add_risky_set(doc, "wikidata", [span], f"{result.error}, counted as risky")
         if result.entry is not None and result.method == "live":
             kb.add(result.entry)
         self._set_link(span, result, kb)
