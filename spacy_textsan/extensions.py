@@ -96,6 +96,22 @@ def get_candidates(doc: Doc, spans_key: str = SPANS_KEY) -> List[Span]:
     return list(doc.ents)
 
 
+_TEXT_KEY = ("spacy_textsan", "text")
+
+
+def doc_text(doc: Doc) -> str:
+    """``doc.text``, computed once per doc: spaCy rebuilds it from every token on
+    each access (milliseconds for a long document), so the components share one
+    copy in ``doc.user_data``, checked against the doc's length."""
+    cached = doc.user_data.get(_TEXT_KEY)
+    end = doc[-1].idx + len(doc[-1].text_with_ws) if len(doc) else 0
+    if isinstance(cached, str) and len(cached) == end:
+        return cached
+    text = doc.text
+    doc.user_data[_TEXT_KEY] = text
+    return text
+
+
 def entity_key(span: Span) -> str:
     """Mentions of one entity share ``entity_id``; a span without one is its own entity."""
     return span._.entity_id or f"@{span.start_char}:{span.end_char}"

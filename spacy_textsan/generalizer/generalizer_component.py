@@ -44,7 +44,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
-from ..extensions import SPANS_KEY, add_reason, get_candidates
+from ..extensions import SPANS_KEY, add_reason, doc_text, get_candidates
 from .keys import SURROGATE_KEY_ENV, MissingKeyError, Secret, read_key
 from .leaks import find_leaks
 from .options import STAR, chain_options, datetime_options, quantity_options, safe_options
@@ -125,25 +125,26 @@ class Generalizer:
                 span._.replacement = None
                 continue
             masked.append(span)
+        text = doc_text(doc)
         if self.leak_sweep and masked:
-            masked = self._sweep(doc, masked)
+            masked = self._sweep(doc, masked, text)
         by_entity: Dict[EntityKey, List[Span]] = {}
         for span in masked:
             by_entity.setdefault(self._key(span), []).append(span)
-        chosen = self._replacements(doc, by_entity, [s.text for s in masked])
+        chosen = self._replacements(text, by_entity, [s.text for s in masked])
         for span in masked:
             span._.replacement = chosen[self._key(span)]
         doc._.sanitized_text, doc._.offset_map = render(
-            doc.text, [(s.start_char, s.end_char, s._.replacement) for s in masked])
+            text, [(s.start_char, s.end_char, s._.replacement) for s in masked])
         return doc
 
     @staticmethod
     def _key(span: Span) -> EntityKey:
         return (span.label_, span._.entity_id or f"@{span.start_char}")
 
-    def _sweep(self, doc: Doc, masked: List[Span]) -> List[Span]:
+    def _sweep(self, doc: Doc, masked: List[Span], text: str) -> List[Span]:
         """Mask the other occurrences of masked strings (see :mod:`.leaks`)."""
-        leaks = find_leaks(doc.text, [(s.start_char, s.end_char) for s in masked], self.sweep_min_chars)
+        leaks = find_leaks(text, [(s.start_char, s.end_char) for s in masked], self.sweep_min_chars)
         if not leaks:
             return masked
         candidates = get_candidates(doc, self.spans_key)
@@ -178,12 +179,12 @@ class Generalizer:
         return sorted(masked, key=lambda s: (s.start_char, s.end_char))
 
     # ------------------------------------------------------------------ #
-    def _replacements(self, doc: Doc, by_entity: Dict[EntityKey, List[Span]],
+    def _replacements(self, text: str, by_entity: Dict[EntityKey, List[Span]],
                       masked_texts: List[str]) -> Dict[EntityKey, str]:
         numbers: Dict[str, int] = {}
         chosen: Dict[EntityKey, str] = {}
         taken = set()
-        doc_secret = self._doc_secret(doc)
+        doc_secret: Optional[bytes] = None
         for key, mentions in by_entity.items():             # in order of first mention
             # the replacement comes from the entity's own mentions, not from the words the
             # leak sweep found it inside ("TR-06-196112.03.1994" for "1961")
@@ -196,7 +197,8 @@ class Generalizer:
                 canonical = max((s.text for s in spans), key=lambda t: (len(t), t))
                 rep = f"[{label} {hash_token(self.key.reveal(), label, canonical, self.hash_length)}]"
             elif strategy == "pseudonym":
-                rep = self._pseudonym(doc, spans, masked_texts, taken, doc_secret)
+                doc_secret = doc_secret or self._doc_secret(text)
+                rep = self._pseudonym(spans, masked_texts, taken, doc_secret)
                 if rep is None and label in (*KB_LABELS, "DATETIME", "QUANTITY"):
                     rep = self._generalize(spans, masked_texts)     # no safe surrogate: generalized
             elif strategy == "generalize" and label != "PERSON":
@@ -233,13 +235,13 @@ class Generalizer:
             return chain_options(span._.kb_chain)
         return []
 
-    def _doc_secret(self, doc: Doc) -> bytes:
-        digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).digest()
+    def _doc_secret(self, text: str) -> bytes:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
         if self.key is None:
             return digest
         return entity_seed(self.key.reveal(), "document", digest.hex()).to_bytes(8, "big")
 
-    def _pseudonym(self, doc: Doc, spans: List[Span], masked_texts: List[str], taken: set,
+    def _pseudonym(self, spans: List[Span], masked_texts: List[str], taken: set,
                    doc_secret: bytes) -> Optional[str]:
         """A surrogate that names no masked string and no other entity's surrogate."""
         label = spans[0].label_

@@ -14,21 +14,17 @@ Whitespace is compared loosely (``Ada  Lee`` and ``Ada\nLee`` repeat
 """
 import re
 from bisect import bisect_right
+from functools import lru_cache
 from typing import List, Sequence, Tuple
 
 __all__ = ["find_leaks"]
 
 
-def _pattern(strings: Sequence[str], whole_words: bool):
-    """One alternation, longest first; any run of whitespace matches a space."""
-    if not strings:
-        return None
-    body = "|".join(r"\s+".join(re.escape(w) for w in s.split(" "))
-                    for s in sorted(set(strings), key=lambda s: (-len(s), s)))
-    # a lookahead finds overlapping occurrences too ("EUR 15,000" inside "3.000EUR 15,000"
-    # right after a masked "€ 3.000EUR"); group 1 is the longest string at a position
-    inner = rf"(?<!\w)(?:{body})(?!\w)" if whole_words else f"(?:{body})"
-    return re.compile(f"(?=({inner}))", re.IGNORECASE)
+@lru_cache(maxsize=4096)
+def _pattern(string: str, whole_word: bool):
+    """The occurrences of one masked string; any run of whitespace matches a space."""
+    body = r"\s+".join(re.escape(w) for w in string.split(" "))
+    return re.compile(rf"(?<!\w){body}(?!\w)" if whole_word else body, re.IGNORECASE)
 
 
 def find_leaks(text: str, masked: Sequence[Tuple[int, int]], min_chars: int = 4) -> List[Tuple[int, int, int]]:
@@ -63,14 +59,15 @@ def find_leaks(text: str, masked: Sequence[Tuple[int, int]], min_chars: int = 4)
             k -= 1
         return False
 
+    # one search per string (a literal search each, linear in the text); strings are searched
+    # separately so that overlapping occurrences of different strings are all found
+    # ("EUR 15,000" inside "3.000EUR 15,000" right after a masked "€ 3.000EUR")
     found: List[Tuple[int, int, int]] = []
-    for pattern in (_pattern(long_, False), _pattern(short, True)):
-        if pattern is None:
-            continue
-        for m in pattern.finditer(text):
-            start, end = m.start(1), m.end(1)
-            if not covered(start, end):
-                found.append((start, end, owner[" ".join(m.group(1).split()).casefold()]))
+    for strings, whole_word in ((long_, False), (short, True)):
+        for string in strings:
+            for m in _pattern(string, whole_word).finditer(text):
+                if not covered(m.start(), m.end()):
+                    found.append((m.start(), m.end(), owner[string.casefold()]))
     found.sort(key=lambda f: (f[0], -f[1]))
     out: List[Tuple[int, int, int]] = []
     for f in found:

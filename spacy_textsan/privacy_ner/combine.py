@@ -7,6 +7,7 @@ the label of the first source. ``resolve_overlaps`` then picks one span per
 stretch of text.
 """
 from dataclasses import dataclass
+from bisect import bisect_right
 from typing import List, Sequence
 
 
@@ -80,14 +81,18 @@ def resolve_overlaps(candidates: Sequence[Candidate]) -> List[Candidate]:
     """Non-overlapping selection: higher priority first, then longer, then
     rules before statistical sources, then earlier. Returned sorted by offset."""
     chosen: List[Candidate] = []
-    taken: List[tuple] = []
+    starts: List[int] = []            # the taken intervals, disjoint, sorted by start
+    ends: List[int] = []
     order = sorted(candidates, key=lambda c: (-c.priority, -c.length, not c.source.startswith("rule:"),
                                                 c.start, c.label, c.source))
     for c in order:
         if c.length <= 0:
             continue
-        if any(c.start < e and c.end > s for s, e in taken):
+        i = bisect_right(starts, c.start)
+        # disjoint intervals: only the one starting at or before c.start and the next can overlap
+        if (i > 0 and ends[i - 1] > c.start) or (i < len(starts) and starts[i] < c.end):
             continue
         chosen.append(c)
-        taken.append((c.start, c.end))
+        starts.insert(i, c.start)
+        ends.insert(i, c.end)
     return sorted(chosen, key=lambda c: (c.start, c.end))

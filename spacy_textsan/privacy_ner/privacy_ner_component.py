@@ -8,7 +8,7 @@ way: name it as a source; its labels map onto themselves.
 """
 import logging
 import re
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import spacy
 from spacy.language import Language
@@ -16,7 +16,7 @@ from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.util import minibatch
 
-from ..extensions import SPANS_KEY, TAB_LABELS, UNKNOWN
+from ..extensions import SPANS_KEY, TAB_LABELS, UNKNOWN, doc_text
 from .combine import Candidate, combine, resolve_overlaps
 from .entity_linking import assign_entity_ids
 from .label_map import DEFAULT_LABEL_MAP
@@ -59,6 +59,49 @@ DEFAULT_CONFIG = {
 PRIORITY_DENY, PRIORITY_CODE, PRIORITY_DEFAULT = 3, 2, 1
 
 _SOURCE_CACHE: Dict[str, Language] = {}
+
+
+#: Texts longer than this go through a source NER in pieces (memory and time stay
+#: linear; a piece ends at a paragraph, line or sentence break when there is one).
+SOURCE_PIECE_CHARS = 20000
+
+
+def split_text(text: str, size: int = SOURCE_PIECE_CHARS) -> List[int]:
+    """Start offsets of the pieces of ``text``: each at most ``size`` characters
+    (a little more only when no break is found), cut after the last blank
+    line, else line break, else ". " in the piece's second half."""
+    starts, pos, n = [0], 0, len(text)
+    while n - pos > size:
+        window = text[pos + size // 2: pos + size]
+        cut = -1
+        for sep in ("\n\n", "\n", ". "):
+            k = window.rfind(sep)
+            if k >= 0:
+                cut = pos + size // 2 + k + len(sep)
+                break
+        if cut < 0:
+            k = window.rfind(" ")
+            cut = pos + size // 2 + k + 1 if k >= 0 else pos + size
+        starts.append(cut)
+        pos = cut
+    return starts
+
+
+def source_entities(nlp: Language, texts: Sequence[str], batch_size: int = 32,
+                    piece_chars: int = SOURCE_PIECE_CHARS) -> List[List[Tuple[int, int, str]]]:
+    """``(start, end, label)`` of the entities a source pipeline finds in each
+    text, long texts run in pieces (:func:`split_text`) with offsets shifted back."""
+    pieces, owners = [], []
+    for i, text in enumerate(texts):
+        starts = split_text(text, piece_chars)
+        for k, start in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(text)
+            pieces.append(text[start:end])
+            owners.append((i, start))
+    out: List[List[Tuple[int, int, str]]] = [[] for _ in texts]
+    for (i, offset), sdoc in zip(owners, nlp.pipe(pieces, batch_size=max(1, batch_size))):
+        out[i].extend((offset + e.start_char, offset + e.end_char, e.label_) for e in sdoc.ents)
+    return out
 
 
 def load_source(name: str) -> Language:
@@ -189,18 +232,15 @@ class PrivacyNER(Pipe):
     def _run_sources(self, docs: Sequence[Doc]) -> List[List[List[Candidate]]]:
         """For each source, for each doc, the mapped NER candidates."""
         out = []
+        texts = [doc_text(d) for d in docs]       # Doc.text rebuilds the string: once per doc
         for name in self.source_names:
             if name == DOC_ENTS:
                 ents_per_doc = [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in docs]
             else:
-                src = self._sources[name]
-                ents_per_doc = [
-                    [(e.start_char, e.end_char, e.label_) for e in sdoc.ents]
-                    for sdoc in src.pipe([d.text for d in docs], batch_size=len(docs))
-                ]
+                ents_per_doc = source_entities(self._sources[name], texts, batch_size=len(docs))
             out.append([
-                [c for c in (self._map_ent(d.text, s, e, lab, name) for s, e, lab in ents) if c]
-                for d, ents in zip(docs, ents_per_doc)
+                [c for c in (self._map_ent(text, s, e, lab, name) for s, e, lab in ents) if c]
+                for text, ents in zip(texts, ents_per_doc)
             ])
         return out
 
@@ -212,13 +252,15 @@ class PrivacyNER(Pipe):
             return None
         return Candidate(start, end, target, f"ner:{source}:{label}", PRIORITY_DEFAULT)
 
-    def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]]) -> List[Candidate]:
-        """All candidates of a doc, before overlap resolution."""
+    def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]],
+                   text: Optional[str] = None) -> List[Candidate]:
+        """All candidates of a doc, before overlap resolution (``text``: ``doc.text``, if at hand)."""
+        text = doc.text if text is None else text
         cands = combine(source_candidates, self.combine) if source_candidates else []
-        for m in find_rule_matches(doc.text, self.compiled):
+        for m in find_rule_matches(text, self.compiled):
             prio = PRIORITY_CODE if m.label == "CODE" else PRIORITY_DEFAULT
             cands.append(Candidate(m.start, m.end, m.label, f"rule:{m.name}", prio))
-        for m in find_rule_matches(doc.text, self.deny_compiled):
+        for m in find_rule_matches(text, self.deny_compiled):
             cands.append(Candidate(m.start, m.end, m.label, "deny_list", PRIORITY_DENY))
         if self.merge_titles and self.use_rules:
             cands = self._titled_names(doc, cands)
@@ -246,11 +288,11 @@ class PrivacyNER(Pipe):
         return text.casefold() in self.allow or is_allowed(text, self.allow_compiled)
 
     def set_annotations(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]]) -> None:
-        text = doc.text
-        chosen = resolve_overlaps([c for c in self.candidates(doc, source_candidates)
+        text = doc_text(doc)
+        chosen = resolve_overlaps([c for c in self.candidates(doc, source_candidates, text)
                                    if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start:c.end])])
         if self.propagate:
-            chosen = resolve_overlaps(chosen + propagate_mentions(doc.text, chosen))
+            chosen = resolve_overlaps(chosen + propagate_mentions(text, chosen))
         spans: List[tuple] = []  # (span, source)
         seen = set()
         for c in chosen:
