@@ -77,9 +77,6 @@ def failed_result(text: str, error: str) -> DocResult:
                      status=REDACTED)
 
 
-#: Batches handed to one ``nlp.pipe`` call (a failing call is retried document by document).
-CHUNK_BATCHES = 4
-
 #: What happens to a document whose processing raises or runs out of time (``on_error``).
 ON_ERROR = ("mask-all", "skip", "fail")
 #: Factories the ``mask-all`` fallback leaves out: masking every candidate is at
@@ -171,8 +168,7 @@ def sanitize_texts(nlp: Language, texts: Iterable[str], *, batch_size: int = 32,
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     spans_key = spans_key_of(nlp)
     it = iter(texts)
-    # several batches per nlp.pipe call, so that components can overlap batches
-    chunk_size = max(1, batch_size) * max(1, n_process) * CHUNK_BATCHES
+    chunk_size = max(1, batch_size) * max(1, n_process)
     budget = timeout_s if n_process == 1 else None
     while True:
         chunk = list(islice(it, chunk_size))

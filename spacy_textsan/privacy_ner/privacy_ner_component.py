@@ -8,7 +8,6 @@ way: name it as a source; its labels map onto themselves.
 """
 import logging
 import re
-from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import spacy
@@ -223,29 +222,11 @@ class PrivacyNER(Pipe):
         return next(iter(self.pipe([doc], batch_size=1)))
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
-        """Batches of docs; with a model source, the source NER of the next
-        batch runs in a worker thread while this batch goes through the rest
-        of the pipeline (spaCy's NER releases the GIL for much of its work, so
-        two cores overlap; the results and their order are the same)."""
-        batches = minibatch(stream, size=batch_size or self.batch_size)
-        if not any(name != DOC_ENTS for name in self.source_names):
-            for batch in batches:
-                yield from self._annotate(batch, self._run_sources(batch))
-            return
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="privacy_ner") as pool:
-            pending = None
-            for batch in batches:
-                job = (batch, pool.submit(self._run_sources, batch))
-                if pending is not None:
-                    yield from self._annotate(pending[0], pending[1].result())
-                pending = job
-            if pending is not None:
-                yield from self._annotate(pending[0], pending[1].result())
-
-    def _annotate(self, batch: Sequence[Doc], source_ents) -> Iterator[Doc]:
-        for i, doc in enumerate(batch):
-            self.set_annotations(doc, [ents[i] for ents in source_ents])
-            yield doc
+        for batch in minibatch(stream, size=batch_size or self.batch_size):
+            source_ents = self._run_sources(batch)
+            for i, doc in enumerate(batch):
+                self.set_annotations(doc, [ents[i] for ents in source_ents])
+                yield doc
 
     # -- detection -------------------------------------------------------------
     def _run_sources(self, docs: Sequence[Doc]) -> List[List[List[Candidate]]]:
