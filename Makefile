@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow evaluate gazetteer train clean
+.PHONY: demo test test-slow evaluate bench gazetteer train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ test-slow: $(STAMP)
 evaluate: $(STAMP)
 	$(VENV)/bin/textsan evaluate ../shared/data/tab/dev.json --output benchmarks/results/zero_shot_dev.json
 	$(VENV)/bin/textsan evaluate ../shared/data/tab/train.json --output benchmarks/results/zero_shot_train.json
+
+# speed and memory vs Presidio and the spaCy floor (benchmarks/results/speed.{json,png}); the bench extra
+# pins presidio-analyzer, which requires preshed<3.0.14 (pip downgrades it; spaCy 3.8 runs with it)
+bench: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[bench]"
+	$(PY) benchmarks/speed_bench.py --repeat 3
 
 # the offline knowledge base of wikidata_gazetteer (~/.cache/spacy_textsan/kb_offline or $TEXTSAN_KB)
 gazetteer: $(STAMP)

@@ -149,11 +149,16 @@ def make_explode(nlp, name):
     return explode
 
 
+def _rules_with(tmp_path, factory: str, after: str) -> Path:
+    """The rules-only pipeline with the component ``factory`` inserted after ``after``."""
+    cfg = tmp_path / f"{factory}.cfg"
+    cfg.write_text(Path(RULES).read_text().replace(f'"{after}"', f'"{after}","{factory}"', 1)
+                   + f'\n[components.{factory}]\nfactory = "{factory}"\n')
+    return cfg
+
+
 def test_a_crashing_component_fails_closed(tmp_path):
-    cfg = tmp_path / "boom.cfg"
-    cfg.write_text(Path(RULES).read_text()
-                   .replace('pipeline = ["privacy_ner"', 'pipeline = ["test_explode_on_boom","privacy_ner"')
-                   + '\n[components.test_explode_on_boom]\nfactory = "test_explode_on_boom"\n')
+    cfg = _rules_with(tmp_path, "test_explode_on_boom", "privacy_ner")
     src = tmp_path / "rows.jsonl"
     src.write_text('{"text": "Mr Ada Lee is fine."}\n{"text": "Mr Bo Chan says BOOM."}\n{"text": "2 May 2001"}\n')
     res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", cfg)
@@ -188,10 +193,7 @@ def make_risk_crash(nlp, name):
 
 
 def _crash_cfg(tmp_path):
-    cfg = tmp_path / "risk_crash.cfg"
-    cfg.write_text(Path(RULES).read_text()
-                   .replace('"privacy_ner","mask_all"', '"privacy_ner","test_risk_crash","mask_all"')
-                   + '\n[components.test_risk_crash]\nfactory = "test_risk_crash"\n')
+    cfg = _rules_with(tmp_path, "test_risk_crash", "privacy_ner")
     src = tmp_path / "rows.jsonl"
     src.write_text('{"text": "Mr Ada Lee is fine."}\n{"text": "Mr Bo Chan says BOOM on 2 May 2001."}\n'
                    '{"text": "Mr Cy Dunn says HANG."}\n')
