@@ -169,7 +169,7 @@ def sanitize(
     TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
     and predictions.json (the detected spans as TAB annotations) into OUT."""
     from .io import InputError, read_input, write_jsonl, write_output
-    from .runner import ON_ERROR, SanitizationError, report_status, sanitize_texts
+    from .runner import ON_ERROR, SanitizationError, report_row, sanitize_texts, skipped_row
 
     if on_error not in ON_ERROR:
         raise typer.BadParameter(f"--on-error must be one of {', '.join(ON_ERROR)}")
@@ -218,7 +218,7 @@ def sanitize(
     for f in files:
         for bad in f.skipped:
             msg.warn(f"skipped {bad}")
-            report_rows.append({"file": str(f.path), "line": bad.line, "status": "skipped", "errors": [bad.reason]})
+            report_rows.append(skipped_row(f, bad))
         jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()]
         texts = (text for _, _, text in jobs)
         sanitized = [dict() for _ in f.records]
@@ -234,8 +234,8 @@ def sanitize(
             _fail(f"{f.path}: a document could not be sanitized ({e}); --on-error fail: nothing written")
         for (rec, name, _), res in done:
             n_docs += 1
-            status = report_status(res)
-            counts[status] += 1
+            row = report_row(f, rec, name, res)
+            counts[row["status"]] += 1
             sanitized[rec.index][name] = res.sanitized
             offset_maps[rec.index][name] = res.offset_map
             if f.fmt == "tab":
@@ -245,13 +245,7 @@ def sanitize(
                 tab_texts.append((rec.doc_id, rec.texts[name]))
                 tab_predictions[rec.doc_id] = [
                     dict(sp, identifier_type="NO_MASK") if sp["masked"] is False else sp for sp in res.spans]
-            report_rows.append({
-                "file": str(f.path), "doc_id": rec.doc_id, "index": rec.index, "line": rec.line, "field": name,
-                "status": status, "n_spans": len(res.spans), "n_masked": res.n_masked,
-                "spans": res.spans, "risky_sets": res.risky_sets, "errors": res.errors,
-                # no timings in the report: the same input and config give byte-identical output
-                "decision": {k: v for k, v in res.decision.items() if k != "solve_ms"} if res.decision else None,
-            })
+            report_rows.append(row)
         pending.append((f, sanitized, offset_maps))
     out.mkdir(parents=True, exist_ok=True)
     for f, sanitized, offset_maps in pending:

@@ -32,14 +32,18 @@ class DocResult:
     masked: List[List[int]]
     spans: List[dict] = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
-    ok: bool = True
     decision: Optional[dict] = None
     risky_sets: List[dict] = field(default_factory=list)
     doc: Optional[Doc] = None
     #: the generalizer's map from the sanitized text back to the original (None: failed document)
     offset_map: Optional[List[List[int]]] = None
-    #: OK, FALLBACK or REDACTED
+    #: OK, FALLBACK or REDACTED (or the report's ``degraded`` when read back from one)
     status: str = OK
+
+    @property
+    def ok(self) -> bool:
+        """Sanitized (as configured or by the fallback), not the redaction notice."""
+        return self.status != REDACTED
 
     @property
     def n_masked(self) -> int:
@@ -72,8 +76,29 @@ def report_status(res: DocResult) -> str:
     return "degraded" if res.errors else OK
 
 
+def report_row(input_file, record, field_name: str, res: DocResult) -> dict:
+    """The ``report.jsonl`` line of one document (a record's field). No
+    timings: the same input and config give byte-identical output."""
+    return {
+        "file": str(input_file.path), "doc_id": record.doc_id, "index": record.index, "line": record.line,
+        "field": field_name, "status": report_status(res), "n_spans": len(res.spans), "n_masked": res.n_masked,
+        "spans": res.spans, "risky_sets": res.risky_sets, "errors": res.errors,
+        "decision": report_decision(res),
+    }
+
+
+def report_decision(res: DocResult) -> Optional[dict]:
+    """The decision summary without its timing (``solve_ms``)."""
+    return {k: v for k, v in res.decision.items() if k != "solve_ms"} if res.decision else None
+
+
+def skipped_row(input_file, bad) -> dict:
+    """The ``report.jsonl`` line of an input row left out (``--on-bad-line skip``)."""
+    return {"file": str(input_file.path), "line": bad.line, "status": "skipped", "errors": [bad.reason]}
+
+
 def failed_result(text: str, error: str) -> DocResult:
-    return DocResult(sanitized=FAILED_TEXT, masked=[[0, len(text)]] if text else [], errors=[error], ok=False,
+    return DocResult(sanitized=FAILED_TEXT, masked=[[0, len(text)]] if text else [], errors=[error],
                      status=REDACTED)
 
 

@@ -35,7 +35,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from .runner import DocResult, report_status, sanitize_texts
+from .runner import DocResult, report_decision, report_row, report_status, sanitize_texts, skipped_row
 
 DEFAULT_MASTER = "local[2]"
 OUTPUT_FORMATS = ("parquet", "jsonl")
@@ -150,11 +150,6 @@ def _json_or_none(obj: Any) -> Optional[str]:
     return None if obj is None else _dumps(obj)
 
 
-def _decision(res: DocResult) -> Optional[dict]:
-    # as in report.jsonl: no timings, so that the same input gives the same output
-    return {k: v for k, v in res.decision.items() if k != "solve_ms"} if res.decision else None
-
-
 def _nonempty(items: Iterable[Any]) -> Optional[Iterator[Any]]:
     """None for an empty partition (which then loads no pipeline)."""
     items = iter(items)
@@ -190,7 +185,7 @@ def _jobs_partition(spec: PipelineSpec, jobs: Iterator[tuple]) -> Iterator[tuple
     for job, (res,) in _results_per_item(nlp, jobs, lambda job: [job[6]], spec.batch_size):
         yield tuple(job[:6]) + (
             report_status(res), len(res.spans), res.n_masked, _dumps(res.spans),
-            _dumps(res.risky_sets), list(res.errors), _json_or_none(_decision(res)), res.sanitized,
+            _dumps(res.risky_sets), list(res.errors), _json_or_none(report_decision(res)), res.sanitized,
             _dumps(res.masked), _dumps(res.offset_map))
 
 
@@ -432,8 +427,7 @@ def _collect_results(rows: List[Any], n_jobs: int) -> List[DocResult]:
             raise RuntimeError(f"spark returned document {r['row']} twice or out of range; nothing written")
         results[r["row"]] = DocResult(
             sanitized=r["sanitized"], masked=json.loads(r["masked"]), spans=json.loads(r["spans"]),
-            errors=list(r["errors"] or []), ok=r["status"] != "failed",
-            status=r["status"], decision=json.loads(r["decision"]) if r["decision"] is not None else None,
+            errors=list(r["errors"] or []), status=r["status"], decision=json.loads(r["decision"]) if r["decision"] is not None else None,
             risky_sets=json.loads(r["risky_sets"]), offset_map=json.loads(r["offset_map"]))
     missing = [i for i, res in enumerate(results) if res is None]
     if missing:
@@ -459,17 +453,12 @@ def _write_copies(run: SparkRun, out: Path, used: set, write_output, write_jsonl
     """The sanitized copies and report.jsonl, as ``textsan sanitize`` writes them."""
     report_rows, written = [], []
     for f, results in zip(run.files, run.results):
-        for bad in f.skipped:
-            report_rows.append({"file": str(f.path), "line": bad.line, "status": "skipped", "errors": [bad.reason]})
+        report_rows += [skipped_row(f, bad) for bad in f.skipped]
         sanitized: List[Dict[str, str]] = [dict() for _ in f.records]
         jobs = [(rec, name) for rec in f.records for name in rec.texts]
         for (rec, name), res in zip(jobs, results):
             sanitized[rec.index][name] = res.sanitized
-            report_rows.append({
-                "file": str(f.path), "doc_id": rec.doc_id, "index": rec.index, "line": rec.line, "field": name,
-                "status": report_status(res), "n_spans": len(res.spans), "n_masked": res.n_masked,
-                "spans": res.spans, "risky_sets": res.risky_sets, "errors": res.errors,
-                "decision": _decision(res)})
+            report_rows.append(report_row(f, rec, name, res))
         written += write_output(f, sanitized, out, used=used)
     write_jsonl(out / "report.jsonl", report_rows)
     return written + [out / "report.jsonl"]
