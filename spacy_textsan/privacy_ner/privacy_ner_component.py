@@ -252,10 +252,9 @@ class PrivacyNER(Pipe):
             return None
         return Candidate(start, end, target, f"ner:{source}:{label}", PRIORITY_DEFAULT)
 
-    def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]],
-                   text: Optional[str] = None) -> List[Candidate]:
-        """All candidates of a doc, before overlap resolution (``text``: ``doc.text``, if at hand)."""
-        text = doc.text if text is None else text
+    def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]]) -> List[Candidate]:
+        """All candidates of a doc, before overlap resolution."""
+        text = doc_text(doc)
         cands = combine(source_candidates, self.combine) if source_candidates else []
         for m in find_rule_matches(text, self.compiled):
             prio = PRIORITY_CODE if m.label == "CODE" else PRIORITY_DEFAULT
@@ -289,7 +288,7 @@ class PrivacyNER(Pipe):
 
     def set_annotations(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]]) -> None:
         text = doc_text(doc)
-        chosen = resolve_overlaps([c for c in self.candidates(doc, source_candidates, text)
+        chosen = resolve_overlaps([c for c in self.candidates(doc, source_candidates)
                                    if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start:c.end])])
         if self.propagate:
             chosen = resolve_overlaps(chosen + propagate_mentions(text, chosen))
