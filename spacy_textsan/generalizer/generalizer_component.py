@@ -44,7 +44,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
-from ..extensions import SPANS_KEY, add_reason, doc_text, get_candidates
+from ..extensions import SPANS_KEY, add_reason, doc_text, entity_key, get_candidates
 from .keys import SURROGATE_KEY_ENV, MissingKeyError, Secret, read_key
 from .leaks import find_leaks
 from .options import STAR, chain_options, datetime_options, quantity_options, safe_options
@@ -140,7 +140,7 @@ class Generalizer:
 
     @staticmethod
     def _key(span: Span) -> EntityKey:
-        return (span.label_, span._.entity_id or f"@{span.start_char}")
+        return (span.label_, entity_key(span))
 
     def _sweep(self, doc: Doc, masked: List[Span], text: str) -> List[Span]:
         """Mask the other occurrences of masked strings (see :mod:`.leaks`)."""
@@ -162,7 +162,7 @@ class Generalizer:
                 span = existing               # a kept candidate repeats a masked string: now masked
             else:
                 span = Span(doc, span.start, span.end, label=source.label_)
-                span._.entity_id = source._.entity_id or f"@{source.start_char}"
+                span._.entity_id = entity_key(source)
                 span._.identifier_type = source._.identifier_type
                 span._.source = "leak_sweep"
                 by_offsets[(span.start_char, span.end_char)] = span
@@ -185,6 +185,7 @@ class Generalizer:
         chosen: Dict[EntityKey, str] = {}
         taken = set()
         doc_secret: Optional[bytes] = None
+        forbidden: Optional[List[str]] = None          # what a pseudonym may not hold (masked strings)
         for key, mentions in by_entity.items():             # in order of first mention
             # the replacement comes from the entity's own mentions, not from the words the
             # leak sweep found it inside ("TR-06-196112.03.1994" for "1961")
@@ -194,11 +195,12 @@ class Generalizer:
             rep: Optional[str] = None
             if strategy == "hash":
                 assert self.key is not None
-                canonical = max((s.text for s in spans), key=lambda t: (len(t), t))
-                rep = f"[{label} {hash_token(self.key.reveal(), label, canonical, self.hash_length)}]"
+                rep = f"[{label} {hash_token(self.key.reveal(), label, _longest(spans), self.hash_length)}]"
             elif strategy == "pseudonym":
                 doc_secret = doc_secret or self._doc_secret(text)
-                rep = self._pseudonym(spans, masked_texts, taken, doc_secret)
+                if forbidden is None:
+                    forbidden = [" ".join(t.split()).casefold() for t in masked_texts if len(t.strip()) >= 2]
+                rep = self._pseudonym(spans, forbidden, taken, doc_secret)
                 if rep is None and label in (*KB_LABELS, "DATETIME", "QUANTITY"):
                     rep = self._generalize(spans, masked_texts)     # no safe surrogate: generalized
             elif strategy == "generalize" and label != "PERSON":
@@ -241,13 +243,13 @@ class Generalizer:
             return digest
         return entity_seed(self.key.reveal(), "document", digest.hex()).to_bytes(8, "big")
 
-    def _pseudonym(self, spans: List[Span], masked_texts: List[str], taken: set,
+    def _pseudonym(self, spans: List[Span], forbidden: List[str], taken: set,
                    doc_secret: bytes) -> Optional[str]:
-        """A surrogate that names no masked string and no other entity's surrogate."""
+        """A surrogate that names no masked string (``forbidden``: normalised
+        masked strings) and no other entity's surrogate."""
         label = spans[0].label_
-        canonical = canonical_text(max((s.text for s in spans), key=lambda t: (len(t), t)))
+        canonical = canonical_text(_longest(spans))
         secret = self.key.reveal() if self.key is not None else doc_secret
-        forbidden = [" ".join(t.split()).casefold() for t in masked_texts if len(t.strip()) >= 2]
         if label == "DATETIME":
             # one shift for the whole document keeps the intervals between its dates; a shifted
             # date that would hold a masked string (its own year left as it was, another date's
@@ -255,6 +257,10 @@ class Generalizer:
             days, years = document_shift(entity_seed(doc_secret, "shift"))
             rep = next((r for r in (shift_dates(s.text, days, years) for s in spans) if r), None)
             return rep if rep is not None and self._allowed(rep, forbidden, taken) else None
+        if self._faker is None and label in ("PERSON", "LOC", "ORG"):
+            from faker import Faker
+            self._faker = Faker("en_US")
+        is_country = label == "LOC" and any(c.split()[0] == "country" for s in spans for c in (s._.kb_chain or []) if c)
         for attempt in range(20):
             seed = entity_seed(secret, label, canonical, str(attempt))
             if label == "CODE":
@@ -262,10 +268,6 @@ class Generalizer:
             elif label == "QUANTITY":
                 rep = quantity_surrogate(spans[0].text, seed)
             else:
-                if self._faker is None and label in ("PERSON", "LOC", "ORG"):
-                    from faker import Faker
-                    self._faker = Faker("en_US")
-                is_country = any(c.split()[0] == "country" for s in spans for c in (s._.kb_chain or []) if c)
                 rep = fake_value(label, seed, self._faker, country=is_country)
             if rep is None:
                 return None
@@ -282,3 +284,9 @@ class Generalizer:
     def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
         for doc in stream:
             yield self(doc)
+
+
+def _longest(spans: List[Span]) -> str:
+    """The entity's fullest mention (longest, then first in sort order): what its hash and
+    pseudonym are derived from."""
+    return max((s.text for s in spans), key=lambda t: (len(t), t))

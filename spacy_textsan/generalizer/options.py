@@ -20,7 +20,8 @@ of Turkey" for "Turkish"), or is listed in ``risky_terms`` (e.g. terms that
 kanon_risk found in fewer than k records).
 """
 import re
-from typing import Iterable, List, Optional, Sequence
+from functools import lru_cache
+from typing import FrozenSet, Iterable, List, Optional, Pattern, Sequence, Tuple
 
 __all__ = ["datetime_options", "quantity_options", "chain_options", "safe_options", "STAR"]
 
@@ -87,6 +88,18 @@ def chain_options(chain: Optional[Sequence[str]]) -> List[str]:
     return out
 
 
+@lru_cache(maxsize=16)
+def _masked_index(masked: Tuple[str, ...]) -> Tuple[Optional[Pattern], FrozenSet[str]]:
+    """For one document's masked strings, built once (the generalizer asks for every
+    span): a pattern of them as whole words (case-insensitive; one alternation
+    finds what any one of them would), and their capitalised words ("Turkey" of
+    "Republic of Turkey"), which may not reappear either."""
+    strings = sorted({m.strip() for m in masked if len(m.strip()) >= 2}, key=lambda t: (-len(t), t))
+    pattern = re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, strings))})(?!\w)", re.IGNORECASE) if strings else None
+    words = frozenset(w.lower() for m in masked for w in re.findall(r"\w{3,}", m) if w[:1].isupper())
+    return pattern, words
+
+
 def safe_options(options: Iterable[str], masked_texts: Iterable[str], risky_terms: Iterable[str] = (),
                  original: str = "", names: bool = True) -> List[str]:
     """The options that name no masked string of the document (whole words,
@@ -97,14 +110,12 @@ def safe_options(options: Iterable[str], masked_texts: Iterable[str], risky_term
     "Turkish"). Structured options (a year, ``X EUR``) keep the part of the
     original they are built from by design, so ``names`` is off for them."""
     risky = {t.lower() for t in risky_terms}
-    patterns = [re.compile(rf"(?<!\w){re.escape(t.strip())}(?!\w)", re.IGNORECASE)
-                for t in sorted({m.strip() for m in masked_texts}) if len(t) >= 2]
+    pattern, masked_words = _masked_index(tuple(masked_texts))
     stems = {w[:4].lower() for w in re.findall(r"\w+", original) if len(w) >= 4} if names else set()
-    # capitalised words of masked strings ("Turkey" of "Republic of Turkey") may not reappear
-    words = {w.lower() for m in masked_texts for w in re.findall(r"\w{3,}", m) if w[:1].isupper()} if names else set()
+    words = masked_words if names else frozenset()
     out = []
     for option in options:
-        if option.lower() in risky or any(p.search(option) for p in patterns):
+        if option.lower() in risky or (pattern is not None and pattern.search(option)):
             continue
         if any(w[:1].isupper() and w.lower() in words for w in re.findall(r"\w{3,}", option)):
             continue
