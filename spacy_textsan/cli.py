@@ -169,7 +169,8 @@ def sanitize(
     TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
     and predictions.json (the detected spans as TAB annotations) into OUT."""
     from .io import InputError, read_input, write_jsonl, write_output
-    from .runner import ON_ERROR, SanitizationError, report_row, sanitize_texts, skipped_row
+    from .runner import (ON_ERROR, SanitizationError, column_votes, mask_cell, mask_format_of, report_row,
+                         sanitize_texts, skipped_row)
 
     if on_error not in ON_ERROR:
         raise typer.BadParameter(f"--on-error must be one of {', '.join(ON_ERROR)}")
@@ -232,6 +233,11 @@ def sanitize(
             done = list(progress)
         except SanitizationError as e:
             _fail(f"{f.path}: a document could not be sanitized ({e}); --on-error fail: nothing written")
+        if f.fmt not in ("txt", "tab"):    # a column of names without context is still a column of names
+            votes = column_votes([(name, text, res) for (_, name, text), res in done])
+            for i, label in votes.items():
+                (rec, name, text), res = done[i]
+                done[i] = ((rec, name, text), mask_cell(text, res, label, mask_format_of(nlp)))
         for (rec, name, _), res in done:
             n_docs += 1
             row = report_row(f, rec, name, res)

@@ -9,13 +9,15 @@ import signal
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from collections import Counter
 from itertools import islice
-from typing import Iterable, Iterator, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .extensions import masked_offsets, spans_records, get_candidates
+from .extensions import UNKNOWN, masked_offsets, spans_records, get_candidates
+from .generalizer.render import render
 from .pipeline import spans_key_of
 
 logger = logging.getLogger("spacy_textsan")
@@ -221,3 +223,74 @@ def sanitize_texts(nlp: Language, texts: Iterable[str], *, batch_size: int = 32,
                     else:
                         results.append(fallback_result(nlp, text, error, spans_key, keep_docs, budget))
         yield from results
+
+
+# --------------------------------------------------------------------------- #
+# Columns: a column of names without context is still a column of names
+# --------------------------------------------------------------------------- #
+
+#: ``column_votes`` settings: fields with at least ``MIN_CELLS`` non-empty cells, of
+#: which at least ``MIN_SHARE`` are one identifier, mask their undetected short cells.
+COLUMN_MIN_CELLS, COLUMN_MIN_SHARE, COLUMN_MAX_WORDS = 3, 0.5, 6
+
+
+def _whole_cell_label(text: str, res: DocResult) -> Optional[str]:
+    """The label of the one masked span that covers (nearly) all of a cell."""
+    body = len(text.strip())
+    masked = [s for s in res.spans if s["masked"] is not False]
+    if not body or len(masked) != 1:
+        return None
+    span = masked[0]
+    return span["label"] if (span["end"] - span["start"]) >= 0.8 * body else None
+
+
+def column_votes(cells: Sequence[tuple], min_cells: int = COLUMN_MIN_CELLS, min_share: float = COLUMN_MIN_SHARE,
+                 max_words: int = COLUMN_MAX_WORDS) -> Dict[int, str]:
+    """``cells`` are ``(field, text, DocResult)`` of one file, in order. For a
+    field whose non-empty cells are mostly (``min_share``) one identifier each
+    (a whole cell masked, whatever its label), the cells of that field where
+    nothing was masked and that are short (at most ``max_words`` words, one
+    line) are masked whole with the field's most frequent label: returns
+    ``{position in cells: label}``."""
+    by_field: Dict[str, List[int]] = {}
+    for i, (field_name, text, _) in enumerate(cells):
+        if text and text.strip():
+            by_field.setdefault(field_name, []).append(i)
+    out: Dict[int, str] = {}
+    for positions in by_field.values():
+        if len(positions) < min_cells:
+            continue
+        labels = Counter(_whole_cell_label(cells[i][1], cells[i][2]) for i in positions)
+        labels.pop(None, None)
+        if not labels:
+            continue
+        label = labels.most_common(1)[0][0]
+        if sum(labels.values()) < min_share * len(positions):
+            continue
+        for i in positions:
+            _, text, res = cells[i]
+            if res.ok and res.n_masked == 0 and len(text.split()) <= max_words and "\n" not in text.strip():
+                out[i] = label
+    return out
+
+
+def mask_cell(text: str, res: DocResult, label: str, mask_format: str = "[{label} {n}]") -> DocResult:
+    """``res`` with the whole cell masked as ``label`` (source ``column_vote``)."""
+    start = len(text) - len(text.lstrip())
+    end = len(text.rstrip())
+    sanitized, offset_map = render(text, [(start, end, mask_format.format(label=label, n=1))])
+    span = {"start": start, "end": end, "text": text[start:end], "label": label, "entity_id": f"{label}-1",
+            "identifier_type": UNKNOWN, "source": "column_vote", "kb_id": None, "kb_chain": None, "risk": {},
+            "info_content": None, "masked": True, "replacement": sanitized[start:len(sanitized) - (len(text) - end)],
+            "reasons": [f"most cells of this column are {label}"]}
+    return DocResult(sanitized=sanitized, masked=[[start, end]], spans=[span], errors=res.errors,
+                     decision=res.decision, risky_sets=res.risky_sets, doc=res.doc, offset_map=offset_map,
+                     status=res.status)
+
+
+def mask_format_of(nlp: Language) -> str:
+    """The mask format of the pipeline's generalizer (the default one without)."""
+    for _, proc in nlp.pipeline:
+        if isinstance(getattr(proc, "mask_format", None), str):
+            return proc.mask_format
+    return "[{label} {n}]"

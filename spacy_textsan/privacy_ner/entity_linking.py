@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from rapidfuzz import fuzz
 
+from .normalize import normalise as detection_copy
 from .rules import TITLES
 
 EXACT_ONLY_LABELS = frozenset({"CODE", "DATETIME", "QUANTITY"})
@@ -21,7 +22,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def normalise(text: str) -> Tuple[str, ...]:
-    """Case-folded word tokens without titles and leading articles."""
+    """Case-folded word tokens without titles and leading articles, read on
+    the detection copy (``Pe\u00adder`` and ``Ｐｅｄｅｒ`` are ``peder``)."""
+    text = detection_copy(text).text
     matches = list(_WORD.finditer(text))
     words = [m.group().casefold() for m in matches]
     skip = 0
@@ -42,8 +45,12 @@ def normalise(text: str) -> Tuple[str, ...]:
 def _name_compatible(short: Tuple[str, ...], long: Tuple[str, ...]) -> bool:
     """``short`` names the same person as ``long``: its last word is the
     surname (last word of ``long``) and its other words are the same given
-    names or their initials, in order."""
-    if not short or len(short) > len(long) or short[-1] != long[-1]:
+    names or their initials, in order; or it is the first given name alone."""
+    if not short or len(short) > len(long):
+        return False
+    if len(short) == 1 and len(long) >= 2 and short[0] == long[0] and len(short[0]) > 1:
+        return True             # the given name alone: "Peder" -> "Peder Halvorsen"
+    if short[-1] != long[-1]:
         return False
     given_long = list(long[:-1])
     for word in short[:-1]:

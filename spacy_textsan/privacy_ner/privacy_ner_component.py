@@ -19,7 +19,10 @@ from spacy.util import minibatch
 from ..extensions import SPANS_KEY, TAB_LABELS, UNKNOWN, doc_text
 from .combine import Candidate, combine, resolve_overlaps
 from .entity_linking import assign_entity_ids
+from .identifiers import DEFAULT_PHONE_REGIONS, find_identifiers
 from .label_map import DEFAULT_LABEL_MAP
+from .names import find_cued_names, find_lexicon_names, find_name_mentions, find_script_names
+from .normalize import NormalisedText, caps_runs, normalise
 from .rules import (
     DEFAULT_ALLOW_PATTERNS,
     DEFAULT_PATTERNS,
@@ -50,6 +53,11 @@ DEFAULT_CONFIG = {
     "deny_list": [],
     "min_code_digits": 4,
     "merge_titles": True,
+    "identifiers": True,
+    "names": True,
+    "phone_regions": list(DEFAULT_PHONE_REGIONS),
+    "normalize": True,
+    "restore_case": True,
     "propagate": True,
     "fuzzy_threshold": 90.0,
     "spans_key": SPANS_KEY,
@@ -104,6 +112,20 @@ def source_entities(nlp: Language, texts: Sequence[str], batch_size: int = 32,
     return out
 
 
+def _add_cased_persons(nlp: Language, runs: Sequence[Sequence[tuple]],
+                       ents_per_doc: List[List[Tuple[int, int, str]]]) -> List[List[Tuple[int, int, str]]]:
+    """The PERSON entities a source finds in the title-cased ALL-CAPS runs of
+    each text (:func:`.normalize.caps_runs`), added to its entities there."""
+    pieces = [(i, start, cased) for i, doc_runs in enumerate(runs) for start, _, cased in doc_runs]
+    if not pieces:
+        return ents_per_doc
+    out = [list(ents) for ents in ents_per_doc]
+    for (i, offset, _), sdoc in zip(pieces, nlp.pipe([p[2] for p in pieces])):
+        out[i].extend((offset + e.start_char, offset + e.end_char, "PERSON") for e in sdoc.ents
+                      if e.label_ == "PERSON")
+    return out
+
+
 def load_source(name: str) -> Language:
     """Load a source pipeline (installed package or path) with only its NER
     (and the tok2vec it listens to) enabled; cached per process."""
@@ -141,6 +163,11 @@ def make_privacy_ner(
     deny_list: List[Union[str, Dict[str, str]]],
     min_code_digits: int,
     merge_titles: bool,
+    identifiers: bool,
+    names: bool,
+    phone_regions: List[str],
+    normalize: bool,
+    restore_case: bool,
     propagate: bool,
     fuzzy_threshold: float,
     spans_key: str,
@@ -159,6 +186,11 @@ def make_privacy_ner(
         deny_list=deny_list,
         min_code_digits=min_code_digits,
         merge_titles=merge_titles,
+        identifiers=identifiers,
+        names=names,
+        phone_regions=phone_regions,
+        normalize=normalize,
+        restore_case=restore_case,
         propagate=propagate,
         fuzzy_threshold=fuzzy_threshold,
         spans_key=spans_key,
@@ -184,6 +216,11 @@ class PrivacyNER(Pipe):
         deny_list: Sequence = (),
         min_code_digits: int = 4,
         merge_titles: bool = True,
+        identifiers: bool = True,
+        names: bool = True,
+        phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
+        normalize: bool = True,
+        restore_case: bool = True,
         propagate: bool = True,
         fuzzy_threshold: float = 90.0,
         spans_key: str = SPANS_KEY,
@@ -211,6 +248,11 @@ class PrivacyNER(Pipe):
         )
         self.min_code_digits = min_code_digits
         self.merge_titles = merge_titles
+        self.identifiers = identifiers
+        self.names = names
+        self.phone_regions = tuple(phone_regions)
+        self.normalize = normalize
+        self.restore_case = restore_case
         self.propagate = propagate
         self.fuzzy_threshold = fuzzy_threshold
         self.spans_key = spans_key
@@ -223,21 +265,35 @@ class PrivacyNER(Pipe):
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
         for batch in minibatch(stream, size=batch_size or self.batch_size):
-            source_ents = self._run_sources(batch)
+            norms = [self.detection_copy(doc) for doc in batch]
+            source_ents = self._run_sources(batch, norms)
             for i, doc in enumerate(batch):
-                self.set_annotations(doc, [ents[i] for ents in source_ents])
+                self.set_annotations(doc, [ents[i] for ents in source_ents], norms[i])
                 yield doc
 
+    def detection_copy(self, doc: Doc) -> NormalisedText:
+        """The text that detectors read (:mod:`.normalize`); offsets map back."""
+        text = doc_text(doc)
+        return normalise(text) if self.normalize else NormalisedText(text, text)
+
     # -- detection -------------------------------------------------------------
-    def _run_sources(self, docs: Sequence[Doc]) -> List[List[List[Candidate]]]:
-        """For each source, for each doc, the mapped NER candidates."""
+    def _run_sources(self, docs: Sequence[Doc],
+                     norms: Optional[Sequence[NormalisedText]] = None) -> List[List[List[Candidate]]]:
+        """For each source, for each doc, the mapped NER candidates, with
+        offsets in the detection copy. With ``restore_case``, a source NER also
+        reads each run of ALL-CAPS words title-cased on its own (``SIGNED: PEDER
+        HALVORSEN``), and the persons it finds there are added."""
         out = []
-        texts = [doc_text(d) for d in docs]       # Doc.text rebuilds the string: once per doc
+        norms = list(norms) if norms is not None else [self.detection_copy(d) for d in docs]
+        texts = [n.text for n in norms]
+        runs = [caps_runs(t) for t in texts] if self.restore_case else [[] for _ in texts]
         for name in self.source_names:
             if name == DOC_ENTS:
-                ents_per_doc = [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in docs]
+                ents_per_doc = [[(*n.from_original(e.start_char, e.end_char), e.label_) for e in d.ents]
+                                for d, n in zip(docs, norms)]
             else:
                 ents_per_doc = source_entities(self._sources[name], texts, batch_size=len(docs))
+                ents_per_doc = _add_cased_persons(self._sources[name], runs, ents_per_doc)
             out.append([
                 [c for c in (self._map_ent(text, s, e, lab, name) for s, e, lab in ents) if c]
                 for text, ents in zip(texts, ents_per_doc)
@@ -252,33 +308,43 @@ class PrivacyNER(Pipe):
             return None
         return Candidate(start, end, target, f"ner:{source}:{label}", PRIORITY_DEFAULT)
 
-    def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]]) -> List[Candidate]:
-        """All candidates of a doc, before overlap resolution."""
-        text = doc_text(doc)
+    def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]],
+                   norm: Optional[NormalisedText] = None) -> List[Candidate]:
+        """All candidates of a doc, before overlap resolution, with offsets in
+        the detection copy ``norm`` (the doc's text when not normalised)."""
+        norm = norm if norm is not None else self.detection_copy(doc)
+        text = norm.text
         cands = combine(source_candidates, self.combine) if source_candidates else []
         for m in find_rule_matches(text, self.compiled):
             prio = PRIORITY_CODE if m.label == "CODE" else PRIORITY_DEFAULT
             cands.append(Candidate(m.start, m.end, m.label, f"rule:{m.name}", prio))
+        if self.identifiers and self.use_rules:
+            for m in find_identifiers(text, self.phone_regions):
+                cands.append(Candidate(m.start, m.end, m.label, f"id:{m.name}", PRIORITY_CODE))
+        if self.names and self.use_rules:
+            for start, end, label, rule in find_script_names(text) + find_lexicon_names(text) + find_cued_names(text):
+                cands.append(Candidate(start, end, label, f"name:{rule}", PRIORITY_DEFAULT))
         for m in find_rule_matches(text, self.deny_compiled):
             cands.append(Candidate(m.start, m.end, m.label, "deny_list", PRIORITY_DENY))
         if self.merge_titles and self.use_rules:
-            cands = self._titled_names(doc, cands)
+            cands = self._titled_names(doc, cands, norm)
         return cands
 
-    def _titled_names(self, doc: Doc, cands: List[Candidate]) -> List[Candidate]:
+    def _titled_names(self, doc: Doc, cands: List[Candidate], norm: NormalisedText) -> List[Candidate]:
         words = [t.text for t in doc]
         out = []
         for c in cands:
             if c.label == "PERSON":
-                span = doc.char_span(c.start, c.end, alignment_mode="expand")
+                span = doc.char_span(*norm.to_original(c.start, c.end), alignment_mode="expand")
                 if span is not None:
                     t = title_start(words, span.start)
                     if t is not None:
-                        c = Candidate(doc[t].idx, c.end, c.label, c.source + "+title", c.priority)
+                        start = norm.from_original(doc[t].idx, doc[t].idx + 1)[0]
+                        c = Candidate(start, c.end, c.label, c.source + "+title", c.priority)
             out.append(c)
         for s, e in find_titled_names(words):
-            out.append(Candidate(doc[s].idx, doc[e - 1].idx + len(doc[e - 1]), "PERSON", "rule:titled_name",
-                                 PRIORITY_DEFAULT))
+            start, end = norm.from_original(doc[s].idx, doc[e - 1].idx + len(doc[e - 1]))
+            out.append(Candidate(start, end, "PERSON", "rule:titled_name", PRIORITY_DEFAULT))
         return out
 
     def is_allowed(self, text: str) -> bool:
@@ -286,16 +352,26 @@ class PrivacyNER(Pipe):
         text = text.strip()
         return text.casefold() in self.allow or is_allowed(text, self.allow_compiled)
 
-    def set_annotations(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]]) -> None:
-        text = doc_text(doc)
-        chosen = resolve_overlaps([c for c in self.candidates(doc, source_candidates)
+    def set_annotations(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]],
+                        norm: Optional[NormalisedText] = None) -> None:
+        norm = norm if norm is not None else self.detection_copy(doc)
+        text = norm.text
+        chosen = resolve_overlaps([c for c in self.candidates(doc, source_candidates, norm)
                                    if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start:c.end])])
         if self.propagate:
-            chosen = resolve_overlaps(chosen + propagate_mentions(text, chosen))
+            more = propagate_mentions(text, chosen)
+            if self.names:
+                persons = [(c.start, c.end) for c in chosen if c.label == "PERSON"]
+                mentions = [Candidate(start, end, label, f"propagated:{rule}", PRIORITY_PROPAGATED)
+                            for start, end, label, rule in find_name_mentions(text, persons)]
+                chosen = relabel_name_mentions(text, chosen, mentions)
+                taken = {(c.start, c.end) for c in more}
+                more += [m for m in mentions if (m.start, m.end) not in taken]
+            chosen = resolve_overlaps(chosen + more)
         spans: List[tuple] = []  # (span, source)
         seen = set()
         for c in chosen:
-            span = doc.char_span(c.start, c.end, label=c.label, alignment_mode="expand")
+            span = doc.char_span(*norm.to_original(c.start, c.end), label=c.label, alignment_mode="expand")
             span = _strip_span(span) if span is not None else None
             if span is None or (span.start, span.end) in seen:
                 continue
@@ -314,6 +390,21 @@ class PrivacyNER(Pipe):
 
 
 PRIORITY_PROPAGATED = 0
+_POSSESSIVE = re.compile(r"^(?:['’]s?|['’][^\W\d_]{1,5}|s)?$")
+
+
+def relabel_name_mentions(text: str, chosen: Sequence[Candidate], mentions: Sequence[Candidate]) -> List[Candidate]:
+    """A candidate of another type that is a detected person's name (with a
+    possessive at most: ``HALVORSEN's`` tagged ORG by the NER) becomes PERSON,
+    so that it joins the person's entity."""
+    starts = {m.start: m for m in mentions}
+    out = []
+    for c in chosen:
+        m = starts.get(c.start)
+        if c.label != "PERSON" and m is not None and m.end <= c.end and _POSSESSIVE.match(text[m.end:c.end]):
+            c = Candidate(c.start, m.end, "PERSON", c.source + "+name", c.priority)
+        out.append(c)
+    return out
 
 
 def propagate_mentions(text: str, chosen: Sequence[Candidate]) -> List[Candidate]:

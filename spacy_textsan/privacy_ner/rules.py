@@ -13,6 +13,19 @@ _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
     r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
 )
+#: Month names of other languages (French, German, Dutch, Spanish, Portuguese, Italian, Turkish,
+#: Polish genitive, Norwegian/Danish/Swedish), any case: "né le 3 avril 1985", "3 Nisan 1985".
+_FOREIGN_MONTHS = (
+    r"(?:janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre"
+    r"|Januar|Jänner|Februar|März|Maerz|Juni|Juli|Oktober|Dezember"
+    r"|januari|februari|maart|mei|augustus"
+    r"|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre"
+    r"|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|dezembro"
+    r"|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre"
+    r"|Ocak|Şubat|Subat|Mart|Nisan|Mayıs|Mayis|Haziran|Temmuz|Ağustos|Agustos|Eylül|Eylul|Ekim|Kasım|Kasim|Aralık|Aralik"
+    r"|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|wrzesnia|października|pazdziernika"
+    r"|listopada|grudnia|februar|mars|april|juni|juli|oktober|desember|december|maj)"
+)
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[6-9]\d\d|20\d\d)"
 _CURRENCY_CODES = (
@@ -61,6 +74,14 @@ DEFAULT_PATTERNS: List[dict] = [
     {"name": "date_mdy", "label": "DATETIME", "pattern": rf"\b{_MONTHS} {_DAY},? {_YEAR}\b"},
     {"name": "date_my", "label": "DATETIME", "pattern": rf"\b{_MONTHS},? {_YEAR}\b"},
     {"name": "date_dm", "label": "DATETIME", "pattern": rf"\b{_DAY} {_MONTHS}(?![\w])"},
+    # other languages: "3 avril 1985", "3. April 1985", "3 de abril de 1985", "3 Nisan 1985", "1er mai 1990"
+    {"name": "date_foreign", "label": "DATETIME", "flags": "i",
+     "pattern": rf"\b(?:{_DAY}|1er)\.?\s+(?:de\s+)?{_FOREIGN_MONTHS}\s+(?:de\s+|del\s+)?{_YEAR}\b"},
+    {"name": "date_foreign_my", "label": "DATETIME", "flags": "i",
+     "pattern": rf"\b{_FOREIGN_MONTHS}\s+(?:de\s+|del\s+)?{_YEAR}\b"},
+    # two-digit years after a month name: "3 Apr 85", "Apr 3, 85"
+    {"name": "date_dmy_short", "label": "DATETIME",
+     "pattern": rf"\b{_DAY}[ -]{_MONTHS}[ -]'?\d{{2}}\b(?![:.]\d)"},
     {"name": "date_numeric", "label": "DATETIME",
      "pattern": r"\b(?:[12]\d|3[01]|0?[1-9])([./-])(?:1[0-2]|0?[1-9])\1(?:\d{4}|\d{2})\b"},
     {"name": "date_iso", "label": "DATETIME",
@@ -75,6 +96,10 @@ DEFAULT_PATTERNS: List[dict] = [
      "pattern": rf"(?:\b{_CURRENCY_CODES}|[€$£]) ?(?:{_AMOUNT})(?: (?:million|billion))?"},
     {"name": "money_amount_first", "label": "QUANTITY",
      "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?)+)(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES}\b)(?: \({_CURRENCY_CODES}\))?"},
+    # ages: "aged 45", "45 years old", "a 45-year-old", "age: 45", "45 y/o", "45 ans", "45 Jahre alt", "45 años"
+    {"name": "age", "label": "QUANTITY", "flags": "i",
+     "pattern": r"\b(?:aged|age[sd]?:?|âgée?\s+de|im\s+Alter\s+von|de\s+edad|di\s+anni|yaşında)\s+\d{1,3}(?:\s+(?:years?|yrs?|ans|Jahren?|años|anni))?\b"
+                r"|\b\d{1,3}(?:[ -](?:years?|yrs?|months?)[ -]old|\s*(?:yo|y/o|y\.o\.)(?!\w)|\s+(?:Jahre\s+alt|años\s+de\s+edad|yaşında|jaar\s+oud))"},
     {"name": "percent", "label": "QUANTITY",
      "pattern": r"\b\d+(?:[.,]\d+)? ?(?:%|per ?cent\b|percent\b)"},
     {"name": "measure", "label": "QUANTITY",
