@@ -133,3 +133,10 @@ def test_ages():
     text = "aged 45, a 45-year-old nurse, 45 years old, age: 45, 45 y/o, 38 Jahre alt; 12 years ago, for 5 years."
     assert [text[m.start:m.end] for m in find_rule_matches(text, RULES) if m.name == "age"] == [
         "aged 45", "45-year-old", "45 years old", "age: 45", "45 y/o", "38 Jahre alt"]
+
+
+def test_licence_plates_of_other_countries():
+    text = "Cars AB-123-CD, 1234 BCD, B-AB 1234 and 12-ABC-3; not COVID-19, A-1, 2009 THE, UK-based or 1998-2001."
+    assert [(s[0], s[2]) for s in spans(text, find_network_ids(text))] == [
+        ("AB-123-CD", "licence_plate"), ("1234 BCD", "licence_plate"), ("B-AB 1234", "licence_plate"),
+        ("12-ABC-3", "licence_plate")]

@@ -226,7 +226,7 @@ _CUED_VALUE = re.compile(
 _WORDISH = re.compile(r"^[A-Z][a-z]+$")
 
 
-def find_cued_codes(text: str, min_digits: int = 3) -> List[RuleMatch]:
+def find_cued_codes(text: str, min_digits: int = 4) -> List[RuleMatch]:
     """A number or code right after a context word (``Passport KX4410983``,
     ``NHS number 485 777 3456``, ``MRN 0044521``): a CODE whether or not its
     checksum validates. Groups that are ordinary words end the code."""
@@ -244,7 +244,9 @@ def find_cued_codes(text: str, min_digits: int = 3) -> List[RuleMatch]:
                 break
             keep_end = g.end()
         value = value[:keep_end]
-        if count_digits(value) >= min_digits and not _DATE_LIKE.match(value):
+        digits = count_digits(value)
+        if (digits >= min_digits or (digits >= 2 and digits < len(_COMPACT.sub("", value)))) \
+                and not _DATE_LIKE.match(value):
             out.append(RuleMatch(m.start(), m.start() + len(value), "CODE", "cued_code"))
     return out
 
@@ -298,6 +300,12 @@ NETWORK_PATTERNS: List[dict] = [
         r"\b(?:user(?:[ _-]?name)?|user[ _-]?id|login|log-in|account name|screen name|nickname|handle|gamertag"
         r"|skype|twitter|instagram|telegram|github|nom d'utilisateur|benutzername|usuario)"
         r"\s*(?:[:=]|is)\s*[\"'“]?([\w.@+-]{2,40}[\w])"},
+    # vehicle plates of other countries (UK and TR are rules of privacy_ner): FR/IT "AB-123-CD", ES "1234 BCD",
+    # DE "B-AB 1234", NL "12-ABC-3"; any plate after "plate"/"registration" is a cued code
+    {"name": "licence_plate", "pattern":
+        r"\b(?:[A-Z]{2}-\d{3}-[A-Z]{2}|[A-Z]{2} \d{3} [A-Z]{2}|\d{4}[ -]?[BCDFGHJKLMNPRSTVWXYZ]{3}"
+        r"|[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} ?\d{1,4}[EH]?|\d{1,2}-[A-Z]{2,3}-\d{1,2}|[A-Z]{2}-\d{2,3}-[A-Z]{1,2}"
+        r"|[A-Z]{1,3}-\d{2,3}-[A-Z]{2})\b"},
     # obfuscated e-mail addresses: peder at mail dot no, peder(at)firm.no, peder [at] firm [dot] no
     {"name": "obfuscated_email", "flags": "i", "pattern":
         r"\b[\w.+-]+\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+|\s+AT\s+)\s*[\w-]+"
@@ -306,8 +314,10 @@ NETWORK_PATTERNS: List[dict] = [
     # secrets after a cue: password: Tr0ub4dor&3, PIN 4821
     {"name": "secret", "group": 1, "flags": "i", "pattern":
         r"\b(?:password|passwd|pwd|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|passwort|contraseña"
-        r"|şifre|api[ _-]?key|secret|token|access code|security code|cvv|cvc)"
-        r"(?:\s+(?:is|was))?\s*[:=]?\s*[\"'“]?([^\s\"'”]{3,64}?)[\"'”]?(?=[\s,;)]|[.!?](?:\s|$)|$)"},
+        r"|şifre|api[ _-]?key|secret(?: key)?|token|access code|security code|cvv|cvc)\b"
+        r"(?:\s*[:=]\s*|\s+(?:is|was|=)\s+)[\"'“]?([^\s\"'”]{3,64}?)[\"'”]?(?=[\s,;)]|[.!?](?:\s|$)|$)"},
+    {"name": "secret", "group": 1, "flags": "i",
+     "pattern": r"\b(?:PIN|pin code|passcode|CVV|CVC)\s+(\d{3,8})\b"},
 ]
 
 
@@ -381,7 +391,8 @@ def _alternation(words: Iterable[str]) -> str:
 def address_patterns() -> List[dict]:
     english, prefixes, compounds = _faker_street_words()
     en_types = _alternation(_EN_STREET_TYPES + english)
-    prefix_types = _alternation(_PREFIX_STREET_TYPES + prefixes)
+    core_prefix_types = _alternation(w for w in _PREFIX_STREET_TYPES if len(w.rstrip(".")) > 1)
+    prefix_types = _alternation(w for w in _PREFIX_STREET_TYPES + prefixes if len(w.rstrip(".")) > 1)
     compound_types = _alternation(_COMPOUND_STREET_TYPES + compounds)
     particles = r"(?:de la|de l['’]|de los|de las|del|des|du|de|d['’]|di|da|do|dos|das|della|dei|degli|delle|dello|la|le|les|l['’]|y)"
     unit = (r"(?:,?\s*(?:Apt\.?|Apartment|Appartamento|Suite|Ste\.?|Unit|Flat|Studio|Floor|Fl\.?|Piano|Piso|Puerta|Room"
@@ -397,8 +408,12 @@ def address_patterns() -> List[dict]:
         {"name": "street_prefix", "pattern":
             rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{prefix_types})\s+(?:{particles}\s*)?"
             rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}"
-            rf"(?:,?\s*(?:n[ºo°]\.?\s*|n\.\s*|núm\.\s*)?\d{{1,4}}(?:\s?/\s?[A-Za-z0-9]{{1,3}}|[A-Za-z]\b)?"
-            rf"(?:,?\s*\d{{1,2}}[ºª°]\s*[A-Za-z]?)?(?:\s+m\.\s*\d{{1,4}})?)?{unit}"},
+            rf",?\s*(?:n[ºo°]\.?\s*|n\.\s*|núm\.\s*)?\d{{1,4}}(?:\s?/\s?[A-Za-z0-9]{{1,3}}|[A-Za-z]\b)?"
+            rf"(?:,?\s*\d{{1,2}}[ºª°]\s*[A-Za-z]?)?(?:\s+m\.\s*\d{{1,4}})?{unit}"},
+        # the same with the number first or without one, for the usual street words only: "14 rue des Lilas"
+        {"name": "street_prefix_nonumber", "pattern":
+            rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{core_prefix_types})\s+(?:{particles}\s*)?"
+            rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}"},
         # DE/AT/CH/NL/DK/NO/SE: "Hauptstraße 5", "Magnus-Kramer-Platz 1", "Keizersgracht 123", "Storgata 12 B"
         {"name": "street_compound", "pattern":
             rf"\b[A-ZÄÖÜÅÆØ][\wäöüßåæøé-]*(?i:{compound_types})\s+\d{{1,5}}(?:\s?[a-zA-Z]\b)?(?:[-/]\d{{1,4}}[a-z]?)?"},
@@ -425,8 +440,8 @@ def address_patterns() -> List[dict]:
             r"(?m:^)[ \t]*" + _CAP + r"(?:[ -](?:de|del|la|le|sur|am|an)?[ -]?" + _CAP + r"){0,3},[ \t]*\d{4,5}\b"},
         # a postcode announced by its name: "ZIP 90210", "postcode: 0150", "PLZ 10115"
         {"name": "postcode_cued", "group": 1, "flags": "i", "pattern":
-            r"\b(?:post ?code|postal code|zip(?: ?code)?|PLZ|code postal|CAP|C\.P\.|CEP|kod pocztowy)\s*[:#]?\s*"
-            r"([A-Z0-9]{2,5}(?:[ -][A-Z0-9]{2,4})?)\b"},
+            r"\b(?:post ?code|postal code|zip(?: ?code)?|PLZ|code postal|CAP|C\.P\.|CEP|kod pocztowy)\b\s*[:#]?\s*"
+            r"((?=[A-Z0-9 -]*\d)[A-Z0-9]{2,5}(?:[ -][A-Z0-9]{2,4})?)\b"},
     ]
 
 
