@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow evaluate bench gazetteer train clean
+.PHONY: demo test test-slow evaluate bench eval-multidomain gazetteer kb train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,9 +37,20 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) benchmarks/speed_bench.py --repeat 3
 
-# the offline knowledge base of wikidata_gazetteer (~/.cache/spacy_textsan/kb_offline or $TEXTSAN_KB)
+# identifiers left in clear on a synthetic multi-locale, multi-domain set and hard probes, textsan vs Presidio
+# (benchmarks/results/multidomain.json; the set itself: benchmarks/multidomain/generate.py)
+eval-multidomain: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[bench]"
+	$(PY) benchmarks/multidomain_eval.py --n 1000
+
+# the offline knowledge base of wikidata_gazetteer (~/.cache/spacy_textsan/kb_offline or $TEXTSAN_KB),
+# which overrides the one shipped in the package
 gazetteer: $(STAMP)
 	$(VENV)/bin/textsan gazetteer build
+
+# the KB shipped in the package (reproducible bytes; rerun after editing gazetteer/data/*.txt)
+kb: $(STAMP)
+	$(VENV)/bin/textsan gazetteer build spacy_textsan/gazetteer/data/kb --compact --force
 
 # the training workflow of project.yml: convert, train-ner, train-risk, assemble, evaluate-trained, package
 train: $(STAMP)

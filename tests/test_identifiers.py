@@ -140,3 +140,16 @@ def test_licence_plates_of_other_countries():
     assert [(s[0], s[2]) for s in spans(text, find_network_ids(text))] == [
         ("AB-123-CD", "licence_plate"), ("1234 BCD", "licence_plate"), ("B-AB 1234", "licence_plate"),
         ("12-ABC-3", "licence_plate")]
+
+
+def test_postcode_given_as_an_answer():
+    text = ("[13:40] Agent: Can you confirm your date of birth and postcode?\n"
+            "[13:41] geir bakke: February 20, 1965, 1035\n[13:43] geir bakke: thanks")
+    assert [(s[0], s[2]) for s in spans(text, find_addresses(text))] == [("1035", "address")]
+
+
+def test_usernames_and_bare_numbers():
+    text = ("Your account on the staff portal is pergande_v (temporary password: Viola196). "
+            "The account of the events is credible. user id\tsbigot\nReply: 7 Aug 50, 03459; 14 marca 2003, 99-621")
+    assert [(s[0], s[2]) for s in spans(text, find_identifiers(text)) if s[2] != "secret"] == [
+        ("pergande_v", "user_name"), ("sbigot", "user_name"), ("03459", "bare_number"), ("99-621", "bare_number")]

@@ -77,13 +77,19 @@ def combine(sources: Sequence[Sequence[Candidate]], how: str) -> List[Candidate]
     raise ValueError(f"combine must be 'union' or 'intersection', not {how!r}")
 
 
+def _source_rank(source: str) -> int:
+    """At equal priority and length: rules, then the name layer, then statistical sources."""
+    return 0 if source.startswith("rule:") else 1 if source.startswith("name:") else 2
+
+
 def resolve_overlaps(candidates: Sequence[Candidate]) -> List[Candidate]:
     """Non-overlapping selection: higher priority first, then longer, then
-    rules before statistical sources, then earlier. Returned sorted by offset."""
+    rules and the name layer before statistical sources, then earlier.
+    Returned sorted by offset."""
     chosen: List[Candidate] = []
     starts: List[int] = []            # the taken intervals, disjoint, sorted by start
     ends: List[int] = []
-    order = sorted(candidates, key=lambda c: (-c.priority, -c.length, not c.source.startswith("rule:"),
+    order = sorted(candidates, key=lambda c: (-c.priority, -c.length, _source_rank(c.source),
                                                 c.start, c.label, c.source))
     for c in order:
         if c.length <= 0:

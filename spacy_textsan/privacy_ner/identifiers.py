@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import phonenumbers
+from wordfreq import zipf_frequency
 
 from .rules import RuleMatch, count_digits
 
@@ -253,11 +254,15 @@ def find_cued_codes(text: str, min_digits: int = 4) -> List[RuleMatch]:
 
 #: Long digit runs (8+ digits in groups, not amounts): account, reference and identity numbers.
 _LONG_NUMBER = re.compile(r"(?<![\w.,/-])\d{2,}(?:[ \u00a0-]\d{2,}){0,6}(?![\w/-]|[.,]\d)")
+#: A number of 5-7 digits on its own (postcodes, reference and account numbers), or "NN-NNN" (Polish postcodes).
+_BARE_NUMBER = re.compile(r"(?<![\w.,/:+-])(?:\d{5,7}|\d{2}-\d{3})(?![\w/:-]|[.,]\d|\s*(?:%|per ?cent))")
 _YEAR_GROUPS = re.compile(r"^(?:(?:1[89]|20)\d\d[ -]?)+$")
 
 
 def find_long_numbers(text: str, min_digits: int = 8) -> List[RuleMatch]:
-    out = []
+    """Digit runs of ``min_digits`` or more digits in groups (not amounts,
+    years or dates), and numbers of 5-7 digits standing alone."""
+    out = [RuleMatch(m.start(), m.end(), "CODE", "bare_number") for m in _BARE_NUMBER.finditer(text)]
     for m in _LONG_NUMBER.finditer(text):
         value = m.group(0)
         if count_digits(value) >= min_digits and not _YEAR_GROUPS.match(value) and not _DATE_LIKE.match(value):
@@ -299,13 +304,21 @@ NETWORK_PATTERNS: List[dict] = [
     {"name": "user_name", "group": 1, "flags": "i", "pattern":
         r"\b(?:user(?:[ _-]?name)?|user[ _-]?id|login|log-in|account name|screen name|nickname|handle|gamertag"
         r"|skype|twitter|instagram|telegram|github|nom d'utilisateur|benutzername|usuario)"
-        r"\s*(?:[:=]|is)\s*[\"'“]?([\w.@+-]{2,40}[\w])"},
+        r"[ \t]*(?:[:=\t]|\bis\b)[ \t]*[\"'“]?([\w.@+-]{2,40}[\w])"},
+    # "your account on the staff portal is aklore": an account named after a few words, in lower case or with digits
+    {"name": "user_name", "group": 1, "pattern":
+        r"\b(?i:account|login|user(?:name)?|profile|handle|alias)\b[^.\n:=]{0,40}?\b(?:is|=|:)[ \t]+[\"'“]?"
+        r"((?=[\w.-]*(?:[\d_]|[a-z]))(?!(?:the|a|an|not|now|no|active|inactive|locked|closed|open|suspended|ready"
+        r"|blocked|disabled|enabled|valid|invalid|pending|still|being|also|in|on|at|under|with|your|my|his|her)\b)"
+        r"[a-z0-9][\w.-]{1,38}[a-z0-9_])(?=[\s)\"'”,;]|[.!?](?:\s|$)|$)"},
     # vehicle plates of other countries (UK and TR are rules of privacy_ner): FR/IT "AB-123-CD", ES "1234 BCD",
     # DE "B-AB 1234", NL "12-ABC-3"; any plate after "plate"/"registration" is a cued code
     {"name": "licence_plate", "pattern":
         r"\b(?:[A-Z]{2}-\d{3}-[A-Z]{2}|[A-Z]{2} \d{3} [A-Z]{2}|\d{4}[ -]?[BCDFGHJKLMNPRSTVWXYZ]{3}"
         r"|[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} ?\d{1,4}[EH]?|\d{1,2}-[A-Z]{2,3}-\d{1,2}|[A-Z]{2}-\d{2,3}-[A-Z]{1,2}"
-        r"|[A-Z]{1,3}-\d{2,3}-[A-Z]{2})\b"},
+        r"|[A-Z]{1,3}-\d{2,3}-[A-Z]{2}|[A-Z]{2}\d{3}[A-Z]{2}|\d{2}-[A-Z]{2}-[A-Z]{2}|[A-Z]{2}-[A-Z]{2}-\d{1,2}"
+        r"|\d-[A-Z]{3}-\d{2}|[A-Z]-\d{3}-[A-Z]{2})\b"
+        r"|[\u4e00-\u9fff][A-Z][-·]?[A-Z0-9]{5}\b|(?<!\d)\d{2,3}[\uac00-\ud7a3]\d{4}(?!\d)"},
     # obfuscated e-mail addresses: peder at mail dot no, peder(at)firm.no, peder [at] firm [dot] no
     {"name": "obfuscated_email", "flags": "i", "pattern":
         r"\b[\w.+-]+\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+|\s+AT\s+)\s*[\w-]+"
@@ -400,7 +413,7 @@ def address_patterns() -> List[dict]:
     return [
         # UK/US/IE/AU: "14 Baker Street", "221B Baker St.", "0487 Hopkins Mount Suite 853", "Flat 3, 12 High Road"
         {"name": "street_en", "pattern":
-            rf"(?:(?:Flat|Apartment|Apt\.?|Unit|Suite|Studio)\s*\w{{1,5}},?\s+)?\b{_HOUSE}\s+"
+            rf"(?:(?:Flat|Apartment|Apt\.?|Unit|Suite|Studio)\s*\w{{1,5}},?\s+(?:{_HOUSE}\s+)?|\b{_HOUSE}\s+)"
             rf"(?:(?:{_CAP}|[NSEW]{{1,2}})\s+){{0,3}}(?:{en_types})\b\.?{unit}"},
         {"name": "po_box", "flags": "i",
          "pattern": r"\b(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado)\s*\d{1,6}\b"},
@@ -430,7 +443,8 @@ def address_patterns() -> List[dict]:
         {"name": "postcode_pl", "pattern": r"\b\d{2}-\d{3}\s+" + _CAP + r"(?:[ -]" + _CAP + r")?"},
         {"name": "postcode_city", "pattern":
             r"(?<![\w/.,-])(?:(?:[A-Z]{1,2}|CH|FR|DE|IT|ES|AT|F|D|I|E|A)-)?(?:\d{5}|(?!(?:1[6-9]|20)\d\d)\d{4}),?\s+"
-            r"(?!(?:Mr|Mrs|Ms|Dr|Mme|Herr|Frau|Sr|Sra|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\w*\b)" + _CAP
+            r"(?!(?:Mr|Mrs|Ms|Dr|Mme|Herr|Frau|Sr|Sra|Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?"
+            r"|July?|Aug(?:ust)?|Sep(?:t|tember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b)" + _CAP
             + r"(?:(?:[ -](?:am|an|der|de|la|le|sur|sous|en|del|di|im|in|bei)?[ -]?)" + _CAP + r"){0,2}"
             r"(?:\s+(?:Cedex|CEDEX)(?:\s+\d{1,2})?)?(?:\s+\([A-Z]{2}\))?"},
         {"name": "postcode_br", "pattern":
@@ -438,6 +452,9 @@ def address_patterns() -> List[dict]:
         {"name": "postcode_in", "pattern": _CAP + r"(?:[ -]" + _CAP + r")?[ -]\d{6}\b"},
         {"name": "city_postcode", "pattern":
             r"(?m:^)[ \t]*" + _CAP + r"(?:[ -](?:de|del|la|le|sur|am|an)?[ -]?" + _CAP + r"){0,3},[ \t]*\d{4,5}\b"},
+        # a postcode given in the line after a question for it (a chat: "date of birth and postcode?" -> "..., 7946")
+        {"name": "postcode_answer", "group": 1, "flags": "i", "pattern":
+            r"\b(?:post ?code|postal code|zip(?: ?code)?)\b[^\n]{0,80}\n[^\n]{0,80}(?<![\d/.:-])(\d{4,6})(?![\d/.:-])"},
         # a postcode announced by its name: "ZIP 90210", "postcode: 0150", "PLZ 10115"
         {"name": "postcode_cued", "group": 1, "flags": "i", "pattern":
             r"\b(?:post ?code|postal code|zip(?: ?code)?|PLZ|code postal|CAP|C\.P\.|CEP|kod pocztowy)\b\s*[:#]?\s*"
@@ -467,7 +484,8 @@ _NETWORK = _compiled(NETWORK_PATTERNS)
 
 @lru_cache(maxsize=1)
 def _address_compiled() -> List[Tuple[str, "re.Pattern[str]", int]]:
-    return _compiled(address_patterns())
+    # the parts of an address pattern stay on one line (lines join in find_addresses)
+    return _compiled({**p, "pattern": p["pattern"].replace(r"\s", r"[ \t\u00a0]")} for p in address_patterns())
 
 
 def _finditer(text: str, compiled: Sequence[Tuple[str, "re.Pattern[str]", int]],
@@ -493,6 +511,8 @@ def find_network_ids(text: str) -> List[RuleMatch]:
             continue
         if m.name == "secret" and value.lower() in _SECRET_STOPWORDS:
             continue
+        if m.name == "user_name" and value.isalpha() and value.islower() and zipf_frequency(value, "en") >= 2.5:
+            continue      # "the account of the events is credible": an English word, not an account name
         out.append(m)
     return out
 

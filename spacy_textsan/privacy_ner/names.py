@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
+from wordfreq import zipf_frequency
+
 from .rules import TITLES
 
 NameCandidate = Tuple[int, int, str, str]
@@ -230,11 +232,11 @@ def _role(shape: str, flags: int, word: str, run_shape: str) -> str:
     known = flags > 0 and flags & (FIRST | LAST)
     common = flags > 0 and flags & COMMON
     if known and not common:
-        return "A" if flags & FIRST else "N"
+        return "A" if flags & FIRST else "S"
     if run_shape == _LOWER:
         return ""
-    if known:  # "WHITE", "Green": a surname only next to a first name
-        return "N"
+    if known:  # "WHITE", "Green": a surname only next to a first name; "ELSE": a first name next to a surname
+        return "F" if flags & FIRST else "N"
     if flags == -1 and len(word) > 1:  # unknown capitalised word
         return "N"
     return ""
@@ -271,9 +273,11 @@ def _stretch_name(text: str, toks, roles, i: int, j: int, n: int):
         lo += 1
     while hi > lo and roles[hi - 1] in ("P", "I"):  # no trailing particle or initial
         hi -= 1
-    core = [r for r in roles[lo:hi] if r in ("A", "N")]
+    core = [r for r in roles[lo:hi] if r in ("A", "N", "S", "F")]
     words = {text[t[0]:t[1]].casefold() for t in toks[lo:min(j + 1, n)]}
-    if _MIN_NAME <= len(core) <= _MAX_NAME and "A" in core and not words & NOT_PERSON_WORDS:
+    # anchored by an uncommon first name, or by a common one ("ELSE", "Mare") next to an uncommon surname
+    anchored = "A" in core or ("F" in core and "S" in core)
+    if _MIN_NAME <= len(core) <= _MAX_NAME and anchored and not words & NOT_PERSON_WORDS:
         return (toks[lo][0], toks[hi - 1][1], PERSON, "lexicon_name")
     return None
 
@@ -452,8 +456,9 @@ def find_name_mentions(text: str, person_spans: Sequence[Tuple[int, int]]) -> Li
         if found not in exact and found.casefold() not in folded \
                 and not (found.isupper() and len(found) > 2 and found.casefold() in caps):
             continue
-        if found in exact and found in given and _sentence_initial(text, s):
-            continue
+        if found in exact and found in given and _sentence_initial(text, s) \
+                and zipf_frequency(found.lower(), "en") >= 4.5:
+            continue      # "Grace was late", "Will you": a very common word opening a sentence
         if m.group("suffix") == "s" and found.casefold() not in folded:
             continue
         if any(s < pe and e > ps for ps, pe in spans):
@@ -483,6 +488,8 @@ NAME_FIELDS = (
     "emergency contact", "mother", "father", "spouse", "partner", "guardian", "parent", "tenant", "landlord",
     "owner", "holder", "account holder", "cardholder", "beneficiary", "insured", "policyholder", "student",
     "pupil", "teacher", "tutor", "reporter", "caller", "judge", "counsel", "lawyer", "attorney", "solicitor",
+    "president", "vice-president", "chair", "chairman", "chairwoman", "chairperson", "registrar",
+    "deputy registrar", "section registrar", "rapporteur", "clerk", "secretary", "director", "ceo", "recruiter",
     "nom", "prénom", "nom de famille", "vorname", "nachname", "nombre", "apellidos", "nome", "cognome", "naam",
     "imię", "nazwisko", "adı", "soyadı", "adı soyadı",
 )
@@ -503,18 +510,26 @@ def _cue_alternation(cues) -> str:
 
 
 _CUED_NAME = re.compile(
-    r"(?<![\w])(?i:" + _cue_alternation(NAME_FIELDS) + r")[ \t]*:[ \t]*" + _NAME
-    + r"|(?<![\w])(?i:" + _cue_alternation(SALUTATIONS) + r")[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?" + _NAME.replace(
+    r"(?<![\w])(?i:" + _cue_alternation(NAME_FIELDS) + r")(?:[ \t]*:[ \t]*|\t+)" + _NAME
+    + r"|(?<![\w])(?i:" + _cue_alternation(SALUTATIONS) + r")[ \t]*,?[ \t]*(?:\r?\n[ \t]*){0,2}" + _NAME.replace(
         "?P<name>", "?P<name2>"), re.MULTILINE)
 #: A chat or transcript turn: "Maria: Hello", "[10:02] Peder H.: ok", "Agent (Tom): ..."
 _SPEAKER = re.compile(
-    r"^[ \t]*(?:\[[\d:. ]+\][ \t]*)?(?:(?:Agent|Customer|Caller|User|Operator|Support)[ \t]*\([ \t]*)?"
+    r"^[ \t]*(?P<stamp>\[[\d:. ]+\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
+    r"(?:(?:Agent|Customer|Caller|User|Operator|Support)[ \t]*\([ \t]*)?"
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\)?[ \t]*:", re.MULTILINE)
 #: Words that follow a cue but are not names ("Dear Sir", "To: All staff", "Name: N/A").
 NOT_NAME_WORDS = frozenset("""
 sir madam sirs madams colleague colleagues team all whom it concerned concern customer customers client
 clients staff everyone everybody friends friend member members valued user users there n/a na none unknown
 patient applicant the a an this that my our your his her their date time subject re fw fwd note notes
+""".split())
+
+
+#: Line labels that are given names in some locale ("Note", "Plan") but label a field here.
+LABEL_WORDS = frozenset("""
+note notes plan subject date time re fw fwd summary diagnosis history assessment impression result results
+status reason comment comments action outcome update question answer reply system bot admin moderator
 """.split())
 
 
@@ -546,6 +561,21 @@ def find_cued_names(text: str) -> List[NameCandidate]:
     for m in _SPEAKER.finditer(text):
         name = m.group("name")
         first = re.split(r"[ \t]+", name)[0]
-        if is_first_name(first) and _plausible_cued_name(name):
+        # a timestamped turn names its speaker; an untimed "Word:" only when Word is a known given name
+        known = m.group("stamp") or name_lexicon().get(first.casefold(), 0) & FIRST
+        if known and first.lower() not in LABEL_WORDS and _plausible_cued_name(name):
             out.append((m.start("name"), m.end("name"), PERSON, "speaker"))
     return _non_overlapping(out)
+
+
+#: A token that mixes CJK, Kana or Hangul with Latin letters or digits (``上海路l座``, ``数字100科技``).
+_MIXED_CJK = re.compile(
+    r"(?:[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]+[A-Za-z0-9]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3A-Za-z0-9]*"
+    r"|[A-Za-z0-9]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3A-Za-z0-9]*)")
+
+
+def find_mixed_script_tokens(text: str) -> List[NameCandidate]:
+    """Tokens mixing CJK/Kana/Hangul with Latin letters or digits, which
+    :func:`find_script_names` leaves out: in an English document they are
+    names, addresses or codes (MISC)."""
+    return [(m.start(), m.end(), "MISC", "mixed_script_token") for m in _MIXED_CJK.finditer(text)]

@@ -15,13 +15,15 @@ from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.util import minibatch
+from wordfreq import zipf_frequency
 
 from ..extensions import SPANS_KEY, TAB_LABELS, UNKNOWN, doc_text
 from .combine import Candidate, combine, resolve_overlaps
 from .entity_linking import assign_entity_ids
 from .identifiers import DEFAULT_PHONE_REGIONS, find_identifiers
 from .label_map import DEFAULT_LABEL_MAP
-from .names import find_cued_names, find_lexicon_names, find_name_mentions, find_script_names
+from .names import (find_cued_names, find_lexicon_names, find_mixed_script_tokens, find_name_mentions,
+                    find_script_names)
 from .normalize import NormalisedText, caps_runs, normalise
 from .rules import (
     DEFAULT_ALLOW_PATTERNS,
@@ -65,6 +67,8 @@ DEFAULT_CONFIG = {
 }
 
 PRIORITY_DENY, PRIORITY_CODE, PRIORITY_DEFAULT = 3, 2, 1
+_FIELD_PIECE = re.compile(r"[^\n\t]*[^\s][^\n\t]*")
+_WORDS = re.compile(r"\w+")
 
 _SOURCE_CACHE: Dict[str, Language] = {}
 
@@ -295,18 +299,29 @@ class PrivacyNER(Pipe):
                 ents_per_doc = source_entities(self._sources[name], texts, batch_size=len(docs))
                 ents_per_doc = _add_cased_persons(self._sources[name], runs, ents_per_doc)
             out.append([
-                [c for c in (self._map_ent(text, s, e, lab, name) for s, e, lab in ents) if c]
+                [c for s, e, lab in ents for c in self._map_ent(text, s, e, lab, name)]
                 for text, ents in zip(texts, ents_per_doc)
             ])
         return out
 
-    def _map_ent(self, text: str, start: int, end: int, label: str, source: str) -> Optional[Candidate]:
+    def _map_ent(self, text: str, start: int, end: int, label: str, source: str) -> List[Candidate]:
+        """The TAB candidates of a source entity: none for an unmapped label;
+        an entity running over a line break or a tab (a record's fields) is cut
+        there, and pieces that are only common words ("Date") are dropped."""
         target = self.label_map.get(label)
         if target is None:
-            return None
+            return []
         if label == "CARDINAL" and count_digits(text[start:end]) < self.min_code_digits:
-            return None
-        return Candidate(start, end, target, f"ner:{source}:{label}", PRIORITY_DEFAULT)
+            return []
+        source_name = f"ner:{source}:{label}"
+        if "\n" not in text[start:end] and "\t" not in text[start:end]:
+            return [Candidate(start, end, target, source_name, PRIORITY_DEFAULT)]
+        out = []
+        for m in _FIELD_PIECE.finditer(text, start, end):
+            words = _WORDS.findall(m.group(0))
+            if words and not all(zipf_frequency(w.lower(), "en") >= 4.0 for w in words):
+                out.append(Candidate(m.start(), m.end(), target, source_name, PRIORITY_DEFAULT))
+        return out
 
     def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]],
                    norm: Optional[NormalisedText] = None) -> List[Candidate]:
@@ -322,7 +337,10 @@ class PrivacyNER(Pipe):
             for m in find_identifiers(text, self.phone_regions):
                 cands.append(Candidate(m.start, m.end, m.label, f"id:{m.name}", PRIORITY_CODE))
         if self.names and self.use_rules:
-            for start, end, label, rule in find_script_names(text) + find_lexicon_names(text) + find_cued_names(text):
+            # an English pipeline cannot read other scripts: their short runs are names, whatever their share
+            found = (find_script_names(text, max_foreign_share=1.0) + find_mixed_script_tokens(text)
+                     + find_lexicon_names(text) + find_cued_names(text))
+            for start, end, label, rule in found:
                 cands.append(Candidate(start, end, label, f"name:{rule}", PRIORITY_DEFAULT))
         for m in find_rule_matches(text, self.deny_compiled):
             cands.append(Candidate(m.start, m.end, m.label, "deny_list", PRIORITY_DENY))
@@ -339,6 +357,8 @@ class PrivacyNER(Pipe):
                 if span is not None:
                     t = title_start(words, span.start)
                     if t is not None:
+                        # the name without its title still competes if the titled span loses an overlap
+                        out.append(c)
                         start = norm.from_original(doc[t].idx, doc[t].idx + 1)[0]
                         c = Candidate(start, c.end, c.label, c.source + "+title", c.priority)
             out.append(c)
