@@ -153,3 +153,18 @@ def test_usernames_and_bare_numbers():
             "The account of the events is credible. user id\tsbigot\nReply: 7 Aug 50, 03459; 14 marca 2003, 99-621")
     assert [(s[0], s[2]) for s in spans(text, find_identifiers(text)) if s[2] != "secret"] == [
         ("pergande_v", "user_name"), ("sbigot", "user_name"), ("03459", "bare_number"), ("99-621", "bare_number")]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("my pw is hunter2, don't tell anyone", "hunter2"),
+    ("The Wi-Fi key (passphrase) is correct-horse-battery-staple.", "correct-horse-battery-staple"),
+    ("password: Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("Door code = 4471#", "4471#"),
+])
+def test_secrets_after_a_cue(text, secret):
+    assert [s[0] for s in spans(text, find_network_ids(text)) if s[2] == "secret"] == [secret]
+
+
+def test_no_secret_in_prose():
+    assert [m for m in find_network_ids("The password was reset; the secret documents; a PIN was issued; "
+                                        "the token economy") if m.name == "secret"] == []

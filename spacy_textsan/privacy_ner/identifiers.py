@@ -326,8 +326,9 @@ NETWORK_PATTERNS: List[dict] = [
         r"\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+|\.)\s*(?:" + _TLDS + r")\b"},
     # secrets after a cue: password: Tr0ub4dor&3, PIN 4821
     {"name": "secret", "group": 1, "flags": "i", "pattern":
-        r"\b(?:password|passwd|pwd|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|passwort|contraseña"
-        r"|şifre|api[ _-]?key|secret(?: key)?|token|access code|security code|cvv|cvc)\b"
+        r"\b(?:password|passwd|pwd|pw|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|passwort|contraseña"
+        r"|şifre|api[ _-]?key|secret(?: key)?|token|access code|security code|cvv|cvc|wi-?fi key|network key"
+        r"|wi-?fi password|door code|alarm code|entry code)\b(?:\s*\([^)\n]{1,30}\))?"
         r"(?:\s*[:=]\s*|\s+(?:is|was|=)\s+)[\"'“]?([^\s\"'”]{3,64}?)[\"'”]?(?=[\s,;)]|[.!?](?:\s|$)|$)"},
     {"name": "secret", "group": 1, "flags": "i",
      "pattern": r"\b(?:PIN|pin code|passcode|CVV|CVC)\s+(\d{3,8})\b"},
@@ -451,7 +452,8 @@ def address_patterns() -> List[dict]:
             r"\b\d{5}-\d{3}\b(?:\s+" + _CAP + r"(?:\s+(?:do|da|de|dos|das|" + _CAP + r")){0,4}(?:\s*/\s*[A-Z]{2})?)?"},
         {"name": "postcode_in", "pattern": _CAP + r"(?:[ -]" + _CAP + r")?[ -]\d{6}\b"},
         {"name": "city_postcode", "pattern":
-            r"(?m:^)[ \t]*" + _CAP + r"(?:[ -](?:de|del|la|le|sur|am|an)?[ -]?" + _CAP + r"){0,3},[ \t]*\d{4,5}\b"},
+            r"(?m:^)[ \t]*(?!(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dear)\b)" + _CAP + r"(?:[ -](?:de|del|la|le|sur|am|an)?[ -]?" + _CAP
+            + r"){0,3},[ \t]*\d{4,5}(?:[ \t]*\([A-Z]{2}\))?[ \t]*(?m:$)"},
         # a postcode given in the line after a question for it (a chat: "date of birth and postcode?" -> "..., 7946")
         {"name": "postcode_answer", "group": 1, "flags": "i", "pattern":
             r"\b(?:post ?code|postal code|zip(?: ?code)?)\b[^\n]{0,80}\n[^\n]{0,80}(?<![\d/.:-])(\d{4,6})(?![\d/.:-])"},
@@ -509,8 +511,9 @@ def find_network_ids(text: str) -> List[RuleMatch]:
             continue
         if m.name == "obfuscated_email" and not _is_obfuscated_email_candidate(value):
             continue
-        if m.name == "secret" and value.lower() in _SECRET_STOPWORDS:
-            continue
+        if m.name == "secret" and (value.lower() in _SECRET_STOPWORDS or (
+                value.isalpha() and value.islower() and zipf_frequency(value, "en") >= 3.0)):
+            continue      # "a PIN was issued": an English word
         if m.name == "user_name" and value.isalpha() and value.islower() and zipf_frequency(value, "en") >= 2.5:
             continue      # "the account of the events is credible": an English word, not an account name
         out.append(m)
