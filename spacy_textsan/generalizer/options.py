@@ -91,19 +91,24 @@ def chain_options(chain: Optional[Sequence[str]]) -> List[str]:
 @lru_cache(maxsize=16)
 def _masked_index(masked: Tuple[str, ...]) -> Tuple[Optional[Pattern], FrozenSet[str]]:
     """For one document's masked strings, built once (the generalizer asks for every
-    span): a pattern of them as whole words (case-insensitive; one alternation
-    finds what any one of them would), and their capitalised words ("Turkey" of
+    span): a pattern of them (case-insensitive; strings of 4+ characters anywhere, as the
+    leak sweep finds them, shorter ones as whole words; one alternation finds what any
+    one of them would), and their capitalised words ("Turkey" of
     "Republic of Turkey"), which may not reappear either."""
     strings = sorted({m.strip() for m in masked if len(m.strip()) >= 2}, key=lambda t: (-len(t), t))
-    pattern = re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, strings))})(?!\w)", re.IGNORECASE) if strings else None
+    # as the leak sweep reads them: 4+ characters anywhere ("1990" in "the 1990s"), shorter ones as whole words
+    long_ = [re.escape(t) for t in strings if len(t) >= 4]
+    short = [re.escape(t) for t in strings if len(t) < 4]
+    parts = ([f"(?:{'|'.join(long_)})"] if long_ else []) + ([rf"(?<!\w)(?:{'|'.join(short)})(?!\w)"] if short else [])
+    pattern = re.compile("|".join(parts), re.IGNORECASE) if parts else None
     words = frozenset(w.lower() for m in masked for w in re.findall(r"\w{3,}", m) if w[:1].isupper())
     return pattern, words
 
 
 def safe_options(options: Iterable[str], masked_texts: Iterable[str], risky_terms: Iterable[str] = (),
                  original: str = "", names: bool = True) -> List[str]:
-    """The options that name no masked string of the document (whole words,
-    case-insensitive), are not risky terms themselves and, with ``names``
+    """The options that name no masked string of the document (case-insensitive;
+    4+ characters anywhere, shorter ones as whole words), are not risky terms themselves and, with ``names``
     (knowledge-base options), hold no capitalised word of a masked string and
     do not echo the original (a capitalised word sharing its first four
     letters with one of the original's words: "nationality of Turkey" for

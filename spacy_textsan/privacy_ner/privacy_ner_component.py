@@ -390,8 +390,10 @@ class PrivacyNER(Pipe):
             chosen = resolve_overlaps(chosen + more)
         spans: List[tuple] = []  # (span, source)
         seen = set()
-        for c in chosen:
-            span = doc.char_span(*norm.to_original(c.start, c.end), label=c.label, alignment_mode="expand")
+        ranges = [norm.to_original(c.start, c.end) for c in chosen]
+        split_tokens_at(doc, {b for r in ranges for b in r})
+        for c, (start, end) in zip(chosen, ranges):
+            span = doc.char_span(start, end, label=c.label, alignment_mode="expand")
             span = _strip_span(span) if span is not None else None
             if span is None or (span.start, span.end) in seen:
                 continue
@@ -410,6 +412,42 @@ class PrivacyNER(Pipe):
 
 
 PRIORITY_PROPAGATED = 0
+
+
+def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
+    """Split the tokens that a candidate starts or ends inside of
+    (``1964-08-04;114.249.9.100;British`` is one token to spaCy's tokenizer),
+    so that every span covers exactly its characters: a span expanded to a
+    whole token would carry the rest of the token into its replacement."""
+    cuts: Dict[int, List[int]] = {}
+    for b in sorted(set(boundaries)):
+        if 0 < b < len(doc.text):
+            i = _token_at(doc, b)
+            if i is not None and doc[i].idx < b < doc[i].idx + len(doc[i].text):
+                cuts.setdefault(i, []).append(b - doc[i].idx)
+    if not cuts:
+        return
+    with doc.retokenize() as retokenizer:
+        for i, offsets in cuts.items():
+            token = doc[i]
+            edges = [0] + offsets + [len(token.text)]
+            orths = [token.text[a:b] for a, b in zip(edges, edges[1:]) if b > a]
+            retokenizer.split(token, orths, heads=[(token, 0)] * len(orths))
+
+
+def _token_at(doc: Doc, char: int) -> Optional[int]:
+    """Index of the token whose text contains the character offset ``char``."""
+    lo, hi = 0, len(doc) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        tok = doc[mid]
+        if char < tok.idx:
+            hi = mid - 1
+        elif char >= tok.idx + len(tok.text):
+            lo = mid + 1
+        else:
+            return mid
+    return None
 _POSSESSIVE = re.compile(r"^(?:['’]s?|['’][^\W\d_]{1,5}|s)?$")
 
 
