@@ -420,8 +420,9 @@ def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
     so that every span covers exactly its characters: a span expanded to a
     whole token would carry the rest of the token into its replacement."""
     cuts: Dict[int, List[int]] = {}
+    n_chars = len(doc_text(doc))
     for b in sorted(set(boundaries)):
-        if 0 < b < len(doc.text):
+        if 0 < b < n_chars:
             i = _token_at(doc, b)
             if i is not None and doc[i].idx < b < doc[i].idx + len(doc[i].text):
                 cuts.setdefault(i, []).append(b - doc[i].idx)
