@@ -168,3 +168,15 @@ def test_secrets_after_a_cue(text, secret):
 def test_no_secret_in_prose():
     assert [m for m in find_network_ids("The password was reset; the secret documents; a PIN was issued; "
                                         "the token economy") if m.name == "secret"] == []
+
+
+def test_table_cells_under_an_identifying_header():
+    from spacy_textsan.privacy_ner.identifiers import find_table_cells
+    text = ("Name;IP;Email;user id;Nationality;Comment\nDylan Moore;1.2.3.4;x@y.org;ossola_v;Italian;ok fine\n\n"
+            "Name\tAnn Lee\nEmployer | Acme Ltd\nNote\tcall back\nDate of birth: 3 May 1970\n"
+            "At 10:30 we met; the name: none of that")
+    assert [(text[m.start:m.end], m.label, m.name) for m in find_table_cells(text)] == [
+        ("Dylan Moore", "PERSON", "table_cell"), ("1.2.3.4", "CODE", "table_cell"),
+        ("x@y.org", "CODE", "table_cell"), ("ossola_v", "CODE", "table_cell"), ("Italian", "DEM", "table_cell"),
+        ("Ann Lee", "PERSON", "field_value"), ("Acme Ltd", "ORG", "field_value"),
+        ("3 May 1970", "DATETIME", "field_value")]

@@ -318,7 +318,8 @@ NETWORK_PATTERNS: List[dict] = [
         r"|[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} ?\d{1,4}[EH]?|\d{1,2}-[A-Z]{2,3}-\d{1,2}|[A-Z]{2}-\d{2,3}-[A-Z]{1,2}"
         r"|[A-Z]{1,3}-\d{2,3}-[A-Z]{2}|[A-Z]{2}\d{3}[A-Z]{2}|\d{2}-[A-Z]{2}-[A-Z]{2}|[A-Z]{2}-[A-Z]{2}-\d{1,2}"
         r"|\d-[A-Z]{3}-\d{2}|[A-Z]-\d{3}-[A-Z]{2})\b"
-        r"|[\u4e00-\u9fff][A-Z][-·]?[A-Z0-9]{5}\b|(?<!\d)\d{2,3}[\uac00-\ud7a3]\d{4}(?!\d)"},
+        r"|[\u4e00-\u9fff][A-Z][-·]?[A-Z0-9]{5}\b|(?<!\d)\d{2,3}[\uac00-\ud7a3]\d{4}(?!\d)"
+        r"|(?<!\w)[А-Яа-я]{1,2}\d{3,4}[А-Яа-я]{0,2} ?\d{2,3}(?!\w)"},
     # obfuscated e-mail addresses: peder at mail dot no, peder(at)firm.no, peder [at] firm [dot] no
     {"name": "obfuscated_email", "flags": "i", "pattern":
         r"\b[\w.+-]+\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+|\s+AT\s+)\s*[\w-]+"
@@ -415,7 +416,7 @@ def address_patterns() -> List[dict]:
         # UK/US/IE/AU: "14 Baker Street", "221B Baker St.", "0487 Hopkins Mount Suite 853", "Flat 3, 12 High Road"
         {"name": "street_en", "pattern":
             rf"(?:(?:Flat|Apartment|Apt\.?|Unit|Suite|Studio)\s*\w{{1,5}},?\s+(?:{_HOUSE}\s+)?|\b{_HOUSE}\s+)"
-            rf"(?:(?:{_CAP}|[NSEW]{{1,2}})\s+){{0,3}}(?:{en_types})\b\.?{unit}"},
+            rf"(?:(?:{_CAP}|[NSEW]{{1,2}}|[^\W\d_A-Za-z\u00c0-\u024f]+)\s+){{0,3}}(?:{en_types}|street|road|avenue|lane)\b\.?{unit}"},
         {"name": "po_box", "flags": "i",
          "pattern": r"\b(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado)\s*\d{1,6}\b"},
         # FR/IT/ES/PT/PL: "14 rue des Lilas", "Via Roma 12", "Calle Mayor, 5", "ul. Długa 5/7"
@@ -580,11 +581,101 @@ def find_addresses(text: str) -> List[RuleMatch]:
     return [RuleMatch(s, e, "LOC", "address") for s, e in merged]
 
 
+
+
+# --------------------------------------------------------------------------- #
+# Delimited records inside a text: the header names each column
+# --------------------------------------------------------------------------- #
+
+#: Column or field names whose values identify a person, and the label of those values.
+_FIELDS = {
+    "PERSON": "name, full name, surname, last name, first name, given name, family name, maiden name, patient, "
+              "client, customer, employee, applicant, claimant, contact, contact person, account holder, "
+              "cardholder, beneficiary, next of kin, emergency contact, guardian, spouse, mother, father, nom, "
+              "prénom, vorname, nachname, nombre, apellidos, nome, cognome, naam, imię, nazwisko, adı, soyadı",
+    "LOC": "address, home address, street, street address, postal address, residence, city, town, place of birth, "
+           "birthplace, adresse, anschrift, dirección, indirizzo, adres",
+    "ORG": "employer, company, organisation, organization, school, university, hospital, prison, workplace",
+    "DATETIME": "date of birth, dob, birth date, birthdate, born, d.o.b., geburtsdatum, date de naissance, "
+                "fecha de nacimiento, data di nascita",
+    "DEM": "nationality, citizenship, occupation, job, profession, job title, religion, ethnicity, "
+           "marital status, family status, diagnosis, condition",
+    "CODE": "phone, telephone, tel, mobile, cell, fax, email, e-mail, mail, iban, account, account number, "
+            "bank account, passport, passport number, id, id number, national id, ssn, nhs, nhs number, nino, "
+            "ni number, user id, userid, username, user name, login, handle, ip, ip address, last login ip, mac, "
+            "vehicle, plate, licence plate, license plate, registration, card, card number, credit card, mrn, "
+            "tckn, rrn, cpf, insee, pesel, bsn, nir, teudat zehut, aadhaar, pan, dni, nie, nif, codice fiscale, "
+            "personnummer, fødselsnummer, resident id, tax id, tin, vat, postcode, post code, zip, zip code",
+}
+FIELD_LABELS: Dict[str, str] = {name.strip(): label for label, names in _FIELDS.items() for name in names.split(",")}
+
+_DELIMITERS = (";", "|", "\t")
+
+
+def _field_label(name: str) -> Optional[str]:
+    """The label of a field's values: ``"Date of birth"``, ``"user_id"``, ``"E-mail:"``."""
+    name = name.strip().rstrip(":").strip().lower()
+    return FIELD_LABELS.get(name) or FIELD_LABELS.get(" ".join(re.findall(r"[^\W_]+", name.replace(".", ""))))
+
+
+def _cells(line: str, delimiter: str) -> List[Tuple[int, int]]:
+    """``(start, end)`` of each cell of a line, spaces around it excluded."""
+    out, pos = [], 0
+    for part in line.split(delimiter):
+        start = pos + len(part) - len(part.lstrip())
+        end = pos + len(part.rstrip())
+        out.append((start, max(start, end)))
+        pos += len(part) + 1
+    return out
+
+
+def find_table_cells(text: str) -> List[RuleMatch]:
+    """Cells of delimited records written inside a text (``;``, ``|`` or
+    tab): under a header line whose column names are identifying fields
+    (``Name;Email;user id``), every cell of those columns is a candidate with
+    the field's label; a two-cell line ``Field<delimiter>value`` or
+    ``Field: value`` (a known field at the start of a line, a value of at most
+    80 characters) is read the same way without a header."""
+    out: List[RuleMatch] = []
+    lines = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, line))
+        pos += len(line) + 1
+    header: Optional[List[Optional[str]]] = None
+    header_delim = None
+    for start, line in lines:
+        delim = next((d for d in _DELIMITERS if line.count(d) >= 1), None)
+        if delim is None:
+            header = None
+            key, colon, value = line.partition(":")
+            label = _field_label(key) if colon and len(key) <= 30 else None
+            if label and value.strip() and len(value.strip()) <= 80:
+                a = len(key) + 1 + len(value) - len(value.lstrip())
+                out.append(RuleMatch(start + a, start + len(line.rstrip()), label, "field_value"))
+            continue
+        cells = _cells(line, delim)
+        names = [_field_label(line[a:b]) for a, b in cells]
+        if sum(n is not None for n in names) >= max(2, len(cells) // 2) and len(cells) >= 3:
+            header, header_delim = names, delim          # a header line
+            continue
+        if header is not None and delim == header_delim and len(cells) == len(header):
+            for (a, b), label in zip(cells, header):
+                if label and b > a:
+                    out.append(RuleMatch(start + a, start + b, label, "table_cell"))
+            continue
+        header = None
+        if len(cells) == 2 and names[0] and cells[1][1] > cells[1][0]:
+            a, b = cells[1]
+            out.append(RuleMatch(start + a, start + b, names[0], "field_value"))
+    return out
+
+
 def find_identifiers(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> List[RuleMatch]:
     """Every detector of this module, in a fixed order."""
     out: List[RuleMatch] = []
     for finder in (find_network_ids, find_addresses, find_standard_numbers, find_cued_codes, find_mixed_codes,
-                   find_long_numbers):
+                   find_long_numbers, find_table_cells):
         out.extend(finder(text))
     out.extend(find_phones(text, regions))
     return out
@@ -598,4 +689,5 @@ DETECTORS: Dict[str, Callable[[str], List[RuleMatch]]] = {
     "mixed_codes": find_mixed_codes,
     "long_numbers": find_long_numbers,
     "phones": find_phones,
+    "table_cells": find_table_cells,
 }

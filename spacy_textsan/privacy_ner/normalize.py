@@ -117,7 +117,7 @@ def normalise(text: str) -> NormalisedText:
     return NormalisedText(text, copy, starts)
 
 
-_CAPS_RUN = re.compile(r"\b[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+)+\b")
+_CAPS_RUN = re.compile(r"\b[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+(?:[ \t]+(?:['’][A-Z][ \t]+)?[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+)+\b")
 
 
 def caps_runs(text: str, min_words: int = 2) -> List[tuple]:
