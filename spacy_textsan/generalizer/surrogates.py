@@ -36,8 +36,25 @@ PSEUDONYM_LABELS = ("PERSON", "LOC", "ORG", "DATETIME", "CODE", "QUANTITY")
 
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+#: Month names of other languages (as privacy_ner reads them), January first: a date keeps its language.
+FOREIGN_MONTHS = {
+    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+    "de": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
+    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+    "it": "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    "pt": "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+    "nl": "januari februari maart april mei juni juli augustus september oktober november december",
+    "tr": "Ocak Şubat Mart Nisan Mayıs Haziran Temmuz Ağustos Eylül Ekim Kasım Aralık",
+    "pl": "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia",
+    "no": "januar februar mars april mai juni juli august september oktober november desember",
+}
+_FOREIGN = {lang: names.split() for lang, names in FOREIGN_MONTHS.items()}
+for _names in _FOREIGN.values():
+    for _i, _name in enumerate(_names, 1):
+        _MONTHS.setdefault(_name.lower(), _i)
 _MONTH_NAMES = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
-_DMY_WORDS = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+((?:{_MONTH_NAMES})\.?)\s+(\d{{4}})\b", re.IGNORECASE)
+_DMY_WORDS = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?((?:{_MONTH_NAMES})\.?)\s+(?:de\s+)?(\d{{4}})\b",
+                        re.IGNORECASE)
 _MDY_WORDS = re.compile(rf"\b((?:{_MONTH_NAMES})\.?)\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
 _MY_WORDS = re.compile(rf"\b((?:{_MONTH_NAMES})\.?)\s+(\d{{4}})\b", re.IGNORECASE)
 _DMY_NUM = re.compile(r"\b(\d{1,2})([./-])(\d{1,2})\2(\d{4})\b")
@@ -83,8 +100,14 @@ def _month_number(name: str) -> int:
 
 
 def _month_name(original: str, month: int) -> str:
-    """The new month in the style of the original ("Mar." → "Jun.", "MARCH" → "JUNE")."""
+    """The new month in the style of the original ("Mar." → "Jun.", "MARCH" → "JUNE",
+    "avril" → "juillet")."""
     bare = original.rstrip(".")
+    if bare.lower() not in {m.lower() for m in calendar.month_name if m} | {m.lower() for m in calendar.month_abbr if m}:
+        for names in _FOREIGN.values():
+            if bare.lower() in (n.lower() for n in names):
+                name = names[month - 1]
+                return (name.upper() if bare.isupper() else name) + original[len(bare):]
     name = calendar.month_abbr[month] if len(bare) == 3 else calendar.month_name[month]
     name = name.upper() if bare.isupper() else name
     return name + original[len(bare):]
@@ -124,6 +147,10 @@ def shift_dates(text: str, days: int, years: int) -> Optional[str]:
                 edits.append((m.start(), m.end(), fn(m)))
     if not edits:
         edits = [(m.start(), m.end(), str(int(m[1]) + years)) for m in _YEAR.finditer(text)]
+        # a date in a form not understood here ("25 décembre 1957"): moving its year alone would
+        # keep its day and month in clear, so it is not a surrogate (the caller generalizes it)
+        if re.search(r"\d", _YEAR.sub("", text)):
+            return None
     if not edits:
         return None
     out, pos = [], 0
