@@ -1,6 +1,7 @@
 """spacy-textsan: privacy-risk-aware text sanitization for spaCy."""
 from .about import __version__
 from . import extensions  # noqa: F401  (declares the Doc/Span extensions)
+from . import tokenizer  # noqa: F401  (registers spacy_textsan.Tokenizer.v1)
 from .extensions import SPANS_KEY, TAB_LABELS
 from .privacy_ner import PrivacyNER, make_privacy_ner
 from .optimizer import MaskAll, MaskOptimizer, make_mask_all, make_mask_optimizer

@@ -989,7 +989,7 @@ def test_count_surfaces():
 
 def test_build_offline_kb_wordnet_only(wn):
     messages = []
-    kb, meta = build_offline_kb(wn, None, roots=ROOTS, classes=None, progress=messages.append)
+    kb, meta = build_offline_kb(wn, None, roots=ROOTS, classes=None, quasi=None, progress=messages.append)
     assert kb.stats() == {"LOC": 0, "ORG": 1, "DEM": 16, "MISC": 0}
     assert messages == ["wordnet: 17 entries"]
     assert set(meta) == {"sources", "n_surfaces", "n_excluded", "min_population", "roots", "missing_roots",
@@ -1008,7 +1008,7 @@ def test_build_offline_kb_wordnet_only(wn):
 
 def test_build_offline_kb_with_geography(wn):
     messages = []
-    kb, meta = build_offline_kb(wn, make_geo(), roots=ROOTS, exclude=iter(["Lawyer", "Noreg"]),
+    kb, meta = build_offline_kb(wn, make_geo(), roots=ROOTS, quasi=None, exclude=iter(["Lawyer", "Noreg"]),
                                 classes=None, progress=messages.append)
     assert kb.stats() == {"LOC": 9, "ORG": 1, "DEM": 18, "MISC": 0}
     assert messages == ["geography: 11 entries", "wordnet: 17 entries"]
@@ -1032,7 +1032,7 @@ def test_build_offline_kb_with_geography(wn):
 
 
 def test_build_offline_kb_min_population(wn):
-    kb, meta = build_offline_kb(wn, make_geo(), roots=ROOTS, min_population=200_000, classes=None)
+    kb, meta = build_offline_kb(wn, make_geo(), roots=ROOTS, min_population=200_000, classes=None, quasi=None)
     assert kb.stats() == {"LOC": 7, "ORG": 1, "DEM": 18, "MISC": 0}
     assert meta["min_population"] == 200_000
     assert meta["n_surfaces"] == 77
@@ -1040,7 +1040,7 @@ def test_build_offline_kb_min_population(wn):
 
 
 def test_kb_round_trip(wn, tmp_path):
-    kb, meta = build_offline_kb(wn, make_geo(), roots=ROOTS, classes=None)
+    kb, meta = build_offline_kb(wn, make_geo(), roots=ROOTS, classes=None, quasi=None)
     kb.to_disk(tmp_path / "kb", meta=meta)
     written = srsly.read_json(tmp_path / "kb" / "meta.json")
     assert written["version"] == 1 and written["n_entries"] == 28

@@ -43,7 +43,7 @@ def build(out, *extra):
 
 
 def test_build_from_fixture_wordnet(tmp_path):
-    res = build(tmp_path / "kb", "--exclusions", "none")
+    res = build(tmp_path / "kb", "--exclusions", "none", "--quasi", "none")
     assert res.exit_code == 0, res.output
     # 16 WordNet entries (43 surfaces) + the bundled curated classes
     classes = bundled_classes()
@@ -104,7 +104,7 @@ def test_build_errors(tmp_path):
 
 
 def test_info_lookup(tmp_path):
-    assert build(tmp_path / "kb", "--exclusions", "none").exit_code == 0
+    assert build(tmp_path / "kb", "--exclusions", "none", "--quasi", "none").exit_code == 0
     res = run("info", tmp_path / "kb", "--lookup", "lawyers", "--lookup", "teachers")
     assert res.exit_code == 0, res.output
     assert f"{16 + len(bundled_classes())} entries" in res.output

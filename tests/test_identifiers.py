@@ -180,3 +180,17 @@ def test_table_cells_under_an_identifying_header():
         ("x@y.org", "CODE", "table_cell"), ("ossola_v", "CODE", "table_cell"), ("Italian", "DEM", "table_cell"),
         ("Ann Lee", "PERSON", "field_value"), ("Acme Ltd", "ORG", "field_value"),
         ("3 May 1970", "DATETIME", "field_value")]
+
+
+def test_record_fields_without_a_header():
+    from spacy_textsan.privacy_ner.identifiers import find_table_cells
+    text = "42;Halvorsen;Peder;+47 912 34 567;Bergen\nnurse | Bergen\nIn this case; the Court; found that X; and so on"
+    assert [(text[m.start:m.end], m.name) for m in find_table_cells(text)] == [
+        ("Halvorsen", "record_field"), ("Peder", "record_field"), ("Bergen", "record_field")]
+
+
+def test_the_tokenizer_splits_record_fields():
+    import spacy
+    nlp = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_textsan.Tokenizer.v1"}}})
+    assert [t.text for t in nlp("42;Halvorsen;Peder|Bergen; ok")] == [
+        "42", ";", "Halvorsen", ";", "Peder", "|", "Bergen", ";", "ok"]

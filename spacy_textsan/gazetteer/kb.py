@@ -10,9 +10,11 @@ P8225, part of P361). Examples::
     Oslo      LOC  ["national capital", "city in Norway", "city", "human settlement"]
     Norwegian DEM  ["nationality of Norway", "nationality"]
 
-Stored with srsly (msgpack) in a directory: ``kb.msgpack`` + ``meta.json``.
+Stored with srsly (msgpack) in a directory: ``kb.msgpack`` (or, compressed,
+``kb.msgpack.gz``) + ``meta.json``.
 """
 import gc
+import gzip
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -22,6 +24,8 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 import srsly
 
 KB_VERSION = 1
+KB_FILE = "kb.msgpack"
+KB_FILE_GZ = "kb.msgpack.gz"
 KB_TYPES = ("LOC", "ORG", "DEM", "MISC")
 _SPACE = re.compile(r"\s+")
 
@@ -112,6 +116,10 @@ class KnowledgeBase:
         obj = self._objs[idx]
         return obj.tab_type if obj is not None else self._rows[idx][2]
 
+    def entry_types(self) -> List[str]:
+        """TAB types of all entries by position, without building them."""
+        return [row[2] if obj is None else obj.tab_type for obj, row in zip(self._objs, self._rows)]
+
     def add(self, entry: KBEntry) -> KBEntry:
         """Add an entry; an entry with a known id merges its aliases (and
         fills an empty chain/description) into the existing one."""
@@ -173,9 +181,12 @@ class KnowledgeBase:
         return counts
 
     # -- serialisation -----------------------------------------------------------
-    def to_bytes(self) -> bytes:
-        """Entries plus the surface index, so that loading does not normalise again."""
+    def to_bytes(self, *, descriptions: bool = True) -> bytes:
+        """Entries plus the surface index, so that loading does not normalise again.
+        ``descriptions=False`` leaves the descriptions out (nothing at run time reads them)."""
         rows = [self._rows[i] if self._objs[i] is None else self._objs[i].to_list() for i in range(len(self))]
+        if not descriptions:
+            rows = [[*r[:6], ""] for r in rows]
         return srsly.msgpack_dumps({"version": KB_VERSION, "entries": rows,
                                     "surfaces": self._by_surface, "uncased": sorted(self._uncased)})
 
@@ -213,18 +224,36 @@ class KnowledgeBase:
             raise ValueError("knowledge base index is inconsistent with its entries")
         return kb
 
-    def to_disk(self, path: Union[str, Path], meta: Optional[dict] = None) -> None:
+    def to_disk(self, path: Union[str, Path], meta: Optional[dict] = None, *, compact: bool = False) -> None:
+        """``kb.msgpack`` + ``meta.json`` in ``path``; ``compact``: ``kb.msgpack.gz``
+        without descriptions, byte-identical for identical entries (gzip mtime 0)."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        (path / "kb.msgpack").write_bytes(self.to_bytes())
+        if compact:
+            data = gzip.compress(self.to_bytes(descriptions=False), compresslevel=9, mtime=0)
+            (path / KB_FILE_GZ).write_bytes(data)
+            (path / KB_FILE).unlink(missing_ok=True)
+        else:
+            (path / KB_FILE).write_bytes(self.to_bytes())
+            (path / KB_FILE_GZ).unlink(missing_ok=True)
         srsly.write_json(path / "meta.json", {"version": KB_VERSION, "n_entries": len(self),
                                               "by_type": self.stats(), **(meta or {})})
+
+    @staticmethod
+    def file_in(path: Union[str, Path]) -> Optional[Path]:
+        """The KB file in directory ``path`` (``kb.msgpack``, else ``kb.msgpack.gz``), None if neither."""
+        path = Path(path)
+        for name in (KB_FILE, KB_FILE_GZ):
+            if (path / name).is_file():
+                return path / name
+        return None
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "KnowledgeBase":
         path = Path(path)
-        file = path / "kb.msgpack"
-        if not file.exists():
-            raise FileNotFoundError(f"{path} holds no knowledge base (kb.msgpack); build one with "
+        file = cls.file_in(path)
+        if file is None:
+            raise FileNotFoundError(f"{path} holds no knowledge base ({KB_FILE}); build one with "
                                     f"`textsan gazetteer build {path}`")
-        return cls.from_bytes(file.read_bytes())
+        data = file.read_bytes()
+        return cls.from_bytes(gzip.decompress(data) if file.name.endswith(".gz") else data)

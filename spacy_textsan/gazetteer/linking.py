@@ -30,7 +30,7 @@ Entries found live are not added to the KB here; the caller may ``kb.add`` them.
 import re
 import weakref
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
@@ -138,51 +138,68 @@ def find_class_head(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED
 # --------------------------------------------------------------------------- #
 
 class FuzzyIndex:
-    """KB surfaces bucketed by length, for edit-distance search.
+    """KB surfaces bucketed by TAB type and length, for edit-distance search.
 
     A surface within distance d of a span of length n has a length in
-    [n - d, n + d], so only those buckets are scanned, each with rapidfuzz's
-    ``process.extractOne`` (C, bit-parallel Levenshtein with ``score_cutoff``).
-    Cost per query: O(B · ⌈n/64⌉ · m) for the B surfaces of the 2d + 1 lengths
-    around n (d < 0.15 n), instead of all S surfaces; building is O(S).
+    [n - d, n + d], so only those buckets (of the span's type, when given) are
+    scanned, each with rapidfuzz's ``process.extractOne`` (C, bit-parallel
+    Levenshtein with ``score_cutoff``). Cost per query: O(B · ⌈n/64⌉ · m) for
+    the B surfaces of the 2d + 1 lengths around n (d < 0.15 n), instead of all
+    S surfaces; building is O(S) over KB positions, without building entries.
     A few milliseconds per span for S = 100k.
     """
 
     def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
         self.n_surfaces = 0
-        self._buckets: Dict[int, Tuple[List[str], List[int]]] = {}
-        self._entries: List[List[KBEntry]] = []
-        for order, (surface, entries) in enumerate(kb.surfaces()):
-            surfaces, orders = self._buckets.setdefault(len(surface), ([], []))
-            surfaces.append(surface)
-            orders.append(order)
-            self._entries.append(entries)
-            self.n_surfaces += 1
+        types = kb.entry_types()
+        # (type, length) -> (surfaces, their order in the KB, KB position of their first entry of that type)
+        buckets: Dict[Tuple[str, int], Tuple[List[str], List[int], List[int]]] = {}
+        order = -1
+        for order, (surface, ids) in enumerate(kb.surface_ids()):
+            if len(ids) == 1:
+                pairs: Iterable[Tuple[str, int]] = ((types[ids[0]], ids[0]),)
+            else:
+                first: Dict[str, int] = {}
+                for i in ids:
+                    first.setdefault(types[i], i)
+                pairs = first.items()
+            n = len(surface)
+            for tab_type, i in pairs:
+                bucket = buckets.get((tab_type, n))
+                if bucket is None:
+                    bucket = buckets[(tab_type, n)] = ([], [], [])
+                bucket[0].append(surface)
+                bucket[1].append(order)
+                bucket[2].append(i)
+        self.n_surfaces = order + 1
+        self._buckets = buckets
+        self._types = sorted({t for t, _ in buckets})
 
     def best(self, norm: str, max_dist: int, tab_type: Optional[str] = None) -> Optional[Tuple[str, KBEntry, int]]:
         """(surface, entry, distance) closest to ``norm`` within ``max_dist``
-        (inclusive); ties go to the surface added to the KB first. With
-        ``tab_type``, the closest surface must have an entry of that type."""
+        (inclusive) among the surfaces with an entry of ``tab_type`` (any type
+        when None); ties go to the surface added to the KB first."""
         if max_dist < 1:
             return None
-        found: Optional[Tuple[int, int, str]] = None  # (distance, order, surface)
+        found: Optional[Tuple[int, int, str, int]] = None  # (distance, order, surface, KB position)
         n = len(norm)
-        for length in range(max(1, n - max_dist), n + max_dist + 1):
-            bucket = self._buckets.get(length)
-            if not bucket:
-                continue
-            cutoff = max_dist if found is None else found[0]
-            hit = process.extractOne(norm, bucket[0], scorer=Levenshtein.distance, score_cutoff=cutoff)
-            if hit is None:
-                continue
-            surface, dist, idx = hit
-            key = (int(dist), bucket[1][idx], surface)
-            if found is None or key < found:
-                found = key
+        for t in ([tab_type] if tab_type is not None else self._types):
+            for length in range(max(1, n - max_dist), n + max_dist + 1):
+                bucket = self._buckets.get((t, length))
+                if not bucket:
+                    continue
+                cutoff = max_dist if found is None else found[0]
+                hit = process.extractOne(norm, bucket[0], scorer=Levenshtein.distance, score_cutoff=cutoff)
+                if hit is None:
+                    continue
+                surface, dist, idx = hit
+                key = (int(dist), bucket[1][idx], surface, bucket[2][idx])
+                if found is None or key < found:
+                    found = key
         if found is None:
             return None
-        entries = _of_type(self._entries[found[1]], tab_type)
-        return (found[2], entries[0], found[0]) if entries else None
+        return found[2], self.kb._entry(found[3]), found[0]
 
 
 _INDEXES: "weakref.WeakKeyDictionary[KnowledgeBase, Tuple[int, FuzzyIndex]]" = weakref.WeakKeyDictionary()

@@ -17,6 +17,11 @@ Case: a surface whose every spelling in the KB starts with a capital letter
 (``Turkish``, ``Oslo``) only matches a text that starts with a capital, so
 that ``turkish delight`` in lower case or the noun ``bath`` do not match;
 lower-case surfaces (``lawyer``) match in any case.
+
+On a spaCy ``Doc`` (:meth:`SurfaceMatcher.__call__`) the matcher reads the
+token ids (``ORTH``) and whitespace as arrays and keeps, per token string, its
+normalised text and whether it starts a surface, across documents: no
+``Token`` object is created and a known word is never normalised again.
 """
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -59,6 +64,7 @@ class SurfaceMatcher:
             self._cased[norm] = kb.is_cased(norm)
             fw = _first_word(norm)
             self._max_len[fw] = max(self._max_len.get(fw, 0), len(norm))
+        self._words: Dict[int, Tuple[str, Optional[int], bool]] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -87,8 +93,46 @@ class SurfaceMatcher:
                     out.append((i, j + 1, [self.kb._entry(k) for k in ids], key))
         return out
 
+    #: per-string cache of at most this many token strings (cleared when full)
+    MAX_CACHED = 500_000
+
+    def _word(self, orth: int, strings) -> Tuple[str, Optional[int], bool]:
+        """(normalised text, longest surface it starts or None, starts with a capital) of a token string."""
+        text = strings[orth]
+        norm = normalise_surface(text)
+        limit = self._max_len.get(_first_word(norm)) if norm else None
+        if len(self._words) >= self.MAX_CACHED:
+            self._words.clear()
+        out = self._words[orth] = (norm, limit, text[:1].isupper())
+        return out
+
     def __call__(self, doc) -> List[Match]:
-        return self.match_tokens([t.text for t in doc], [bool(t.whitespace_) for t in doc])
+        """:meth:`match_tokens` on a ``Doc``, from its token arrays (same matches)."""
+        from spacy.attrs import ORTH, SPACY
+        if not len(doc):
+            return []
+        arr = doc.to_array([ORTH, SPACY]).tolist()
+        strings = doc.vocab.strings
+        cache, word = self._words, self._word
+        info = [cache.get(o) or word(o, strings) for o, _ in arr]
+        out: List[Match] = []
+        n = len(arr)
+        for i in range(n):
+            key, limit, starts_upper = info[i]
+            if limit is None:
+                continue
+            for j in range(i, min(n, i + self.max_tokens)):
+                if j > i:
+                    norm = info[j][0]
+                    if not norm:
+                        break                      # a whitespace token: no match across line breaks
+                    key = key + (" " if arr[j - 1][1] else "") + norm
+                if len(key) > limit:
+                    break
+                ids = self._ids.get(key)
+                if ids is not None and (starts_upper or not self._cased[key]):
+                    out.append((i, j + 1, [self.kb._entry(k) for k in ids], key))
+        return out
 
 
 def longest_non_overlapping(matches: Iterable[Match]) -> List[Match]:

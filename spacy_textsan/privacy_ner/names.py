@@ -510,8 +510,8 @@ def _cue_alternation(cues) -> str:
 
 
 _CUED_NAME = re.compile(
-    r"(?<![\w])(?i:" + _cue_alternation(NAME_FIELDS) + r")(?:[ \t]*:[ \t]*|\t+)" + _NAME
-    + r"|(?<![\w])(?i:" + _cue_alternation(SALUTATIONS) + r")[ \t]*,?[ \t]*(?:\r?\n[ \t]*){0,2}" + _NAME.replace(
+    r"(?<![\w])(?i:" + _cue_alternation(NAME_FIELDS) + r")(?!\w)(?:[ \t]*:[ \t]*|\t+)" + _NAME
+    + r"|(?<![\w])(?i:" + _cue_alternation(SALUTATIONS) + r")(?!\w)[ \t]*,?[ \t]*(?:\r?\n[ \t]*){0,2}" + _NAME.replace(
         "?P<name>", "?P<name2>"), re.MULTILINE)
 #: A chat or transcript turn: "Maria: Hello", "[10:02] Peder H.: ok", "Agent (Tom): ..."
 _SPEAKER = re.compile(
