@@ -122,6 +122,11 @@ DEFAULT_ALLOW_PATTERNS: List[dict] = [
      "pattern": r"(?:Court|Government|Chamber|Commission|Council|Ministry|Registry|Registrar|Section|Convention"
                 r"|Parliament|President|Agent|Applicant|Rules\s+of\s+Court|FACTS|PROCEDURE|(?:THE\s+)?LAW"
                 r"|THE\s+FACTS)"},
+    # a state's government names no person: "the Turkish Government", "United Kingdom Government",
+    # "Government of the Republic of Poland"
+    {"name": "national_government",
+     "pattern": r"(?:[Tt]he\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,3}\s+)?Government"
+                r"(?:\s+of\s+(?:the\s+)?[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3})?"},
 ]
 
 
