@@ -120,3 +120,10 @@ def test_titled_names():
 ])
 def test_default_allow_patterns(text, allowed):
     assert is_allowed(text, compile_allow_patterns(DEFAULT_ALLOW_PATTERNS)) is allowed
+
+
+def test_family_status():
+    text = ("She is married with three children. He was recently married, a father of four. They are separated. "
+            "The applicant married Ms X in 1990; he is separated from the proceedings; a divorced nurse.")
+    assert [t for t, label, name in rule_spans(text) if name == "family_status"] == [
+        "married with three children", "recently married", "a father of four", "separated", "divorced"]

@@ -72,7 +72,8 @@ class InstitutionFinder:
             re.compile(rf"\b(?:HMP{_GAP}(?:&|and){_GAP}YOI|HMP/YOI|HMYOI|HMP|HM{_GAP}Prison){_GAP}"
                        rf"{_NAME}(?:{_GAP}{_NAME})?\b"),
             re.compile(rf"\b(?:{head}){_GAP}of{_GAP}(?:the{_GAP})?{_NAME}(?:{_GAP}{_NAME}){{0,3}}\b"),
-            re.compile(rf"(?<![\w'’])(?:{_NAME}{_GAP}){{1,4}}(?:{head})\b"),
+            # the head word in any case: "Wakefield Prison", "Ila prison"
+            re.compile(rf"(?<![\w'’])(?:{_NAME}{_GAP}){{1,4}}(?i:{head})\b"),
         ]
 
     def _named(self, words: List[str]) -> bool:

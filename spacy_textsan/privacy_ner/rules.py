@@ -100,6 +100,16 @@ DEFAULT_PATTERNS: List[dict] = [
     {"name": "age", "label": "QUANTITY", "flags": "i",
      "pattern": r"\b(?:aged|age[sd]?:?|âgée?\s+de|im\s+Alter\s+von|de\s+edad|di\s+anni|yaşında)\s+\d{1,3}(?:\s+(?:years?|yrs?|ans|Jahren?|años|anni))?\b"
                 r"|\b\d{1,3}(?:[ -](?:years?|yrs?|months?)[ -]old|\s*(?:yo|y/o|y\.o\.)(?!\w)|\s+(?:Jahre\s+alt|años\s+de\s+edad|yaşında|jaar\s+oud))"},
+    # family status: "married with three children", "recently married", "a father of four", "is separated"
+    {"name": "family_status", "label": "DEM", "flags": "i",
+     "pattern": r"\b(?:(?:recently|newly|happily|legally|twice|once)\s+)?(?:married|divorced|widowed|remarried)"
+                r"(?:\s+with\s+(?:one|two|three|four|five|six|seven|\d{1,2}|no)\s+(?:young\s+|grown-up\s+|adult\s+)?"
+                r"(?:children|child|kids|sons?|daughters?))?(?=\s*(?:[,.;)]|$|and\b|with\b|since\b|for\b|woman|man|mother"
+                r"|father|person|nurse|\w+(?:er|or|ist|ian)\b))"
+                r"|\b(?:a\s+)?(?:single\s+)?(?:father|mother|parent)\s+of\s+(?:one|two|three|four|five|six|seven|\d{1,2})"
+                r"(?:\s+(?:young\s+)?(?:children|kids|sons|daughters))?\b"
+                r"|(?:(?<=\bis\s)|(?<=\bwas\s)|(?<=\bare\s)|(?<=\bwere\s)|(?<=\bnow\s)|(?<=\bbeing\s))"
+                r"(?:separated|single|divorced|widowed|engaged)\b(?!\s+(?:from|by|out|into|to|in)\b)"},
     {"name": "percent", "label": "QUANTITY",
      "pattern": r"\b\d+(?:[.,]\d+)? ?(?:%|per ?cent\b|percent\b)"},
     {"name": "measure", "label": "QUANTITY",
