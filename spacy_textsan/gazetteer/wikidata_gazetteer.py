@@ -71,7 +71,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
-from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, add_risky_set, get_candidates
+from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, add_risky_set, doc_text, get_candidates
 from ..privacy_ner.entity_linking import assign_entity_ids
 from .kb import KBEntry, KnowledgeBase
 from .kb import normalise_surface
@@ -418,7 +418,7 @@ class WikidataGazetteer:
                     exact[(start, end)] = entry.id
             added.append(span)
         if self.institutions:
-            for start_char, end_char in self._institutions(doc.text):
+            for start_char, end_char in self._institutions(doc_text(doc)):
                 inst = doc.char_span(start_char, end_char, alignment_mode="expand")
                 if inst is None:
                     continue

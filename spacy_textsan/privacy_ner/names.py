@@ -88,6 +88,11 @@ def _ranges_of(blocks, keep) -> str:
 
 
 @lru_cache(maxsize=1)
+def _any_script_letter():
+    return re.compile(f"[{_ranges_of(_SCRIPT_BLOCKS, lambda ch: unicodedata.category(ch)[0] in 'LM')}]")
+
+
+@lru_cache(maxsize=1)
 def _script_regexes():
     letters = _ranges_of(_SCRIPT_BLOCKS, lambda ch: unicodedata.category(ch)[0] in "LM")
     word = f"[{_JOINERS}]*[{letters}][{letters}{_JOINERS}]*"
@@ -111,7 +116,11 @@ def find_script_names(text: str, max_foreign_share: float = 0.5,
     when there are more than ``min_foreign_letters`` such characters and
     their share among all letters exceeds ``max_foreign_share`` (the text is
     not mostly Latin: the NER's job)."""
+    if text.isascii():
+        return []
     block_re, word_re, dense_re, latin_re = _script_regexes()
+    if not _any_script_letter().search(text):      # one character class scan before the costly run regex
+        return []
     blocks = list(block_re.finditer(text))
     if not blocks:
         return []

@@ -13,6 +13,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 import spacy
 from spacy.language import Language
 from spacy.pipeline import Pipe
+from spacy.attrs import ORTH
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.util import minibatch
 from wordfreq import zipf_frequency
@@ -349,7 +350,8 @@ class PrivacyNER(Pipe):
         return cands
 
     def _titled_names(self, doc: Doc, cands: List[Candidate], norm: NormalisedText) -> List[Candidate]:
-        words = [t.text for t in doc]
+        strings = doc.vocab.strings      # token texts without a Token object per token (long documents)
+        words = [strings[orth] for orth in doc.to_array(ORTH).tolist()]
         out = []
         for c in cands:
             if c.label == "PERSON":

@@ -26,6 +26,8 @@ _FOREIGN_MONTHS = (
     r"|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|wrzesnia|października|pazdziernika"
     r"|listopada|grudnia|februar|mars|april|juni|juli|oktober|desember|december|maj)"
 )
+_FOREIGN_MONTH_WORDS = [w.lower() for w in re.findall(r"[^|()?:]+", _FOREIGN_MONTHS) if w.isalpha()]
+_WORD = re.compile(r"\w+")
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[6-9]\d\d|20\d\d)"
 _CURRENCY_CODES = (
@@ -75,9 +77,9 @@ DEFAULT_PATTERNS: List[dict] = [
     {"name": "date_my", "label": "DATETIME", "pattern": rf"\b{_MONTHS},? {_YEAR}\b"},
     {"name": "date_dm", "label": "DATETIME", "pattern": rf"\b{_DAY} {_MONTHS}(?![\w])"},
     # other languages: "3 avril 1985", "3. April 1985", "3 de abril de 1985", "3 Nisan 1985", "1er mai 1990"
-    {"name": "date_foreign", "label": "DATETIME", "flags": "i",
+    {"name": "date_foreign", "label": "DATETIME", "flags": "i", "requires": _FOREIGN_MONTH_WORDS,
      "pattern": rf"\b(?:{_DAY}|1er)\.?\s+(?:de\s+)?{_FOREIGN_MONTHS}\s+(?:de\s+|del\s+)?{_YEAR}\b"},
-    {"name": "date_foreign_my", "label": "DATETIME", "flags": "i",
+    {"name": "date_foreign_my", "label": "DATETIME", "flags": "i", "requires": _FOREIGN_MONTH_WORDS,
      "pattern": rf"\b{_FOREIGN_MONTHS}\s+(?:de\s+|del\s+)?{_YEAR}\b"},
     # two-digit years after a month name: "3 Apr 85", "Apr 3, 85"
     {"name": "date_dmy_short", "label": "DATETIME",
@@ -102,6 +104,8 @@ DEFAULT_PATTERNS: List[dict] = [
                 r"|\b\d{1,3}(?:[ -](?:years?|yrs?|months?)[ -]old|\s*(?:yo|y/o|y\.o\.)(?!\w)|\s+(?:Jahre\s+alt|años\s+de\s+edad|yaşında|jaar\s+oud))"},
     # family status: "married with three children", "recently married", "a father of four", "is separated"
     {"name": "family_status", "label": "DEM", "flags": "i",
+     "requires": ["married", "divorced", "widowed", "remarried", "father", "mother", "parent", "separated", "single",
+                  "engaged"],
      "pattern": r"\b(?:(?:recently|newly|happily|legally|twice|once)\s+)?(?:married|divorced|widowed|remarried)"
                 r"(?:\s+with\s+(?:one|two|three|four|five|six|seven|\d{1,2}|no)\s+(?:young\s+|grown-up\s+|adult\s+)?"
                 r"(?:children|child|kids|sons?|daughters?))?(?=\s*(?:[,.;)]|$|and\b|with\b|since\b|for\b|woman|man|mother"
@@ -146,7 +150,7 @@ def compile_allow_patterns(patterns: Iterable[dict]) -> List[tuple]:
 
 
 def is_allowed(text: str, compiled_allow: Sequence[tuple]) -> bool:
-    return any(regex.fullmatch(text) for _, _, regex, _, _ in compiled_allow)
+    return any(entry[2].fullmatch(text) for entry in compiled_allow)
 
 
 @dataclass(frozen=True)
@@ -160,8 +164,9 @@ class RuleMatch:
 def compile_patterns(patterns: Iterable[dict]) -> List[tuple]:
     """Compile pattern dicts; raises ValueError naming the bad pattern.
 
-    Optional keys: ``flags`` ("i"), ``group`` (regex group of the span) and
-    ``min_digits`` (matches with fewer digits are dropped)."""
+    Optional keys: ``flags`` ("i"), ``group`` (regex group of the span),
+    ``min_digits`` (matches with fewer digits are dropped) and ``requires``
+    (words, one of which must occur in the text for the pattern to run)."""
     compiled = []
     for i, p in enumerate(patterns):
         try:
@@ -173,14 +178,21 @@ def compile_patterns(patterns: Iterable[dict]) -> List[tuple]:
             raise ValueError(f"pattern {i} ({p!r}) lacks the key {e}") from None
         except re.error as e:
             raise ValueError(f"pattern {name!r} is not a valid regular expression: {e}") from None
-        compiled.append((name, label, regex, int(p.get("group", 0)), int(p.get("min_digits", 0))))
+        requires = frozenset(w.lower() for w in p.get("requires", ()))
+        compiled.append((name, label, regex, int(p.get("group", 0)), int(p.get("min_digits", 0)), requires))
     return compiled
 
 
 def find_rule_matches(text: str, compiled: Sequence[tuple]) -> List[RuleMatch]:
     """All matches of all patterns, in pattern order then text order."""
     out = []
-    for name, label, regex, group, min_digits in compiled:
+    words: Optional[set] = None
+    for name, label, regex, group, min_digits, requires in compiled:
+        if requires:
+            # a costly pattern runs only when one of its key words is in the text at all
+            words = words if words is not None else set(_WORD.findall(text.lower()))
+            if not requires & words:
+                continue
         for m in regex.finditer(text):
             start, end = m.span(group)
             if end > start and (not min_digits or count_digits(text[start:end]) >= min_digits):
