@@ -14,7 +14,7 @@ each candidate.
 """
 import re
 from functools import lru_cache
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 import phonenumbers
 from wordfreq import zipf_frequency
@@ -153,7 +153,7 @@ def stdnum_validators() -> List[Tuple[str, Callable[[str], bool], Tuple[int, ...
 
 #: Runs of digit/letter groups separated by single spaces, dots, dashes or slashes.
 _NUMBER_RUN = re.compile(
-    r"(?<![\w@/.+-])(?=[A-Z0-9]*\d)[A-Z0-9]{1,19}(?:(?:[ \u00a0]|[.\-/](?=[A-Z0-9]))[A-Z0-9]{1,19}){0,8}"
+    r"\b(?<![@/.+-])(?=[A-Z0-9]*\d)[A-Z0-9]{1,19}(?:(?:[ \u00a0]|[.\-/](?=[A-Z0-9]))[A-Z0-9]{1,19}){0,8}"
     r"(?![\w@]|[.,]\d|-\w)")
 _COMPACT = re.compile(r"[ \u00a0.\-/]")
 
@@ -491,9 +491,38 @@ def _address_compiled() -> List[Tuple[str, "re.Pattern[str]", int]]:
     return _compiled({**p, "pattern": p["pattern"].replace(r"\s", r"[ \t\u00a0]")} for p in address_patterns())
 
 
+#: Substrings (lower case) one of which a text must hold for a pattern to run at all.
+_NEEDS = {
+    "obfuscated_email": ("(at)", "[at]", "{at}", "<at>", " at ", " dot "),
+    "secret": ("pass", "pw", "pin", "secret", "key", "token", "code", "cvv", "cvc", "şifre", "contraseña"),
+    "user_name": ("user", "login", "log-in", "account", "name", "handle", "alias", "profile", "skype", "twitter",
+                  "instagram", "telegram", "github", "benutzer", "usuario", "gamertag"),
+    "mac_address": (":", "-", "."),
+    "street_prefix_nonumber": frozenset(w.lower().rstrip(".").rstrip("/") for w in _PREFIX_STREET_TYPES),
+}
+
+
+@lru_cache(maxsize=1)
+def _street_prefix_needs() -> FrozenSet[str]:
+    return frozenset(w.lower().rstrip(".").rstrip("/") for w in _PREFIX_STREET_TYPES + _faker_street_words()[1]) | {"c/"}
+
+
 def _finditer(text: str, compiled: Sequence[Tuple[str, "re.Pattern[str]", int]],
               label: str = "CODE") -> Iterable[RuleMatch]:
+    lowered, words = None, None
     for name, regex, group in compiled:
+        if name in ("street_prefix", "street_prefix_nonumber"):
+            # the street word must be a word of the text ("rue" in "true" is none)
+            if words is None:
+                words = set(re.findall(r"\w+", text.lower()))
+                words.update(("c/",) if "c/" in text.lower() else ())
+            needs = _street_prefix_needs() if name == "street_prefix" else _NEEDS[name]
+            if words.isdisjoint(needs):
+                continue
+        elif name in _NEEDS:
+            lowered = lowered if lowered is not None else text.lower()
+            if not any(n in lowered for n in _NEEDS[name]):
+                continue
         for m in regex.finditer(text):
             start, end = m.span(group)
             if end > start:
