@@ -361,11 +361,7 @@ def read_classes(path: Union[str, Path] = DEFAULT_CLASSES_PATH) -> List[dict]:
     ``types`` (list), ``label``, ``parent`` (None for a root) and ``aliases``
     (list). Raises ``ValueError`` with the line number on a malformed line."""
     out = []
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        fields = [f.strip() for f in line.split("|")]
+    for lineno, line, fields in _data_rows(path):
         if len(fields) != 4 or not fields[0] or not fields[1] or not fields[2]:
             raise ValueError(f"{path}:{lineno}: expected 'TYPES | label | parent | aliases', got {line!r}")
         types, label, parent, aliases = fields
@@ -454,11 +450,7 @@ def read_quasi_identifiers(path: Union[str, Path] = DEFAULT_QUASI_PATH) -> List[
     ``surfaces`` (list, the label first). Raises ``ValueError`` with the line
     number on a malformed line."""
     out = []
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        fields = [f.strip() for f in line.split("|")]
+    for lineno, line, fields in _data_rows(path):
         surfaces = [x.strip() for x in fields[3].split(";") if x.strip()] if len(fields) == 4 else []
         if len(fields) != 4 or fields[0] not in KB_TYPES or fields[2] not in ("+", "-") or not surfaces:
             raise ValueError(f"{path}:{lineno}: expected 'TYPE | chain | +/- | label; aliases', got {line!r}")
@@ -488,16 +480,29 @@ def quasi_identifier_entries(table: Sequence[dict], wordnet: Optional[WordNet] =
 # Exclusions and the whole build
 # --------------------------------------------------------------------------- #
 
-def read_exclusions(path: Union[str, Path, None] = DEFAULT_EXCLUSIONS_PATH) -> List[str]:
-    """One surface per line; ``#`` starts a comment."""
-    if path is None:
-        return []
+def read_list(path: Union[str, Path]) -> List[str]:
+    """One item per line; ``#`` starts a comment."""
     out = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             out.append(line)
     return out
+
+
+def _data_rows(path: Union[str, Path]) -> Iterator[Tuple[int, str, List[str]]]:
+    """``(line number, line, its '|'-separated fields)`` of a data file; ``#`` starts a comment."""
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            yield lineno, line, [f.strip() for f in line.split("|")]
+
+
+def read_exclusions(path: Union[str, Path, None] = DEFAULT_EXCLUSIONS_PATH) -> List[str]:
+    """One surface per line; ``#`` starts a comment."""
+    if path is None:
+        return []
+    return read_list(Path(path))
 
 
 def derive_exclusions(counts: Dict[str, Tuple[int, int]], *, min_count: int = 3,

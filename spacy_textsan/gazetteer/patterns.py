@@ -23,7 +23,7 @@ from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from .offline_build import pluralize
+from .offline_build import pluralize, read_list
 
 __all__ = ["INSTITUTIONS_PATH", "BODY_PARTS_PATH", "read_list", "InstitutionFinder", "extend_condition",
            "condition_words", "HEALTH_ROOTS", "is_condition", "body_parts"]
@@ -37,14 +37,6 @@ HEALTH_ROOTS = frozenset({"ill health", "disorder", "mental illness", "addiction
                           "disability", "health care"})
 
 
-def read_list(path: Path) -> List[str]:
-    """One item per line; ``#`` starts a comment."""
-    out = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            out.append(line)
-    return out
 
 
 def is_condition(chain: Sequence[str]) -> bool:
