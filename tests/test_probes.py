@@ -1,6 +1,5 @@
 """The hand-written hard probes (benchmarks/multidomain/probes.txt) through the
 default pipeline: no probe's string survives, with each strategy."""
-import os
 import sys
 from pathlib import Path
 

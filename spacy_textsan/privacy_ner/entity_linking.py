@@ -9,7 +9,7 @@ codes and dates are linked by exact match only: one character changes them.
 Ids are "<LABEL>-<n>", numbered per label in order of first appearance.
 """
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from rapidfuzz import fuzz
 

@@ -152,7 +152,7 @@ def load_source(name: str) -> Language:
 
 @Language.factory(
     "privacy_ner",
-    assigns=[f"doc.spans"],
+    assigns=["doc.spans"],
     default_config=DEFAULT_CONFIG,
 )
 def make_privacy_ner(
