@@ -18,6 +18,7 @@ object is ever shared between spans: use :func:`set_risk` and
 """
 from typing import Iterable, List, Optional, Sequence
 
+from spacy.attrs import ORTH, SPACY
 from spacy.tokens import Doc, Span
 
 #: Name of the span group that holds the candidate spans.
@@ -107,7 +108,10 @@ def doc_text(doc: Doc) -> str:
     end = doc[-1].idx + len(doc[-1].text_with_ws) if len(doc) else 0
     if isinstance(cached, str) and len(cached) == end:
         return cached
-    text = doc.text
+    # from the token arrays: no Token object per token (Doc.text makes one for each)
+    strings = doc.vocab.strings
+    text = "".join(strings[orth] + " " if space else strings[orth]
+                   for orth, space in doc.to_array([ORTH, SPACY]).tolist())
     doc.user_data[_TEXT_KEY] = text
     return text
 

@@ -503,6 +503,11 @@ _NEEDS = {
 
 
 @lru_cache(maxsize=1)
+def _compound_endings() -> Tuple[str, ...]:
+    return tuple({w.lower().strip().rstrip(".") for w in _COMPOUND_STREET_TYPES + _faker_street_words()[2]})
+
+
+@lru_cache(maxsize=1)
 def _street_prefix_needs() -> FrozenSet[str]:
     return frozenset(w.lower().rstrip(".").rstrip("/") for w in _PREFIX_STREET_TYPES + _faker_street_words()[1]) | {"c/"}
 
@@ -511,7 +516,14 @@ def _finditer(text: str, compiled: Sequence[Tuple[str, "re.Pattern[str]", int]],
               label: str = "CODE") -> Iterable[RuleMatch]:
     lowered, words = None, None
     for name, regex, group in compiled:
-        if name in ("street_prefix", "street_prefix_nonumber"):
+        if name == "street_compound":
+            # a word ending with a street word ("Hauptstraße", "Keizersgracht") must be in the text
+            if words is None:
+                words = set(re.findall(r"\w+", text.lower()))
+            endings = _compound_endings()
+            if not any(w.endswith(endings) for w in words):
+                continue
+        elif name in ("street_prefix", "street_prefix_nonumber"):
             # the street word must be a word of the text ("rue" in "true" is none)
             if words is None:
                 words = set(re.findall(r"\w+", text.lower()))

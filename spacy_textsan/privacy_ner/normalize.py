@@ -43,6 +43,7 @@ _CONFUSABLE_CHARS = "".join(CONFUSABLES)
 _MIXED_WORD = re.compile(
     rf"\w*(?:[A-Za-z]\w*[{_CONFUSABLE_CHARS}]|[{_CONFUSABLE_CHARS}]\w*[A-Za-z])\w*")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_ANY_CONFUSABLE = re.compile(f"[{_CONFUSABLE_CHARS}]")
 
 
 @lru_cache(maxsize=4096)
@@ -110,7 +111,8 @@ def normalise(text: str) -> NormalisedText:
     pieces.append(text[pos:])
     starts.extend(range(pos, len(text)))
     copy = "".join(pieces)
-    copy = _MIXED_WORD.sub(lambda w: "".join(CONFUSABLES.get(c, c) for c in w.group(0)), copy)
+    if _ANY_CONFUSABLE.search(copy):
+        copy = _MIXED_WORD.sub(lambda w: "".join(CONFUSABLES.get(c, c) for c in w.group(0)), copy)
     if copy == text:
         return NormalisedText(text, text)
     starts.append(len(text))
