@@ -73,19 +73,25 @@ class SurfaceMatcher:
         """All matches (overlapping ones included) in a token sequence given as
         its texts and whether each is followed by a space."""
         norms = [normalise_surface(w) for w in words]
+        info = [(norm, self._max_len.get(_first_word(norm)) if norm else None, word[:1].isupper())
+                for norm, word in zip(norms, words)]
+        return self._scan(info, list(spaces))
+
+    def _scan(self, info: Sequence[Tuple[str, Optional[int], bool]], spaces: Sequence[bool]) -> List[Match]:
+        """The matches over tokens given as (normalised text, longest surface it
+        starts or None, starts with a capital) and whether a space follows each."""
         out: List[Match] = []
-        n = len(words)
+        n = len(info)
         for i in range(n):
-            limit = self._max_len.get(_first_word(norms[i])) if norms[i] else None
+            key, limit, starts_upper = info[i]
             if limit is None:
                 continue
-            starts_upper = words[i][:1].isupper()
-            key = norms[i]
             for j in range(i, min(n, i + self.max_tokens)):
                 if j > i:
-                    if not norms[j]:
+                    norm = info[j][0]
+                    if not norm:
                         break                      # a whitespace token: no match across line breaks
-                    key = key + (" " if spaces[j - 1] else "") + norms[j]
+                    key = key + (" " if spaces[j - 1] else "") + norm
                 if len(key) > limit:
                     break
                 ids = self._ids.get(key)
@@ -115,24 +121,7 @@ class SurfaceMatcher:
         strings = doc.vocab.strings
         cache, word = self._words, self._word
         info = [cache.get(o) or word(o, strings) for o, _ in arr]
-        out: List[Match] = []
-        n = len(arr)
-        for i in range(n):
-            key, limit, starts_upper = info[i]
-            if limit is None:
-                continue
-            for j in range(i, min(n, i + self.max_tokens)):
-                if j > i:
-                    norm = info[j][0]
-                    if not norm:
-                        break                      # a whitespace token: no match across line breaks
-                    key = key + (" " if arr[j - 1][1] else "") + norm
-                if len(key) > limit:
-                    break
-                ids = self._ids.get(key)
-                if ids is not None and (starts_upper or not self._cased[key]):
-                    out.append((i, j + 1, [self.kb._entry(k) for k in ids], key))
-        return out
+        return self._scan(info, [bool(space) for _, space in arr])
 
 
 def longest_non_overlapping(matches: Iterable[Match]) -> List[Match]:
