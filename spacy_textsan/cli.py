@@ -235,9 +235,10 @@ def sanitize(
             _fail(f"{f.path}: a document could not be sanitized ({e}); --on-error fail: nothing written")
         if f.fmt not in ("txt", "tab"):    # a column of names without context is still a column of names
             votes = column_votes([(name, text, res) for (_, name, text), res in done])
+            mask_format = mask_format_of(nlp)
             for i, label in votes.items():
                 (rec, name, text), res = done[i]
-                done[i] = ((rec, name, text), mask_cell(text, res, label, mask_format_of(nlp)))
+                done[i] = ((rec, name, text), mask_cell(text, res, label, mask_format))
         for (rec, name, _), res in done:
             n_docs += 1
             row = report_row(f, rec, name, res)

@@ -14,12 +14,12 @@ each candidate.
 """
 import re
 from functools import lru_cache
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import phonenumbers
 from wordfreq import zipf_frequency
 
-from .rules import RuleMatch, count_digits
+from .rules import RuleMatch, count_digits, text_words
 
 #: Regions whose national phone formats are recognised without a country code
 #: (numbers with ``+`` or ``00`` are recognised for every country).
@@ -287,12 +287,16 @@ _TLDS = (
     "com|org|net|edu|gov|mil|int|info|biz|io|co|me|app|dev|ai|uk|us|ca|au|nz|ie|de|fr|nl|be|lu|ch|at|it|es|pt|pl|"
     "cz|sk|hu|ro|bg|gr|tr|ru|ua|by|no|se|dk|fi|is|ee|lv|lt|in|cn|jp|kr|br|mx|ar|cl|za|il|eu|online|site|xyz|tv|ly"
 )
+#: ``needs``: substrings (lower case) one of which a text must hold for a pattern to run at all.
+_SECRET_NEEDS = ("pass", "pw", "pin", "secret", "key", "token", "code", "cvv", "cvc", "şifre", "contraseña")
+_USER_NEEDS = ("user", "login", "log-in", "account", "name", "handle", "alias", "profile", "skype", "twitter",
+               "instagram", "telegram", "github", "benutzer", "usuario", "gamertag")
 NETWORK_PATTERNS: List[dict] = [
     {"name": "ipv6", "pattern":
         r"(?<![\w:])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
         r"|(?:[0-9A-Fa-f]{1,4}:){1,7}:(?:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){0,6})?"
         r"|::(?:[0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4})(?:%\w+)?(?![\w:])"},
-    {"name": "mac_address", "pattern":
+    {"name": "mac_address", "needs": (":", "-", "."), "pattern":
         r"(?<![\w:-])(?:[0-9A-Fa-f]{2}([:-])){5}[0-9A-Fa-f]{2}(?![\w:-])|(?<![\w.])(?:[0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}(?![\w.])"},
     # a domain with a path or a known TLD, without a scheme: linkedin.com/in/peder-h, firm.no
     {"name": "url", "pattern":
@@ -301,12 +305,12 @@ NETWORK_PATTERNS: List[dict] = [
     # social-profile paths and handles: u/name, r/name is a community, @name (not an e-mail)
     {"name": "handle", "pattern": r"(?<![\w@./])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,28}[A-Za-z0-9_])?(?![\w@])"},
     {"name": "profile_path", "pattern": r"(?<![\w/])(?:u|user|users|in|profile)/[A-Za-z0-9_][\w.-]{1,38}\w"},
-    {"name": "user_name", "group": 1, "flags": "i", "pattern":
+    {"name": "user_name", "needs": _USER_NEEDS, "group": 1, "flags": "i", "pattern":
         r"\b(?:user(?:[ _-]?name)?|user[ _-]?id|login|log-in|account name|screen name|nickname|handle|gamertag"
         r"|skype|twitter|instagram|telegram|github|nom d'utilisateur|benutzername|usuario)"
         r"[ \t]*(?:[:=\t]|\bis\b)[ \t]*[\"'“]?([\w.@+-]{2,40}[\w])"},
     # "your account on the staff portal is aklore": an account named after a few words, in lower case or with digits
-    {"name": "user_name", "group": 1, "pattern":
+    {"name": "user_name", "needs": _USER_NEEDS, "group": 1, "pattern":
         r"\b(?i:account|login|user(?:name)?|profile|handle|alias)\b[^.\n:=]{0,40}?\b(?:is|=|:)[ \t]+[\"'“]?"
         r"((?=[\w.-]*(?:[\d_]|[a-z]))(?!(?:the|a|an|not|now|no|active|inactive|locked|closed|open|suspended|ready"
         r"|blocked|disabled|enabled|valid|invalid|pending|still|being|also|in|on|at|under|with|your|my|his|her)\b)"
@@ -321,24 +325,24 @@ NETWORK_PATTERNS: List[dict] = [
         r"|[\u4e00-\u9fff][A-Z][-·]?[A-Z0-9]{5}\b|(?<!\d)\d{2,3}[\uac00-\ud7a3]\d{4}(?!\d)"
         r"|(?<!\w)[А-Яа-я]{1,2}\d{3,4}[А-Яа-я]{0,2} ?\d{2,3}(?!\w)"},
     # obfuscated e-mail addresses: peder at mail dot no, peder(at)firm.no, peder [at] firm [dot] no
-    {"name": "obfuscated_email", "flags": "i", "pattern":
+    {"name": "obfuscated_email", "needs": ("(at)", "[at]", "{at}", "<at>", " at ", " dot "), "flags": "i", "pattern":
         r"\b[\w.+-]+\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+|\s+AT\s+)\s*[\w-]+"
         r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+|\.)\s*[\w-]+)*"
         r"\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+|\.)\s*(?:" + _TLDS + r")\b"},
     # secrets after a cue: password: Tr0ub4dor&3, PIN 4821
-    {"name": "secret", "group": 1, "flags": "i", "pattern":
+    {"name": "secret", "needs": _SECRET_NEEDS, "group": 1, "flags": "i", "pattern":
         r"\b(?:password|passwd|pwd|pw|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|passwort|contraseña"
         r"|şifre|api[ _-]?key|secret(?: key)?|token|access code|security code|cvv|cvc|wi-?fi key|network key"
         r"|wi-?fi password|door code|alarm code|entry code)\b(?:\s*\([^)\n]{1,30}\))?"
         r"(?:\s*[:=]\s*|\s+(?:is|was|=)\s+)[\"'“]?([^\s\"'”]{3,64}?)[\"'”]?(?=[\s,;)]|[.!?](?:\s|$)|$)"},
-    {"name": "secret", "group": 1, "flags": "i",
+    {"name": "secret", "needs": _SECRET_NEEDS, "group": 1, "flags": "i",
      "pattern": r"\b(?:PIN|pin code|passcode|CVV|CVC)\s+(\d{3,8})\b"},
 ]
 
 
 def _is_obfuscated_email_candidate(text: str) -> bool:
-    """"at"/"dot" words in ordinary prose are not e-mails: a real one has no
-    more than one word before "at" and a dot-word or a TLD."""
+    """The "at" of an obfuscated e-mail is bracketed or a word between single
+    spaces (the pattern, case-insensitive and over any whitespace, finds more)."""
     return bool(re.search(r"\(at\)|\[at\]|\{at\}|<at>| at | AT ", text))
 
 
@@ -398,6 +402,11 @@ def _faker_street_words() -> Tuple[List[str], List[str], List[str]]:
     return english, prefixes, compounds
 
 
+def _first_words(street_words: Iterable[str]) -> List[str]:
+    """The first word of each street word as :func:`.rules.text_words` reads it ("v.le" -> "v", "C/" -> "c")."""
+    return [re.findall(r"\w+", w.lower())[0] for w in street_words if re.search(r"\w", w)]
+
+
 def _alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
 
@@ -420,17 +429,18 @@ def address_patterns() -> List[dict]:
         {"name": "po_box", "flags": "i",
          "pattern": r"\b(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado)\s*\d{1,6}\b"},
         # FR/IT/ES/PT/PL: "14 rue des Lilas", "Via Roma 12", "Calle Mayor, 5", "ul. Długa 5/7"
-        {"name": "street_prefix", "pattern":
+        {"name": "street_prefix", "requires": _first_words(_PREFIX_STREET_TYPES + prefixes), "pattern":
             rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{prefix_types})\s+(?:{particles}\s*)?"
             rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}"
             rf",?\s*(?:n[ºo°]\.?\s*|n\.\s*|núm\.\s*)?\d{{1,4}}(?:\s?/\s?[A-Za-z0-9]{{1,3}}|[A-Za-z]\b)?"
             rf"(?:,?\s*\d{{1,2}}[ºª°]\s*[A-Za-z]?)?(?:\s+m\.\s*\d{{1,4}})?{unit}"},
         # the same with the number first or without one, for the usual street words only: "14 rue des Lilas"
-        {"name": "street_prefix_nonumber", "pattern":
+        {"name": "street_prefix_nonumber", "requires": _first_words(_PREFIX_STREET_TYPES), "pattern":
             rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{core_prefix_types})\s+(?:{particles}\s*)?"
             rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}"},
         # DE/AT/CH/NL/DK/NO/SE: "Hauptstraße 5", "Magnus-Kramer-Platz 1", "Keizersgracht 123", "Storgata 12 B"
-        {"name": "street_compound", "pattern":
+        {"name": "street_compound", "endings": [w.lower().rstrip(".") for w in _COMPOUND_STREET_TYPES + compounds],
+         "pattern":
             rf"\b[A-ZÄÖÜÅÆØ][\wäöüßåæøé-]*(?i:{compound_types})\s+\d{{1,5}}(?:\s?[a-zA-Z]\b)?(?:[-/]\d{{1,4}}[a-z]?)?"},
         {"name": "street_compound_words", "pattern":
             r"\b(?:Am|An der|Auf der|Im|In der|Zum|Zur|Unter den)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,4}[a-z]?\b"},
@@ -477,63 +487,42 @@ _ADDRESS_GLUE = re.compile(r"^[ \t]*(?:,[ \t]*|\r?\n[ \t]*|,?[ \t]*\r?\n[ \t]*)$
 _BLOCK_LINE = re.compile(r"^[ \t]*(?:[\w][\w'’.,/#º°-]*[ \t]+){0,5}[\w][\w'’.,/#º°-]*[ \t]*$")
 
 
-def _compiled(patterns: Iterable[dict]) -> List[Tuple[str, "re.Pattern[str]", int]]:
+#: A compiled pattern: name, regex, group, and its prefilters (see :func:`_finditer`).
+Compiled = Tuple[str, "re.Pattern[str]", int, FrozenSet[str], Tuple[str, ...], Tuple[str, ...]]
+
+
+def _compiled(patterns: Iterable[dict]) -> List[Compiled]:
     return [(p["name"], re.compile(p["pattern"], re.IGNORECASE if "i" in p.get("flags", "") else 0),
-             int(p.get("group", 0))) for p in patterns]
+             int(p.get("group", 0)), frozenset(p.get("requires", ())), tuple(p.get("needs", ())),
+             tuple(sorted(set(p.get("endings", ()))))) for p in patterns]
 
 
 _NETWORK = _compiled(NETWORK_PATTERNS)
 
 
 @lru_cache(maxsize=1)
-def _address_compiled() -> List[Tuple[str, "re.Pattern[str]", int]]:
+def _address_compiled() -> List[Compiled]:
     # the parts of an address pattern stay on one line (lines join in find_addresses)
     return _compiled({**p, "pattern": p["pattern"].replace(r"\s", r"[ \t\u00a0]")} for p in address_patterns())
 
 
-#: Substrings (lower case) one of which a text must hold for a pattern to run at all.
-_NEEDS = {
-    "obfuscated_email": ("(at)", "[at]", "{at}", "<at>", " at ", " dot "),
-    "secret": ("pass", "pw", "pin", "secret", "key", "token", "code", "cvv", "cvc", "şifre", "contraseña"),
-    "user_name": ("user", "login", "log-in", "account", "name", "handle", "alias", "profile", "skype", "twitter",
-                  "instagram", "telegram", "github", "benutzer", "usuario", "gamertag"),
-    "mac_address": (":", "-", "."),
-    "street_prefix_nonumber": frozenset(w.lower().rstrip(".").rstrip("/") for w in _PREFIX_STREET_TYPES),
-}
-
-
-@lru_cache(maxsize=1)
-def _compound_endings() -> Tuple[str, ...]:
-    return tuple({w.lower().strip().rstrip(".") for w in _COMPOUND_STREET_TYPES + _faker_street_words()[2]})
-
-
-@lru_cache(maxsize=1)
-def _street_prefix_needs() -> FrozenSet[str]:
-    return frozenset(w.lower().rstrip(".").rstrip("/") for w in _PREFIX_STREET_TYPES + _faker_street_words()[1]) | {"c/"}
-
-
-def _finditer(text: str, compiled: Sequence[Tuple[str, "re.Pattern[str]", int]],
-              label: str = "CODE") -> Iterable[RuleMatch]:
-    lowered, words = None, None
-    for name, regex, group in compiled:
-        if name == "street_compound":
-            # a word ending with a street word ("Hauptstraße", "Keizersgracht") must be in the text
-            if words is None:
-                words = set(re.findall(r"\w+", text.lower()))
-            endings = _compound_endings()
-            if not any(w.endswith(endings) for w in words):
+def _finditer(text: str, compiled: Sequence[Compiled], label: str = "CODE") -> Iterable[RuleMatch]:
+    """The matches of each pattern whose prefilters pass: one of its ``requires``
+    words is a word of the text ("rue" in "true" is none), one of its ``needs``
+    substrings is in the text, a word of the text ends with one of its ``endings``
+    ("Hauptstraße", "Keizersgracht"). Costly patterns run only where they can match."""
+    lowered: Optional[str] = None
+    words: Optional[Set[str]] = None
+    for name, regex, group, requires, needs, endings in compiled:
+        if requires or endings:
+            words = words if words is not None else text_words(text)
+            if requires and words.isdisjoint(requires):
                 continue
-        elif name in ("street_prefix", "street_prefix_nonumber"):
-            # the street word must be a word of the text ("rue" in "true" is none)
-            if words is None:
-                words = set(re.findall(r"\w+", text.lower()))
-                words.update(("c/",) if "c/" in text.lower() else ())
-            needs = _street_prefix_needs() if name == "street_prefix" else _NEEDS[name]
-            if words.isdisjoint(needs):
+            if endings and not any(w.endswith(endings) for w in words):
                 continue
-        elif name in _NEEDS:
+        if needs:
             lowered = lowered if lowered is not None else text.lower()
-            if not any(n in lowered for n in _NEEDS[name]):
+            if not any(n in lowered for n in needs):
                 continue
         for m in regex.finditer(text):
             start, end = m.span(group)
@@ -732,14 +721,3 @@ def find_identifiers(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) 
     out.extend(find_phones(text, regions))
     return out
 
-
-DETECTORS: Dict[str, Callable[[str], List[RuleMatch]]] = {
-    "network": find_network_ids,
-    "addresses": find_addresses,
-    "standard_numbers": find_standard_numbers,
-    "cued_codes": find_cued_codes,
-    "mixed_codes": find_mixed_codes,
-    "long_numbers": find_long_numbers,
-    "phones": find_phones,
-    "table_cells": find_table_cells,
-}

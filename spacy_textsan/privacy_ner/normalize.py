@@ -138,10 +138,8 @@ def restore_case(text: str, min_words: int = 2) -> str:
     """``SIGNED: PEDER HALVORSEN`` → ``SIGNED: Peder Halvorsen``: runs of at
     least ``min_words`` ALL-CAPS words (two letters or more each) title-cased,
     the text's length and offsets unchanged."""
-    def title(m: "re.Match[str]") -> str:
-        run = m.group(0)
-        if len(run.split()) < min_words:
-            return run
-        cased = run.title()
-        return cased if len(cased) == len(run) else run
-    return _CAPS_RUN.sub(title, text)
+    out, pos = [], 0
+    for start, end, cased in caps_runs(text, min_words):
+        out += [text[pos:start], cased]
+        pos = end
+    return "".join(out) + text[pos:]

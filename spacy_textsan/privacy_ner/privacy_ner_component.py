@@ -8,12 +8,13 @@ way: name it as a source; its labels map onto themselves.
 """
 import logging
 import re
+from bisect import bisect_right
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import spacy
 from spacy.language import Language
 from spacy.pipeline import Pipe
-from spacy.attrs import ORTH
+from spacy.attrs import IDX, ORTH
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.util import minibatch
 from wordfreq import zipf_frequency
@@ -422,12 +423,13 @@ def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
     so that every span covers exactly its characters: a span expanded to a
     whole token would carry the rest of the token into its replacement."""
     cuts: Dict[int, List[int]] = {}
-    n_chars = len(doc_text(doc))
+    if not len(doc):
+        return
+    starts = doc.to_array(IDX).tolist()           # token start offsets, ascending
     for b in sorted(set(boundaries)):
-        if 0 < b < n_chars:
-            i = _token_at(doc, b)
-            if i is not None and doc[i].idx < b < doc[i].idx + len(doc[i].text):
-                cuts.setdefault(i, []).append(b - doc[i].idx)
+        i = bisect_right(starts, b) - 1           # the token starting at or before b
+        if i >= 0 and starts[i] < b < starts[i] + len(doc[i].text):
+            cuts.setdefault(i, []).append(b - starts[i])
     if not cuts:
         return
     with doc.retokenize() as retokenizer:
@@ -438,19 +440,6 @@ def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
             retokenizer.split(token, orths, heads=[(token, 0)] * len(orths))
 
 
-def _token_at(doc: Doc, char: int) -> Optional[int]:
-    """Index of the token whose text contains the character offset ``char``."""
-    lo, hi = 0, len(doc) - 1
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        tok = doc[mid]
-        if char < tok.idx:
-            hi = mid - 1
-        elif char >= tok.idx + len(tok.text):
-            lo = mid + 1
-        else:
-            return mid
-    return None
 _POSSESSIVE = re.compile(r"^(?:['’]s?|['’][^\W\d_]{1,5}|s)?$")
 
 

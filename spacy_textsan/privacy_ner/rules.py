@@ -7,7 +7,7 @@ regex group holding the span, default 0). User patterns have the same shape.
 """
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence
+from typing import Iterable, List, Optional, Sequence, Set
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
@@ -30,6 +30,12 @@ _FOREIGN_MONTHS = (
 _FOREIGN_MONTH_WORDS = [w.lower() for w in re.findall(r"[^|()?:]+", _FOREIGN_MONTHS)
                         if w.isalpha() and w.lower() not in {"april", "august", "september", "november", "december"}]
 _WORD = re.compile(r"\w+")
+
+
+def text_words(text: str) -> Set[str]:
+    """The lower-case words of a text: what the ``requires`` of a pattern is checked against."""
+    return set(_WORD.findall(text.lower()))
+
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[6-9]\d\d|20\d\d)"
 _CURRENCY_CODES = (
@@ -189,12 +195,12 @@ def compile_patterns(patterns: Iterable[dict]) -> List[tuple]:
 def find_rule_matches(text: str, compiled: Sequence[tuple]) -> List[RuleMatch]:
     """All matches of all patterns, in pattern order then text order."""
     out = []
-    words: Optional[set] = None
+    words: Optional[Set[str]] = None
     for name, label, regex, group, min_digits, requires in compiled:
         if requires:
             # a costly pattern runs only when one of its key words is in the text at all
-            words = words if words is not None else set(_WORD.findall(text.lower()))
-            if not requires & words:
+            words = words if words is not None else text_words(text)
+            if words.isdisjoint(requires):
                 continue
         for m in regex.finditer(text):
             start, end = m.span(group)
