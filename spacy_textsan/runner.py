@@ -8,7 +8,7 @@ import logging
 import signal
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from collections import Counter
 from itertools import islice
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
@@ -283,9 +283,7 @@ def mask_cell(text: str, res: DocResult, label: str, mask_format: str = "[{label
             "identifier_type": UNKNOWN, "source": "column_vote", "kb_id": None, "kb_chain": None, "risk": {},
             "info_content": None, "masked": True, "replacement": sanitized[start:len(sanitized) - (len(text) - end)],
             "reasons": [f"most cells of this column are {label}"]}
-    return DocResult(sanitized=sanitized, masked=[[start, end]], spans=[span], errors=res.errors,
-                     decision=res.decision, risky_sets=res.risky_sets, doc=res.doc, offset_map=offset_map,
-                     status=res.status)
+    return replace(res, sanitized=sanitized, masked=[[start, end]], spans=[span], offset_map=offset_map)
 
 
 def mask_format_of(nlp: Language) -> str:

@@ -62,6 +62,7 @@ the redaction notice for every document (fail closed).
 """
 import logging
 import os
+from functools import lru_cache
 import re
 import time
 import weakref
@@ -210,14 +211,10 @@ def _matcher(kb: KnowledgeBase, types: Tuple[str, ...], max_tokens: int) -> Surf
     return by_kb[key]
 
 
-_RULES: List[tuple] = []
-
-
+@lru_cache(maxsize=1)
 def _rules() -> Tuple[InstitutionFinder, set]:
     """The institution finder and the body parts, read once per process."""
-    if not _RULES:
-        _RULES.append((InstitutionFinder(read_list(INSTITUTIONS_PATH)), body_parts(BODY_PARTS_PATH)))
-    return _RULES[0]
+    return InstitutionFinder(read_list(INSTITUTIONS_PATH)), body_parts(BODY_PARTS_PATH)
 
 
 class _Texts:
