@@ -1,12 +1,15 @@
 """spacy-textsan: privacy-risk-aware text sanitization for spaCy."""
+
+from . import (
+    extensions,  # noqa: F401  (declares the Doc/Span extensions)
+    tokenizer,  # noqa: F401  (registers spacy_textsan.Tokenizer.v1)
+)
 from .about import __version__
-from . import extensions  # noqa: F401  (declares the Doc/Span extensions)
-from . import tokenizer  # noqa: F401  (registers spacy_textsan.Tokenizer.v1)
 from .extensions import SPANS_KEY, TAB_LABELS
-from .privacy_ner import PrivacyNER, make_privacy_ner
-from .optimizer import MaskAll, MaskOptimizer, make_mask_all, make_mask_optimizer
-from .generalizer import Generalizer, make_generalizer
 from .gazetteer.wikidata_gazetteer import WikidataGazetteer, make_wikidata_gazetteer
+from .generalizer import Generalizer, make_generalizer
+from .optimizer import MaskAll, MaskOptimizer, make_mask_all, make_mask_optimizer
+from .privacy_ner import PrivacyNER, make_privacy_ner
 from .risk.kanon_risk import KanonRisk, make_kanon_risk
 from .risk.lm_backends import MaskedLMBackend, WordfreqBackend, token_weighting
 from .risk.lm_risk import LMRisk, make_lm_risk

@@ -1,20 +1,24 @@
 """The ``textsan`` command line: sanitize, evaluate, visualize."""
+
 import datetime
 import platform
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import typer
-from wasabi import msg
 from tqdm import tqdm
+from wasabi import msg
 
 from .about import __version__
 from .cli_util import fail as _fail
 from .extensions import TAB_LABELS
 
-app = typer.Typer(name="textsan", add_completion=False, no_args_is_help=True,
-                  help="spacy-textsan: find, measure and mask personal identifiers in text.")
+app = typer.Typer(
+    name="textsan",
+    add_completion=False,
+    no_args_is_help=True,
+    help="spacy-textsan: find, measure and mask personal identifiers in text.",
+)
 
 from .risk.kanon_cli import kanon_app
 
@@ -24,10 +28,9 @@ from .gazetteer.gazetteer_cli import gazetteer_app
 
 app.add_typer(gazetteer_app, name="gazetteer", help="Knowledge base of wikidata_gazetteer (build, import-dump)")
 
+from .generalizer.mapping_cli import keygen_cmd, restore_cmd
 from .training.convert import convert_cmd
 from .training.silver import silver_cmd
-
-from .generalizer.mapping_cli import keygen_cmd, restore_cmd
 
 app.command("convert")(convert_cmd)
 app.command("silver")(silver_cmd)
@@ -37,10 +40,10 @@ app.command("restore")(restore_cmd)
 PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
 
 
-
-def _read_list_file(path: Path) -> List[str]:
+def _read_list_file(path: Path) -> list[str]:
     """One entry per line; blank lines and lines starting with # are ignored."""
     from .io import InputError
+
     try:
         raw = path.read_bytes()
     except OSError as e:
@@ -53,7 +56,7 @@ def _read_list_file(path: Path) -> List[str]:
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
 
 
-def _deny_entries(path: Path) -> List[dict]:
+def _deny_entries(path: Path) -> list[dict]:
     """Deny-list lines: "term", or "LABEL<TAB>term" / "LABEL:term"."""
     entries = []
     for line in _read_list_file(path):
@@ -67,10 +70,11 @@ def _deny_entries(path: Path) -> List[dict]:
     return entries
 
 
-def parse_settings(settings: List[str]) -> Dict[str, object]:
+def parse_settings(settings: list[str]) -> dict[str, object]:
     """``--set section.key=value`` (value parsed as JSON when it is JSON)."""
     import json
-    out: Dict[str, object] = {}
+
+    out: dict[str, object] = {}
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep or "." not in key:
@@ -82,9 +86,14 @@ def parse_settings(settings: List[str]) -> Dict[str, object]:
     return out
 
 
-def build_overrides(patterns: List[str], allow_list: Optional[Path], deny_list: Optional[Path],
-                    mask_format: Optional[str], settings: List[str] = ()) -> Dict[str, object]:
-    overrides: Dict[str, object] = parse_settings(list(settings))
+def build_overrides(
+    patterns: list[str],
+    allow_list: Path | None,
+    deny_list: Path | None,
+    mask_format: str | None,
+    settings: list[str] = (),
+) -> dict[str, object]:
+    overrides: dict[str, object] = parse_settings(list(settings))
     user_patterns = []
     for i, p in enumerate(patterns):
         label, sep, regex = p.partition("=")
@@ -102,10 +111,11 @@ def build_overrides(patterns: List[str], allow_list: Optional[Path], deny_list: 
     return overrides
 
 
-def parse_strategy(value: Optional[str]) -> Dict[str, object]:
+def parse_strategy(value: str | None) -> dict[str, object]:
     """``--strategy generalize`` or ``--strategy pseudonym,DATETIME=generalize,CODE=mask``:
     the default strategy and per-type exceptions, as generalizer overrides."""
     from .generalizer.generalizer_component import STRATEGIES
+
     if not value:
         return {}
     default, by_label = None, {}
@@ -121,7 +131,7 @@ def parse_strategy(value: Optional[str]) -> Dict[str, object]:
             default = strategy
         else:
             raise typer.BadParameter(f"--strategy names two default strategies: {value!r}")
-    out: Dict[str, object] = {}
+    out: dict[str, object] = {}
     if default:
         out["components.generalizer.strategy"] = default
     if by_label:
@@ -129,8 +139,9 @@ def parse_strategy(value: Optional[str]) -> Dict[str, object]:
     return out
 
 
-def _load(pipeline: Optional[str], overrides: Optional[Dict[str, object]] = None):
+def _load(pipeline: str | None, overrides: dict[str, object] | None = None):
     from .pipeline import load_pipeline
+
     try:
         return load_pipeline(pipeline, overrides)
     except (OSError, ValueError) as e:
@@ -139,38 +150,83 @@ def _load(pipeline: Optional[str], overrides: Optional[Dict[str, object]] = None
 
 @app.command()
 def sanitize(
-    inputs: List[Path] = typer.Argument(..., help="TXT, CSV/TSV, JSONL or TAB JSON files", exists=False),
+    inputs: list[Path] = typer.Argument(..., help="TXT, CSV/TSV, JSONL or TAB JSON files", exists=False),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory"),
-    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="txt, csv, tsv, jsonl or tab (default: by extension)"),
-    columns: List[str] = typer.Option([], "--column", "-c", help="CSV column to sanitize (repeatable)"),
+    pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="txt, csv, tsv, jsonl or tab (default: by extension)"),
+    columns: list[str] = typer.Option([], "--column", "-c", help="CSV column to sanitize (repeatable)"),
     field: str = typer.Option("text", "--field", help="JSONL field to sanitize"),
-    encoding: Optional[str] = typer.Option(None, "--encoding", help="Input encoding (default: UTF-8)"),
-    delimiter: Optional[str] = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
-    pattern: List[str] = typer.Option([], "--pattern", help="Extra rule LABEL=REGEX (repeatable)"),
-    allow_list: Optional[Path] = typer.Option(None, "--allow-list", help="File of terms never to mask"),
-    deny_list: Optional[Path] = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
-    mask_format: Optional[str] = typer.Option(None, "--mask-format", help='Replacement, e.g. "***" or "[{label} {n}]"'),
-    strategy: Optional[str] = typer.Option(None, "--strategy", help="mask, generalize, pseudonym or hash, with per-type exceptions: pseudonym,DATETIME=generalize"),
-    key_file: Optional[Path] = typer.Option(None, "--key-file", help="Secret key file of the hash and pseudonym strategies (default: $TEXTSAN_KEY)"),
-    reversible: bool = typer.Option(False, "--reversible", help="Also write mapping.enc, the encrypted way back (see textsan restore)"),
-    mapping_key_file: Optional[Path] = typer.Option(None, "--mapping-key-file", help="Fernet key file of --reversible (default: $TEXTSAN_MAPPING_KEY; textsan keygen)"),
-    on_bad_line: str = typer.Option("error", "--on-bad-line", help="error: stop on a malformed row; skip: report and drop it"),
-    settings: List[str] = typer.Option([], "--set", help="Config override section.key=value, e.g. paths.kanon_index=assets/idx (repeatable)"),
+    encoding: str | None = typer.Option(None, "--encoding", help="Input encoding (default: UTF-8)"),
+    delimiter: str | None = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
+    pattern: list[str] = typer.Option([], "--pattern", help="Extra rule LABEL=REGEX (repeatable)"),
+    allow_list: Path | None = typer.Option(None, "--allow-list", help="File of terms never to mask"),
+    deny_list: Path | None = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
+    mask_format: str | None = typer.Option(None, "--mask-format", help='Replacement, e.g. "***" or "[{label} {n}]"'),
+    strategy: str | None = typer.Option(
+        None,
+        "--strategy",
+        help="mask, generalize, pseudonym or hash, with per-type exceptions: pseudonym,DATETIME=generalize",
+    ),
+    key_file: Path | None = typer.Option(
+        None, "--key-file", help="Secret key file of the hash and pseudonym strategies (default: $TEXTSAN_KEY)"
+    ),
+    reversible: bool = typer.Option(
+        False, "--reversible", help="Also write mapping.enc, the encrypted way back (see textsan restore)"
+    ),
+    mapping_key_file: Path | None = typer.Option(
+        None,
+        "--mapping-key-file",
+        help="Fernet key file of --reversible (default: $TEXTSAN_MAPPING_KEY; textsan keygen)",
+    ),
+    on_bad_line: str = typer.Option(
+        "error", "--on-bad-line", help="error: stop on a malformed row; skip: report and drop it"
+    ),
+    settings: list[str] = typer.Option(
+        [], "--set", help="Config override section.key=value, e.g. paths.kanon_index=assets/idx (repeatable)"
+    ),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     n_process: int = typer.Option(1, "--n-process", min=1),
-    engine: str = typer.Option("local", "--engine", help="local: this process (--n-process); spark: PySpark, the pipeline loaded once per executor (pip install spacy-textsan[spark])"),
-    spark_master: str = typer.Option("local[2]", "--spark-master", help="--engine spark: Spark master URL (an active SparkSession is used if there is one)"),
-    output_format: str = typer.Option("parquet", "--output-format", help="--engine spark: also write OUT/results.parquet or results.jsonl (Spark dataset: sanitized text + report columns); none: not"),
-    on_error: str = typer.Option("mask-all", "--on-error", help="A document whose processing fails or times out: mask-all (mask every candidate; the redaction notice if that fails too), skip (the redaction notice), fail (stop, write nothing); --engine spark: always mask-all"),
-    doc_timeout: float = typer.Option(0.0, "--doc-timeout", min=0.0, help="Time budget per document in seconds (0: none); beyond it --on-error applies"),
+    engine: str = typer.Option(
+        "local",
+        "--engine",
+        help="local: this process (--n-process); spark: PySpark, the pipeline loaded once per executor (pip install spacy-textsan[spark])",
+    ),
+    spark_master: str = typer.Option(
+        "local[2]",
+        "--spark-master",
+        help="--engine spark: Spark master URL (an active SparkSession is used if there is one)",
+    ),
+    output_format: str = typer.Option(
+        "parquet",
+        "--output-format",
+        help="--engine spark: also write OUT/results.parquet or results.jsonl (Spark dataset: sanitized text + report columns); none: not",
+    ),
+    on_error: str = typer.Option(
+        "mask-all",
+        "--on-error",
+        help="A document whose processing fails or times out: mask-all (mask every candidate; the redaction notice if that fails too), skip (the redaction notice), fail (stop, write nothing); --engine spark: always mask-all",
+    ),
+    doc_timeout: float = typer.Option(
+        0.0,
+        "--doc-timeout",
+        min=0.0,
+        help="Time budget per document in seconds (0: none); beyond it --on-error applies",
+    ),
 ):
     """Sanitize files; writes each file's sanitized copy, report.jsonl and, for
     TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
     and predictions.json (the detected spans as TAB annotations) into OUT."""
     from .io import InputError, read_input, write_jsonl, write_output
-    from .runner import (ON_ERROR, SanitizationError, column_votes, mask_cell, mask_format_of, report_row,
-                         sanitize_texts, skipped_row)
+    from .runner import (
+        ON_ERROR,
+        SanitizationError,
+        column_votes,
+        mask_cell,
+        mask_format_of,
+        report_row,
+        sanitize_texts,
+        skipped_row,
+    )
 
     if on_error not in ON_ERROR:
         raise typer.BadParameter(f"--on-error must be one of {', '.join(ON_ERROR)}")
@@ -185,20 +241,31 @@ def sanitize(
             if not key_file.is_file():
                 raise InputError(key_file, None, "key file not found")
             overrides["components.generalizer.key_file"] = str(key_file)
-        files = [read_input(p, fmt=fmt, columns=columns or None, field=field, encoding=encoding,
-                            delimiter=delimiter, on_bad_line=on_bad_line) for p in inputs]
+        files = [
+            read_input(
+                p,
+                fmt=fmt,
+                columns=columns or None,
+                field=field,
+                encoding=encoding,
+                delimiter=delimiter,
+                on_bad_line=on_bad_line,
+            )
+            for p in inputs
+        ]
     except InputError as e:
         _fail(str(e))
     mapping = None
     if reversible:
         from .generalizer.mapping_cli import MappingWriter, mapping_key
+
         mapping, key = MappingWriter(), mapping_key(mapping_key_file)
     nlp = _load(pipeline, overrides)
 
     # the run's own outputs keep their names; inputs with those names get "-2"
     report_rows, masked_spans, n_docs = [], {}, 0
     counts = {"ok": 0, "degraded": 0, "fallback": 0, "failed": 0}
-    pending = []                        # everything is sanitized before anything is written
+    pending = []  # everything is sanitized before anything is written
     tab_texts, tab_predictions = [], {}
     used = {"report.jsonl", "masked_spans.json", "predictions.json"}
     start = time.time()
@@ -207,8 +274,18 @@ def sanitize(
         out.mkdir(parents=True, exist_ok=True)
         try:
             from .spark_engine import describe_error, sanitize_files_spark
-            spark_run = sanitize_files_spark(files, out, pipeline, overrides, output_format.replace("none", "") or None,
-                                             master=spark_master, batch_size=batch_size, write_copies=False, used=used)
+
+            spark_run = sanitize_files_spark(
+                files,
+                out,
+                pipeline,
+                overrides,
+                output_format.replace("none", "") or None,
+                master=spark_master,
+                batch_size=batch_size,
+                write_copies=False,
+                used=used,
+            )
         except ImportError as e:
             _fail(f"--engine spark needs pyspark (pip install spacy-textsan[spark]): {e}")
         except Exception as e:  # a failed Spark job: nothing of this run's outputs written but the dataset
@@ -224,16 +301,26 @@ def sanitize(
         texts = (text for _, _, text in jobs)
         sanitized = [dict() for _ in f.records]
         offset_maps = [dict() for _ in f.records]
-        results = (next(spark_results) if spark_results is not None
-                   else sanitize_texts(nlp, texts, batch_size=batch_size, n_process=n_process, on_error=on_error,
-                                       timeout_s=doc_timeout or None))
-        progress = tqdm(zip(jobs, results), total=len(jobs), desc=Path(f.path).name, unit="doc", leave=False,
-                        disable=None)
+        results = (
+            next(spark_results)
+            if spark_results is not None
+            else sanitize_texts(
+                nlp, texts, batch_size=batch_size, n_process=n_process, on_error=on_error, timeout_s=doc_timeout or None
+            )
+        )
+        progress = tqdm(
+            zip(jobs, results, strict=False),
+            total=len(jobs),
+            desc=Path(f.path).name,
+            unit="doc",
+            leave=False,
+            disable=None,
+        )
         try:
             done = list(progress)
         except SanitizationError as e:
             _fail(f"{f.path}: a document could not be sanitized ({e}); --on-error fail: nothing written")
-        if f.fmt not in ("txt", "tab"):    # a column of names without context is still a column of names
+        if f.fmt not in ("txt", "tab"):  # a column of names without context is still a column of names
             votes = column_votes([(name, text, res) for (_, name, text), res in done])
             mask_format = mask_format_of(nlp)
             for i, label in votes.items():
@@ -251,7 +338,8 @@ def sanitize(
                 masked_spans[rec.doc_id] = res.masked
                 tab_texts.append((rec.doc_id, rec.texts[name]))
                 tab_predictions[rec.doc_id] = [
-                    dict(sp, identifier_type="NO_MASK") if sp["masked"] is False else sp for sp in res.spans]
+                    dict(sp, identifier_type="NO_MASK") if sp["masked"] is False else sp for sp in res.spans
+                ]
             report_rows.append(row)
         pending.append((f, sanitized, offset_maps))
     out.mkdir(parents=True, exist_ok=True)
@@ -266,31 +354,42 @@ def sanitize(
             mapping.add_file(f, written[0], sanitized, [r.texts for r in f.records], offset_maps)
     write_jsonl(out / "report.jsonl", report_rows)
     if mapping is not None:
-        msg.good(f"wrote {mapping.write(out, key)} (encrypted; `textsan restore` with the key brings the originals back)")
+        msg.good(
+            f"wrote {mapping.write(out, key)} (encrypted; `textsan restore` with the key brings the originals back)"
+        )
     if masked_spans:
         from .io import write_json
         from .tab import predictions_to_tab, write_masked_spans
+
         write_masked_spans(out / "masked_spans.json", masked_spans)
         write_json(out / "predictions.json", predictions_to_tab(tab_texts, tab_predictions))
         msg.good(f"wrote {out / 'masked_spans.json'} and {out / 'predictions.json'} (TAB format)")
     elapsed = time.time() - start
-    msg.info(f"{n_docs} documents in {elapsed:.1f}s: {counts['ok']} ok, {counts['degraded']} degraded, "
-             f"{counts['fallback']} fallback, {counts['failed']} failed; report: {out / 'report.jsonl'}")
+    msg.info(
+        f"{n_docs} documents in {elapsed:.1f}s: {counts['ok']} ok, {counts['degraded']} degraded, "
+        f"{counts['fallback']} fallback, {counts['failed']} failed; report: {out / 'report.jsonl'}"
+    )
     exit_code = run_exit_code(counts)
     if counts["failed"]:
-        msg.fail(f"{counts['failed']} document(s) could not be sanitized and were replaced by a redaction "
-                 f"notice; see the report")
+        msg.fail(
+            f"{counts['failed']} document(s) could not be sanitized and were replaced by a redaction "
+            f"notice; see the report"
+        )
     if counts["fallback"]:
-        msg.fail(f"{counts['fallback']} document(s) failed and were sanitized by masking every candidate span "
-                 f"(--on-error mask-all); see the report")
+        msg.fail(
+            f"{counts['fallback']} document(s) failed and were sanitized by masking every candidate span "
+            f"(--on-error mask-all); see the report"
+        )
     if counts["degraded"]:
-        msg.warn(f"{counts['degraded']} document(s) had a component fail closed (counted as risky, masked "
-                 f"more); see the errors in the report")
+        msg.warn(
+            f"{counts['degraded']} document(s) had a component fail closed (counted as risky, masked "
+            f"more); see the errors in the report"
+        )
     if exit_code:
         raise typer.Exit(code=exit_code)
 
 
-def run_exit_code(counts: Dict[str, int]) -> int:
+def run_exit_code(counts: dict[str, int]) -> int:
     """0: every document as configured; 2: a document was redacted or fell back
     to masking every candidate; 3: only fail-closed component errors."""
     if counts.get("failed") or counts.get("fallback"):
@@ -301,19 +400,27 @@ def run_exit_code(counts: Dict[str, int]) -> int:
 @app.command()
 def evaluate(
     gold: Path = typer.Argument(..., help="TAB JSON file with gold annotations"),
-    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
-    masked: Optional[Path] = typer.Option(None, "--masked", help="Score an existing masked_spans.json instead of running a pipeline"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the metrics as JSON here"),
+    pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    masked: Path | None = typer.Option(
+        None, "--masked", help="Score an existing masked_spans.json instead of running a pipeline"
+    ),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the metrics as JSON here"),
     limit: int = typer.Option(0, "--limit", help="Only the first N documents (0: all)"),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
-    settings: List[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
-    weights: str = typer.Option("uniform", "--weights", help="Token weights of the weighted precision: uniform or wordfreq (information content)"),
+    settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
+    weights: str = typer.Option(
+        "uniform",
+        "--weights",
+        help="Token weights of the weighted precision: uniform or wordfreq (information content)",
+    ),
 ):
     """TAB metrics (seed 004): token recall, ERdi, ERqi, precision, weighted precision, per type."""
     import srsly
+
     from .io import write_json
     from .runner import sanitize_texts
-    from .tab import TabFormatError, evaluate as tab_evaluate, read_tab
+    from .tab import TabFormatError, read_tab
+    from .tab import evaluate as tab_evaluate
 
     try:
         docs = read_tab(gold)
@@ -332,38 +439,66 @@ def evaluate(
     else:
         nlp = _load(pipeline, parse_settings(settings))
         start = time.time()
-        results = list(tqdm(sanitize_texts(nlp, (d.text for d in docs), batch_size=batch_size),
-                            total=len(docs), desc="sanitizing", unit="doc", leave=False, disable=None))
+        results = list(
+            tqdm(
+                sanitize_texts(nlp, (d.text for d in docs), batch_size=batch_size),
+                total=len(docs),
+                desc="sanitizing",
+                unit="doc",
+                leave=False,
+                disable=None,
+            )
+        )
         elapsed = time.time() - start
-        pred = {d.doc_id: r.masked for d, r in zip(docs, results)}
+        pred = {d.doc_id: r.masked for d, r in zip(docs, results, strict=False)}
         n_chars = sum(len(d.text) for d in docs)
-        timing = {"seconds": round(elapsed, 3), "docs_per_s": round(len(docs) / elapsed, 3),
-                  "chars_per_s": round(n_chars / elapsed, 1)}
+        timing = {
+            "seconds": round(elapsed, 3),
+            "docs_per_s": round(len(docs) / elapsed, 3),
+            "chars_per_s": round(n_chars / elapsed, 1),
+        }
     if weights not in ("uniform", "wordfreq"):
         raise typer.BadParameter("--weights must be uniform or wordfreq")
     weight_fn = None
     if weights == "wordfreq":
         from .risk.lm_backends import WordfreqBackend, token_weighting
+
         weight_fn = token_weighting(WordfreqBackend())
     try:
         metrics = tab_evaluate(docs, pred, weights=weight_fn)
     except KeyError as e:
         _fail(str(e))
-    rows = [(name, f"{metrics[key]:.3f}") for name, key in [
-        ("token recall (di+qi)", "recall"), ("token recall DIRECT", "recall_direct"),
-        ("token recall QUASI", "recall_quasi"), ("mention recall", "mention_recall"),
-        ("ERdi", "er_di"), ("ERqi", "er_qi"), ("precision", "precision")]]
+    rows = [
+        (name, f"{metrics[key]:.3f}")
+        for name, key in [
+            ("token recall (di+qi)", "recall"),
+            ("token recall DIRECT", "recall_direct"),
+            ("token recall QUASI", "recall_quasi"),
+            ("mention recall", "mention_recall"),
+            ("ERdi", "er_di"),
+            ("ERqi", "er_qi"),
+            ("precision", "precision"),
+        ]
+    ]
     if metrics["weighted_precision"] is not None:
         rows.append(("weighted precision (wordfreq)", f"{metrics['weighted_precision']:.3f}"))
     rows += [(f"recall {t}", f"{v:.3f}") for t, v in sorted(metrics["per_type_recall"].items())]
     rows += [(k, str(v)) for k, v in timing.items()]
     msg.table(rows, header=("metric", "value"), divider=True, title=f"{gold.name}: {metrics['n_docs']} documents")
     if output:
-        write_json(output, {
-            "gold": str(gold), "pipeline": pipeline or ("masked:" + str(masked) if masked else "default zero-shot"),
-            "date": datetime.date.today().isoformat(), "machine": f"{platform.machine()} {platform.system()}",
-            "spacy_textsan": __version__, "weights": weights, "metrics": metrics, "timing": timing,
-        })
+        write_json(
+            output,
+            {
+                "gold": str(gold),
+                "pipeline": pipeline or ("masked:" + str(masked) if masked else "default zero-shot"),
+                "date": datetime.date.today().isoformat(),
+                "machine": f"{platform.machine()} {platform.system()}",
+                "spacy_textsan": __version__,
+                "weights": weights,
+                "metrics": metrics,
+                "timing": timing,
+            },
+        )
         msg.good(f"wrote {output}")
 
 
@@ -371,13 +506,13 @@ def evaluate(
 def visualize(
     input_path: Path = typer.Argument(..., help="A TXT, CSV, JSONL or TAB JSON file"),
     out: Path = typer.Option(Path("textsan.html"), "--out", "-o", help="HTML file to write"),
-    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f"),
-    columns: List[str] = typer.Option([], "--column", "-c"),
+    pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    fmt: str | None = typer.Option(None, "--format", "-f"),
+    columns: list[str] = typer.Option([], "--column", "-c"),
     field: str = typer.Option("text", "--field"),
-    encoding: Optional[str] = typer.Option(None, "--encoding"),
+    encoding: str | None = typer.Option(None, "--encoding"),
     limit: int = typer.Option(20, "--limit", help="At most N documents"),
-    settings: List[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
+    settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
 ):
     """Write an HTML page with the spans, their types, decisions and replacements."""
     from .io import InputError, atomic_write, read_input
@@ -392,7 +527,7 @@ def visualize(
     jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()][: max(1, limit)]
     results = list(sanitize_texts(nlp, (t for _, _, t in jobs), keep_docs=True))
     docs = [r.doc for r in results if r.doc is not None]
-    titles = [f"{rec.doc_id} ({name})" for (rec, name, _), r in zip(jobs, results) if r.doc is not None]
+    titles = [f"{rec.doc_id} ({name})" for (rec, name, _), r in zip(jobs, results, strict=False) if r.doc is not None]
     with atomic_write(out) as fh:
         fh.write(render_page(docs, titles))
     msg.good(f"wrote {out} ({len(docs)} documents)")

@@ -1,4 +1,5 @@
 """Small helpers shared by the ``textsan`` sub-commands."""
+
 from typing import NoReturn
 
 import typer

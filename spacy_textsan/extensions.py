@@ -16,7 +16,8 @@ Mutable values (dicts, lists) have ``None`` as default so that no default
 object is ever shared between spans: use :func:`set_risk` and
 :func:`add_reason` rather than mutating the value in place.
 """
-from typing import Iterable, List, Optional, Sequence
+
+from collections.abc import Iterable, Sequence
 
 from spacy.attrs import ORTH, SPACY
 from spacy.tokens import Doc, Span
@@ -89,7 +90,7 @@ def register_extensions() -> None:
 register_extensions()
 
 
-def get_candidates(doc: Doc, spans_key: str = SPANS_KEY) -> List[Span]:
+def get_candidates(doc: Doc, spans_key: str = SPANS_KEY) -> list[Span]:
     """The candidate spans of a doc: the span group if a detector filled it,
     otherwise ``doc.ents`` (so decision components work in any pipeline)."""
     if spans_key in doc.spans:
@@ -110,8 +111,9 @@ def doc_text(doc: Doc) -> str:
         return cached
     # from the token arrays: no Token object per token (Doc.text makes one for each)
     strings = doc.vocab.strings
-    text = "".join(strings[orth] + " " if space else strings[orth]
-                   for orth, space in doc.to_array([ORTH, SPACY]).tolist())
+    text = "".join(
+        strings[orth] + " " if space else strings[orth] for orth, space in doc.to_array([ORTH, SPACY]).tolist()
+    )
     doc.user_data[_TEXT_KEY] = text
     return text
 
@@ -140,11 +142,13 @@ def add_risky_set(doc: Doc, measure: str, spans: Sequence[Span], reason: str) ->
     """Record that ``spans`` (candidate spans of ``doc``) are risky together
     according to ``measure``; one span: risky alone."""
     risky = list(doc._.risky_sets or [])
-    risky.append({
-        "measure": measure,
-        "spans": [[s.start_char, s.end_char] for s in spans],
-        "reason": reason,
-    })
+    risky.append(
+        {
+            "measure": measure,
+            "spans": [[s.start_char, s.end_char] for s in spans],
+            "reason": reason,
+        }
+    )
     doc._.risky_sets = risky
 
 
@@ -175,15 +179,11 @@ def span_record(span: Span) -> dict:
     }
 
 
-def spans_records(spans: Iterable[Span]) -> List[dict]:
+def spans_records(spans: Iterable[Span]) -> list[dict]:
     return [span_record(s) for s in spans]
 
 
-def masked_offsets(doc: Doc, spans_key: str = SPANS_KEY) -> List[List[int]]:
+def masked_offsets(doc: Doc, spans_key: str = SPANS_KEY) -> list[list[int]]:
     """[start, end] character offsets of the masked (or undecided) spans, sorted."""
-    out = sorted(
-        [s.start_char, s.end_char]
-        for s in get_candidates(doc, spans_key)
-        if s._.masked is not False
-    )
+    out = sorted([s.start_char, s.end_char] for s in get_candidates(doc, spans_key) if s._.masked is not False)
     return out

@@ -25,6 +25,7 @@ A sanitizer must fail closed, so this module never guesses silently:
 This module only needs the standard library, so it can be imported (and
 tested) on its own.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -34,10 +35,12 @@ import json
 import os
 import re
 import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field as dataclass_field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Union
+from typing import IO, Any, Union
 
 __all__ = [
     "FORMATS",
@@ -95,7 +98,7 @@ class InputError(ValueError):
         reason: What is wrong, and how to fix it where that is known.
     """
 
-    def __init__(self, path: PathLike, line: Optional[int], reason: str) -> None:
+    def __init__(self, path: PathLike, line: int | None, reason: str) -> None:
         super().__init__(path, line, reason)  # keeps the error picklable
         self.path = Path(path)
         self.line = line
@@ -128,8 +131,8 @@ class Record:
     index: int
     line: int
     doc_id: str
-    texts: Dict[str, str]
-    raw: Union[List[str], Dict[str, Any], str]
+    texts: dict[str, str]
+    raw: list[str] | dict[str, Any] | str
 
 
 @dataclass
@@ -151,11 +154,11 @@ class InputFile:
     path: Path
     fmt: str
     encoding: str
-    delimiter: Optional[str] = None
-    header: Optional[List[str]] = None
-    records: List[Record] = dataclass_field(default_factory=list)
-    skipped: List[InputError] = dataclass_field(default_factory=list)
-    fields: List[str] = dataclass_field(default_factory=list)
+    delimiter: str | None = None
+    header: list[str] | None = None
+    records: list[Record] = dataclass_field(default_factory=list)
+    skipped: list[InputError] = dataclass_field(default_factory=list)
+    fields: list[str] = dataclass_field(default_factory=list)
     lineterminator: str = "\n"
 
 
@@ -164,7 +167,7 @@ class InputFile:
 # --------------------------------------------------------------------------
 
 
-def detect_format(path: PathLike, fmt: Optional[str] = None) -> str:
+def detect_format(path: PathLike, fmt: str | None = None) -> str:
     """Return the format of ``path``: one of :data:`FORMATS`.
 
     An explicit ``fmt`` wins; otherwise the extension decides. A ``.json`` file
@@ -185,11 +188,11 @@ def detect_format(path: PathLike, fmt: Optional[str] = None) -> str:
 
 def read_input(
     path: PathLike,
-    fmt: Optional[str] = None,
-    columns: Optional[Iterable[str]] = None,
-    field: Optional[str] = None,
-    encoding: Optional[str] = None,
-    delimiter: Optional[str] = None,
+    fmt: str | None = None,
+    columns: Iterable[str] | None = None,
+    field: str | None = None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
     on_bad_line: str = "error",
 ) -> InputFile:
     """Read the documents of one input file.
@@ -239,13 +242,13 @@ def read_input(
 
 
 #: Called with (line, reason) for a malformed record: raises or records a skip.
-_Reject = Callable[[Optional[int], str], None]
+_Reject = Callable[[int | None, str], None]
 
 
 def _rejecter(input_file: InputFile, on_bad_line: str) -> _Reject:
     """Return the handler for malformed records under ``on_bad_line``."""
 
-    def reject(line: Optional[int], reason: str) -> None:
+    def reject(line: int | None, reason: str) -> None:
         error = InputError(input_file.path, line, reason)
         if on_bad_line == "error":
             raise error
@@ -254,7 +257,7 @@ def _rejecter(input_file: InputFile, on_bad_line: str) -> _Reject:
     return reject
 
 
-def _format_from_name(path: Path, fmt: Optional[str]) -> str:
+def _format_from_name(path: Path, fmt: str | None) -> str:
     """Return ``fmt`` or the format of the extension (``"json"`` for .json)."""
     if fmt is not None:
         if fmt not in FORMATS:
@@ -271,7 +274,7 @@ def _format_from_name(path: Path, fmt: Optional[str]) -> str:
     return kind
 
 
-def _read_text(path: Path, encoding: Optional[str]) -> Tuple[str, str]:
+def _read_text(path: Path, encoding: str | None) -> tuple[str, str]:
     """Read and decode ``path``; return (text, encoding used).
 
     Rejects unreadable, binary and empty files and undecodable bytes.
@@ -311,7 +314,7 @@ def _read_text(path: Path, encoding: Optional[str]) -> Tuple[str, str]:
     return text, name
 
 
-def _bom_encoding(data: bytes) -> Optional[str]:
+def _bom_encoding(data: bytes) -> str | None:
     """Return "utf-32"/"utf-16" if ``data`` starts with their BOM, else None."""
     if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
         return "utf-32"  # before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one
@@ -333,8 +336,8 @@ def _read_txt(input_file: InputFile, text: str) -> None:
 def _read_csv(
     input_file: InputFile,
     text: str,
-    columns: Optional[Iterable[str]],
-    delimiter: Optional[str],
+    columns: Iterable[str] | None,
+    delimiter: str | None,
     reject: _Reject,
 ) -> None:
     """Read a CSV/TSV file with a header row; blank lines are ignored."""
@@ -372,7 +375,7 @@ def _read_csv(
         csv.field_size_limit(old_limit)
 
 
-def _csv_delimiter(path: Path, fmt: str, text: str, delimiter: Optional[str]) -> str:
+def _csv_delimiter(path: Path, fmt: str, text: str, delimiter: str | None) -> str:
     """Return the given delimiter, a tab for TSV, or one sniffed from ``text``."""
     if delimiter is not None:
         if delimiter in ("\\t", "tab"):
@@ -393,7 +396,7 @@ def _csv_delimiter(path: Path, fmt: str, text: str, delimiter: Optional[str]) ->
         return ","
 
 
-def _csv_rows(path: Path, text: str, delimiter: str) -> Iterator[Tuple[int, List[str]]]:
+def _csv_rows(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     """Yield (physical start line, row) for each non-blank row of ``text``.
 
     The reader is strict, so an unterminated quote or text after a closing
@@ -412,7 +415,7 @@ def _csv_rows(path: Path, text: str, delimiter: str) -> Iterator[Tuple[int, List
             yield line, row
 
 
-def _select_columns(path: Path, header: List[str], columns: Optional[Iterable[str]], hint: str) -> Dict[str, int]:
+def _select_columns(path: Path, header: list[str], columns: Iterable[str] | None, hint: str) -> dict[str, int]:
     """Map each selected column name to its index in ``header``; ``hint`` ends errors."""
     available = "available columns: " + ", ".join(repr(name) for name in header) + hint
     if columns is None:
@@ -437,9 +440,9 @@ class _DuplicateKey(ValueError):
     """A JSON object has the same key twice (one value would be lost)."""
 
 
-def _unique_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``object_pairs_hook`` that rejects duplicate keys."""
-    obj: Dict[str, Any] = {}
+    obj: dict[str, Any] = {}
     for key, value in pairs:
         if key in obj:
             raise _DuplicateKey(f"duplicate key {key!r}")
@@ -486,7 +489,7 @@ def _read_jsonl(input_file: InputFile, text: str, field: str, reject: _Reject) -
         )
 
 
-def _id_string(value: Any) -> Optional[str]:
+def _id_string(value: Any) -> str | None:
     """Return a string or integer id as a string, anything else as None."""
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return str(value)
@@ -511,7 +514,7 @@ def _json_type(value: Any) -> str:
 # -- TAB JSON ----------------------------------------------------------------
 
 
-def _parse_tab_documents(path: Path, text: str, require_tab_shape: bool) -> List[Tuple[int, Any]]:
+def _parse_tab_documents(path: Path, text: str, require_tab_shape: bool) -> list[tuple[int, Any]]:
     """Parse a TAB JSON list; return (start line, value) per element.
 
     The list is scanned element by element so that each document's line is
@@ -523,7 +526,7 @@ def _parse_tab_documents(path: Path, text: str, require_tab_shape: bool) -> List
     if not text.startswith("[", pos):
         reason = _NOT_TAB if require_tab_shape else "TAB JSON must be a list of documents"
         raise InputError(path, None, reason)
-    documents: List[Tuple[int, Any]] = []
+    documents: list[tuple[int, Any]] = []
     line, counted = 1, 0
     pos = _JSON_WS.match(text, pos + 1).end()
     closed = text.startswith("]", pos)
@@ -563,7 +566,7 @@ def _json_syntax_error(path: Path, error: json.JSONDecodeError) -> InputError:
     return InputError(path, error.lineno, _json_reason(error))
 
 
-def _read_tab(input_file: InputFile, documents: List[Tuple[int, Any]], reject: _Reject) -> None:
+def _read_tab(input_file: InputFile, documents: list[tuple[int, Any]], reject: _Reject) -> None:
     """Turn parsed TAB documents into records with the field ``"text"``."""
     input_file.fields = [_TEXT]
     for number, (line, document) in enumerate(documents):
@@ -598,11 +601,11 @@ def _read_tab(input_file: InputFile, documents: List[Tuple[int, Any]], reject: _
 
 def write_output(
     input_file: InputFile,
-    sanitized: List[Dict[str, str]],
+    sanitized: list[dict[str, str]],
     out_dir: PathLike,
     suffix: str = "",
-    used: Optional[Set[str]] = None,
-) -> List[Path]:
+    used: set[str] | None = None,
+) -> list[Path]:
     """Write ``input_file`` into ``out_dir`` with its texts replaced.
 
     The output has the input's name (with ``suffix`` before the extension)
@@ -641,13 +644,13 @@ def write_output(
     return [target]
 
 
-def _check_sanitized(input_file: InputFile, sanitized: List[Dict[str, str]]) -> None:
+def _check_sanitized(input_file: InputFile, sanitized: list[dict[str, str]]) -> None:
     """Fail closed unless there is one entry per record with exactly its fields."""
     if len(sanitized) != len(input_file.records):
         raise ValueError(
             f"{input_file.path}: got {len(sanitized)} sanitized entries for {len(input_file.records)} records"
         )
-    for record, entry in zip(input_file.records, sanitized):
+    for record, entry in zip(input_file.records, sanitized, strict=False):
         if set(entry) != set(record.texts):
             raise ValueError(
                 f"{input_file.path}: record {record.index} ({record.doc_id}) has fields "
@@ -661,16 +664,16 @@ def _check_sanitized(input_file: InputFile, sanitized: List[Dict[str, str]]) -> 
                 )
 
 
-def _write_txt(target: Path, input_file: InputFile, sanitized: List[Dict[str, str]]) -> None:
+def _write_txt(target: Path, input_file: InputFile, sanitized: list[dict[str, str]]) -> None:
     with atomic_write(target) as out:
         out.write(sanitized[0][_TEXT])
 
 
-def _write_csv(target: Path, input_file: InputFile, sanitized: List[Dict[str, str]]) -> None:
+def _write_csv(target: Path, input_file: InputFile, sanitized: list[dict[str, str]]) -> None:
     assert input_file.header is not None and input_file.delimiter is not None
     header = input_file.header
-    rows: List[List[str]] = [header]
-    for record, entry in zip(input_file.records, sanitized):
+    rows: list[list[str]] = [header]
+    for record, entry in zip(input_file.records, sanitized, strict=False):
         row = list(record.raw)
         for name, value in entry.items():
             row[header.index(name)] = value
@@ -679,7 +682,7 @@ def _write_csv(target: Path, input_file: InputFile, sanitized: List[Dict[str, st
         _write_csv_rows(out, rows, input_file.delimiter, input_file.lineterminator)
 
 
-def _write_csv_rows(out: IO[str], rows: Iterable[List[str]], delimiter: str, lineterminator: str) -> None:
+def _write_csv_rows(out: IO[str], rows: Iterable[list[str]], delimiter: str, lineterminator: str) -> None:
     """Write ``rows`` with minimal quoting, ending each with ``lineterminator``.
 
     csv.writer quotes a field only for the newline characters that occur in
@@ -697,17 +700,17 @@ def _write_csv_rows(out: IO[str], rows: Iterable[List[str]], delimiter: str, lin
         buffer.truncate()
 
 
-def _write_jsonl_records(target: Path, input_file: InputFile, sanitized: List[Dict[str, str]]) -> None:
+def _write_jsonl_records(target: Path, input_file: InputFile, sanitized: list[dict[str, str]]) -> None:
     # The fields already exist in each object, so the key order is kept.
-    write_jsonl(target, ({**record.raw, **entry} for record, entry in zip(input_file.records, sanitized)))
+    write_jsonl(target, ({**record.raw, **entry} for record, entry in zip(input_file.records, sanitized, strict=False)))
 
 
-def _write_tab(target: Path, input_file: InputFile, sanitized: List[Dict[str, str]]) -> None:
-    pairs = zip(input_file.records, sanitized)
+def _write_tab(target: Path, input_file: InputFile, sanitized: list[dict[str, str]]) -> None:
+    pairs = zip(input_file.records, sanitized, strict=False)
     write_jsonl(target, ({"doc_id": record.raw["doc_id"], "text": entry[_TEXT]} for record, entry in pairs))
 
 
-_WRITERS: Dict[str, Callable[[Path, InputFile, List[Dict[str, str]]], None]] = {
+_WRITERS: dict[str, Callable[[Path, InputFile, list[dict[str, str]]], None]] = {
     "txt": _write_txt,
     "csv": _write_csv,
     "tsv": _write_csv,
@@ -716,7 +719,7 @@ _WRITERS: Dict[str, Callable[[Path, InputFile, List[Dict[str, str]]], None]] = {
 }
 
 
-def output_name(path: PathLike, used: Set[str]) -> str:
+def output_name(path: PathLike, used: set[str]) -> str:
     """Return a file name for ``path`` not yet in ``used`` and add it to ``used``.
 
     Clashes get ``-2``, ``-3``, ... before the extension. Names compare
@@ -734,7 +737,7 @@ def output_name(path: PathLike, used: Set[str]) -> str:
 
 
 @contextmanager
-def atomic_write(path: PathLike, mode: str = "w", encoding: Optional[str] = "utf-8") -> Iterator[IO[Any]]:
+def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path``; move it onto ``path`` on success.
 
     On an exception in the body the temporary file is removed and ``path`` is
@@ -788,7 +791,7 @@ def write_json(path: PathLike, obj: Any, indent: int = 2) -> None:
         out.write(_json_dumps(obj, indent=indent) + "\n")
 
 
-def _json_dumps(obj: Any, indent: Optional[int] = None) -> str:
+def _json_dumps(obj: Any, indent: int | None = None) -> str:
     """``json.dumps`` keeping non-ASCII text readable.
 
     Strings with lone surrogates (possible from ``"\\ud800"`` escapes in the

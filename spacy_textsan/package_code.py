@@ -6,6 +6,7 @@ pipeline loads, so that every spacy-textsan factory and registered function
 entry points are not scanned. The components' code itself comes from the
 ``spacy-textsan`` distribution, which the package lists as a requirement.
 """
+
 import spacy_textsan  # noqa: F401  (registers the factories)
 from spacy_textsan import gazetteer, generalizer, optimizer, privacy_ner, risk  # noqa: F401
 from spacy_textsan.risk import supervised_risk  # noqa: F401

@@ -1,7 +1,7 @@
 """Loading the sanitization pipeline: the bundled default, a saved or
 installed pipeline, or a config file, with command-line overrides."""
+
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import spacy
 from spacy.language import Language
@@ -13,7 +13,7 @@ DEFAULT_CONFIG_PATH = Path(__file__).parent / "configs" / "zero_shot.cfg"
 DECISION_FACTORIES = ("mask_all", "mask_optimizer")
 
 
-def load_pipeline(name_or_path: Optional[str] = None, overrides: Optional[Dict[str, object]] = None) -> Language:
+def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] | None = None) -> Language:
     """The pipeline to sanitize with.
 
     ``None`` gives the bundled zero-shot pipeline. A ``.cfg`` file is built
@@ -39,7 +39,7 @@ def load_pipeline(name_or_path: Optional[str] = None, overrides: Optional[Dict[s
     return complete_pipeline(nlp, overrides)
 
 
-def complete_pipeline(nlp: Language, overrides: Optional[Dict[str, object]] = None) -> Language:
+def complete_pipeline(nlp: Language, overrides: dict[str, object] | None = None) -> Language:
     """Add the spacy-textsan components a foreign pipeline lacks."""
     overrides = overrides or {}
     names = nlp.pipe_names
@@ -55,18 +55,17 @@ def complete_pipeline(nlp: Language, overrides: Optional[Dict[str, object]] = No
     return nlp
 
 
-def _component_overrides(overrides: Dict[str, object], component: str) -> Dict[str, object]:
+def _component_overrides(overrides: dict[str, object], component: str) -> dict[str, object]:
     prefix = f"components.{component}."
-    return {k[len(prefix):]: v for k, v in overrides.items() if k.startswith(prefix)}
+    return {k[len(prefix) :]: v for k, v in overrides.items() if k.startswith(prefix)}
 
 
-def _applicable(config: Config, overrides: Dict[str, object]) -> Dict[str, object]:
+def _applicable(config: Config, overrides: dict[str, object]) -> dict[str, object]:
     components = config.get("components", {})
-    return {k: v for k, v in overrides.items()
-            if not k.startswith("components.") or k.split(".")[1] in components}
+    return {k: v for k, v in overrides.items() if not k.startswith("components.") or k.split(".")[1] in components}
 
 
-def _nest(flat: Dict[str, object]) -> dict:
+def _nest(flat: dict[str, object]) -> dict:
     out: dict = {}
     for key, value in flat.items():
         node = out

@@ -4,19 +4,20 @@ A document whose processing raises (or that comes out without a sanitized
 text) is never emitted in clear: its output is :data:`FAILED_TEXT`, its whole
 text counts as masked, and the error is reported.
 """
+
 import logging
 import signal
 import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from collections import Counter
 from itertools import islice
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .extensions import UNKNOWN, masked_offsets, spans_records, get_candidates
+from .extensions import UNKNOWN, get_candidates, masked_offsets, spans_records
 from .generalizer.render import render
 from .pipeline import spans_key_of
 
@@ -31,14 +32,14 @@ OK, FALLBACK, REDACTED = "ok", "fallback", "failed"
 @dataclass
 class DocResult:
     sanitized: str
-    masked: List[List[int]]
-    spans: List[dict] = field(default_factory=list)
-    errors: List[str] = field(default_factory=list)
-    decision: Optional[dict] = None
-    risky_sets: List[dict] = field(default_factory=list)
-    doc: Optional[Doc] = None
+    masked: list[list[int]]
+    spans: list[dict] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    decision: dict | None = None
+    risky_sets: list[dict] = field(default_factory=list)
+    doc: Doc | None = None
     #: the generalizer's map from the sanitized text back to the original (None: failed document)
-    offset_map: Optional[List[List[int]]] = None
+    offset_map: list[list[int]] | None = None
     #: OK, FALLBACK or REDACTED (or the report's ``degraded`` when read back from one)
     status: str = OK
 
@@ -82,14 +83,22 @@ def report_row(input_file, record, field_name: str, res: DocResult) -> dict:
     """The ``report.jsonl`` line of one document (a record's field). No
     timings: the same input and config give byte-identical output."""
     return {
-        "file": str(input_file.path), "doc_id": record.doc_id, "index": record.index, "line": record.line,
-        "field": field_name, "status": report_status(res), "n_spans": len(res.spans), "n_masked": res.n_masked,
-        "spans": res.spans, "risky_sets": res.risky_sets, "errors": res.errors,
+        "file": str(input_file.path),
+        "doc_id": record.doc_id,
+        "index": record.index,
+        "line": record.line,
+        "field": field_name,
+        "status": report_status(res),
+        "n_spans": len(res.spans),
+        "n_masked": res.n_masked,
+        "spans": res.spans,
+        "risky_sets": res.risky_sets,
+        "errors": res.errors,
         "decision": report_decision(res),
     }
 
 
-def report_decision(res: DocResult) -> Optional[dict]:
+def report_decision(res: DocResult) -> dict | None:
     """The decision summary without its timing (``solve_ms``)."""
     return {k: v for k, v in res.decision.items() if k != "solve_ms"} if res.decision else None
 
@@ -100,8 +109,7 @@ def skipped_row(input_file, bad) -> dict:
 
 
 def failed_result(text: str, error: str) -> DocResult:
-    return DocResult(sanitized=FAILED_TEXT, masked=[[0, len(text)]] if text else [], errors=[error],
-                     status=REDACTED)
+    return DocResult(sanitized=FAILED_TEXT, masked=[[0, len(text)]] if text else [], errors=[error], status=REDACTED)
 
 
 #: What happens to a document whose processing raises or runs out of time (``on_error``).
@@ -121,11 +129,15 @@ class DocumentTimeout(Exception):
 
 
 @contextmanager
-def time_budget(seconds: Optional[float]):
+def time_budget(seconds: float | None):
     """Raise :class:`DocumentTimeout` in the block after ``seconds`` (wall
     clock; main thread of a Unix process only, elsewhere no limit)."""
-    usable = seconds and seconds > 0 and hasattr(signal, "setitimer") and \
-        threading.current_thread() is threading.main_thread()
+    usable = (
+        seconds
+        and seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
     if not usable:
         yield
         return
@@ -142,14 +154,16 @@ def time_budget(seconds: Optional[float]):
         signal.signal(signal.SIGALRM, previous)
 
 
-def fallback_result(nlp: Language, text: str, error: str, spans_key: str, keep_doc: bool,
-                    timeout_s: Optional[float]) -> DocResult:
+def fallback_result(
+    nlp: Language, text: str, error: str, spans_key: str, keep_doc: bool, timeout_s: float | None
+) -> DocResult:
     """``mask-all``: run the pipeline again without the components that
     masking everything makes unnecessary (risk measures, decisions), mask
     every candidate, and render. A failing detector or generalizer, or a
     second timeout, gives the redaction notice instead (a detector that did
     not run cannot vouch that nothing else is in the text)."""
     from .optimizer.mask_all import MaskAll
+
     errors = [error]
     try:
         with time_budget(timeout_s):
@@ -168,19 +182,26 @@ def fallback_result(nlp: Language, text: str, error: str, spans_key: str, keep_d
         result = result_from_doc(doc, spans_key, keep_doc)
     except Exception as e:
         logger.error("fallback failed: %s: %s", type(e).__name__, e)
-        return failed_result(text, "; ".join(errors + [f"fallback (mask every candidate) failed: "
-                                                       f"{type(e).__name__}: {e}"]))
+        return failed_result(
+            text, "; ".join(errors + [f"fallback (mask every candidate) failed: {type(e).__name__}: {e}"])
+        )
     if not result.ok:
         return failed_result(text, "; ".join(errors + result.errors))
-    result.errors = errors + [e for e in result.errors if e not in errors] + \
-        ["fallback: every candidate span masked"]
+    result.errors = errors + [e for e in result.errors if e not in errors] + ["fallback: every candidate span masked"]
     result.status = FALLBACK
     return result
 
 
-def sanitize_texts(nlp: Language, texts: Iterable[str], *, batch_size: int = 32, n_process: int = 1,
-                   keep_docs: bool = False, on_error: str = "mask-all",
-                   timeout_s: Optional[float] = None) -> Iterator[DocResult]:
+def sanitize_texts(
+    nlp: Language,
+    texts: Iterable[str],
+    *,
+    batch_size: int = 32,
+    n_process: int = 1,
+    keep_docs: bool = False,
+    on_error: str = "mask-all",
+    timeout_s: float | None = None,
+) -> Iterator[DocResult]:
     """One :class:`DocResult` per text, in input order.
 
     A batch that raises is retried one document at a time; a document that
@@ -234,7 +255,7 @@ def sanitize_texts(nlp: Language, texts: Iterable[str], *, batch_size: int = 32,
 COLUMN_MIN_CELLS, COLUMN_MIN_SHARE, COLUMN_MAX_WORDS = 3, 0.5, 6
 
 
-def _whole_cell_label(text: str, res: DocResult) -> Optional[str]:
+def _whole_cell_label(text: str, res: DocResult) -> str | None:
     """The label of the one masked span that covers (nearly) all of a cell."""
     body = len(text.strip())
     masked = [s for s in res.spans if s["masked"] is not False]
@@ -244,19 +265,23 @@ def _whole_cell_label(text: str, res: DocResult) -> Optional[str]:
     return span["label"] if (span["end"] - span["start"]) >= 0.8 * body else None
 
 
-def column_votes(cells: Sequence[tuple], min_cells: int = COLUMN_MIN_CELLS, min_share: float = COLUMN_MIN_SHARE,
-                 max_words: int = COLUMN_MAX_WORDS) -> Dict[int, str]:
+def column_votes(
+    cells: Sequence[tuple],
+    min_cells: int = COLUMN_MIN_CELLS,
+    min_share: float = COLUMN_MIN_SHARE,
+    max_words: int = COLUMN_MAX_WORDS,
+) -> dict[int, str]:
     """``cells`` are ``(field, text, DocResult)`` of one file, in order. For a
     field whose non-empty cells are mostly (``min_share``) one identifier each
     (a whole cell masked, whatever its label), the cells of that field where
     nothing was masked and that are short (at most ``max_words`` words, one
     line) are masked whole with the field's most frequent label: returns
     ``{position in cells: label}``."""
-    by_field: Dict[str, List[int]] = {}
+    by_field: dict[str, list[int]] = {}
     for i, (field_name, text, _) in enumerate(cells):
         if text and text.strip():
             by_field.setdefault(field_name, []).append(i)
-    out: Dict[int, str] = {}
+    out: dict[int, str] = {}
     for positions in by_field.values():
         if len(positions) < min_cells:
             continue
@@ -279,10 +304,22 @@ def mask_cell(text: str, res: DocResult, label: str, mask_format: str = "[{label
     start = len(text) - len(text.lstrip())
     end = len(text.rstrip())
     sanitized, offset_map = render(text, [(start, end, mask_format.format(label=label, n=1))])
-    span = {"start": start, "end": end, "text": text[start:end], "label": label, "entity_id": f"{label}-1",
-            "identifier_type": UNKNOWN, "source": "column_vote", "kb_id": None, "kb_chain": None, "risk": {},
-            "info_content": None, "masked": True, "replacement": sanitized[start:len(sanitized) - (len(text) - end)],
-            "reasons": [f"most cells of this column are {label}"]}
+    span = {
+        "start": start,
+        "end": end,
+        "text": text[start:end],
+        "label": label,
+        "entity_id": f"{label}-1",
+        "identifier_type": UNKNOWN,
+        "source": "column_vote",
+        "kb_id": None,
+        "kb_chain": None,
+        "risk": {},
+        "info_content": None,
+        "masked": True,
+        "replacement": sanitized[start : len(sanitized) - (len(text) - end)],
+        "reasons": [f"most cells of this column are {label}"],
+    }
     return replace(res, sanitized=sanitized, masked=[[start, end]], spans=[span], offset_map=offset_map)
 
 

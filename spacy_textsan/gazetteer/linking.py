@@ -27,10 +27,11 @@
 
 Entries found live are not added to the KB here; the caller may ``kb.add`` them.
 """
+
 import re
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
@@ -54,17 +55,18 @@ class LinkResult:
     why a live lookup failed (None when it did not), and the normalised KB
     surface or Wikidata label that matched."""
 
-    entry: Optional[KBEntry]
+    entry: KBEntry | None
     method: str
-    error: Optional[str] = None
-    matched: Optional[str] = None
+    error: str | None = None
+    matched: str | None = None
 
 
 # --------------------------------------------------------------------------- #
 # Contained
 # --------------------------------------------------------------------------- #
 
-def word_boundaries(text: str) -> Tuple[List[int], List[int]]:
+
+def word_boundaries(text: str) -> tuple[list[int], list[int]]:
     """Offsets where a whole-word substring of ``text`` may start and end:
     never inside a word (between two word characters) nor at a space."""
     starts, ends = [], []
@@ -79,17 +81,18 @@ def word_boundaries(text: str) -> Tuple[List[int], List[int]]:
     return starts, ends
 
 
-def _of_type(entries: List[KBEntry], tab_type: Optional[str]) -> List[KBEntry]:
+def _of_type(entries: list[KBEntry], tab_type: str | None) -> list[KBEntry]:
     return entries if tab_type is None else [e for e in entries if e.tab_type == tab_type]
 
 
-def find_contained(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_CHARS,
-                   tab_type: Optional[str] = None) -> Optional[Tuple[str, KBEntry]]:
+def find_contained(
+    norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_CHARS, tab_type: str | None = None
+) -> tuple[str, KBEntry] | None:
     """The longest KB surface occurring in the normalised span ``norm`` as whole
     words (not the whole span), with its first entry (of ``tab_type`` when
     given); earlier occurrence wins ties."""
     starts, ends = word_boundaries(norm)
-    best: Optional[Tuple[int, int, str, KBEntry]] = None  # (-length, start, surface, entry)
+    best: tuple[int, int, str, KBEntry] | None = None  # (-length, start, surface, entry)
     for s in starts:
         for e in ends:
             length = e - s
@@ -103,8 +106,9 @@ def find_contained(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_
     return None if best is None else (best[2], best[3])
 
 
-def find_class_head(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_CHARS,
-                    tab_type: Optional[str] = None) -> Optional[Tuple[str, KBEntry]]:
+def find_class_head(
+    norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_CHARS, tab_type: str | None = None
+) -> tuple[str, KBEntry] | None:
     """The class surface (of a class entry of ``tab_type``) that heads the
     normalised span ``norm``, as whole words, not the whole span: English noun
     phrases end with their head, before any ``of``/``for`` phrase. Among the
@@ -114,7 +118,7 @@ def find_class_head(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED
     → "court of cassation"; "disciplinary court of the chamber of accountants"
     → "disciplinary court"; "administrative court act" → "act"."""
     starts, ends = word_boundaries(norm)
-    found: List[Tuple[int, int, KBEntry]] = []
+    found: list[tuple[int, int, KBEntry]] = []
     for s in starts:
         for e in ends:
             if e - s < min_chars or e - s >= len(norm):
@@ -137,6 +141,7 @@ def find_class_head(norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED
 # Fuzzy
 # --------------------------------------------------------------------------- #
 
+
 class FuzzyIndex:
     """KB surfaces bucketed by TAB type and length, for edit-distance search.
 
@@ -154,13 +159,13 @@ class FuzzyIndex:
         self.n_surfaces = 0
         types = kb.entry_types()
         # (type, length) -> (surfaces, their order in the KB, KB position of their first entry of that type)
-        buckets: Dict[Tuple[str, int], Tuple[List[str], List[int], List[int]]] = {}
+        buckets: dict[tuple[str, int], tuple[list[str], list[int], list[int]]] = {}
         order = -1
         for order, (surface, ids) in enumerate(kb.surface_ids()):
             if len(ids) == 1:
-                pairs: Iterable[Tuple[str, int]] = ((types[ids[0]], ids[0]),)
+                pairs: Iterable[tuple[str, int]] = ((types[ids[0]], ids[0]),)
             else:
-                first: Dict[str, int] = {}
+                first: dict[str, int] = {}
                 for i in ids:
                     first.setdefault(types[i], i)
                 pairs = first.items()
@@ -176,15 +181,15 @@ class FuzzyIndex:
         self._buckets = buckets
         self._types = sorted({t for t, _ in buckets})
 
-    def best(self, norm: str, max_dist: int, tab_type: Optional[str] = None) -> Optional[Tuple[str, KBEntry, int]]:
+    def best(self, norm: str, max_dist: int, tab_type: str | None = None) -> tuple[str, KBEntry, int] | None:
         """(surface, entry, distance) closest to ``norm`` within ``max_dist``
         (inclusive) among the surfaces with an entry of ``tab_type`` (any type
         when None); ties go to the surface added to the KB first."""
         if max_dist < 1:
             return None
-        found: Optional[Tuple[int, int, str, int]] = None  # (distance, order, surface, KB position)
+        found: tuple[int, int, str, int] | None = None  # (distance, order, surface, KB position)
         n = len(norm)
-        for t in ([tab_type] if tab_type is not None else self._types):
+        for t in [tab_type] if tab_type is not None else self._types:
             for length in range(max(1, n - max_dist), n + max_dist + 1):
                 bucket = self._buckets.get((t, length))
                 if not bucket:
@@ -202,7 +207,7 @@ class FuzzyIndex:
         return found[2], self.kb._entry(found[3]), found[0]
 
 
-_INDEXES: "weakref.WeakKeyDictionary[KnowledgeBase, Tuple[int, FuzzyIndex]]" = weakref.WeakKeyDictionary()
+_INDEXES: "weakref.WeakKeyDictionary[KnowledgeBase, tuple[int, FuzzyIndex]]" = weakref.WeakKeyDictionary()
 
 
 def fuzzy_index(kb: KnowledgeBase) -> FuzzyIndex:
@@ -224,8 +229,10 @@ def _surface_count(kb: KnowledgeBase) -> int:
 # The linking order
 # --------------------------------------------------------------------------- #
 
-def link_surface(surface: str, kb: KnowledgeBase, client=None, max_edit_ratio: float = 0.15,
-                 tab_type: Optional[str] = None) -> LinkResult:
+
+def link_surface(
+    surface: str, kb: KnowledgeBase, client=None, max_edit_ratio: float = 0.15, tab_type: str | None = None
+) -> LinkResult:
     """Link ``surface`` to an entry: exact -> contained -> fuzzy -> live
     (``client.lookup``, when a client is given) -> none. A failed live lookup
     gives ``LinkResult(None, "none", error="wikidata lookup failed: ...")``.

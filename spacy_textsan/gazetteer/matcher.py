@@ -23,8 +23,9 @@ token ids (``ORTH``) and whitespace as arrays and keeps, per token string, its
 normalised text and whether it starts a surface, across documents: no
 ``Token`` object is created and a known word is never normalised again.
 """
+
 import re
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from collections.abc import Iterable, Sequence
 
 from .kb import KBEntry, KnowledgeBase, normalise_surface
 
@@ -33,7 +34,7 @@ __all__ = ["SurfaceMatcher", "Match", "longest_non_overlapping", "expand_match"]
 _FIRST_WORD = re.compile(r"\w+|[^\w\s]")
 
 #: (start token, end token, entries of the surface, normalised surface)
-Match = Tuple[int, int, List[KBEntry], str]
+Match = tuple[int, int, list[KBEntry], str]
 
 
 def _first_word(norm: str) -> str:
@@ -42,17 +43,18 @@ def _first_word(norm: str) -> str:
 
 
 class SurfaceMatcher:
-    def __init__(self, kb: KnowledgeBase, *, types: Optional[Iterable[str]] = None, max_tokens: int = 8,
-                 skip: Iterable[int] = ()):
+    def __init__(
+        self, kb: KnowledgeBase, *, types: Iterable[str] | None = None, max_tokens: int = 8, skip: Iterable[int] = ()
+    ):
         """``types``: TAB types of the entries matched (None: all); ``skip``:
         KB positions of entries never matched."""
         self.kb = kb
         self.max_tokens = max_tokens
         allowed = set(types) if types is not None else None
         skipped = set(skip)
-        self._ids: Dict[str, Sequence[int]] = {}     # surface -> KB positions of the entries kept
-        self._cased: Dict[str, bool] = {}
-        self._max_len: Dict[str, int] = {}
+        self._ids: dict[str, Sequence[int]] = {}  # surface -> KB positions of the entries kept
+        self._cased: dict[str, bool] = {}
+        self._max_len: dict[str, int] = {}
         for norm, ids in kb.surface_ids():
             if allowed is not None:
                 ids = [i for i in ids if kb.entry_type(i) in allowed]
@@ -64,23 +66,25 @@ class SurfaceMatcher:
             self._cased[norm] = kb.is_cased(norm)
             fw = _first_word(norm)
             self._max_len[fw] = max(self._max_len.get(fw, 0), len(norm))
-        self._words: Dict[int, Tuple[str, Optional[int], bool]] = {}
+        self._words: dict[int, tuple[str, int | None, bool]] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
 
-    def match_tokens(self, words: Sequence[str], spaces: Sequence[bool]) -> List[Match]:
+    def match_tokens(self, words: Sequence[str], spaces: Sequence[bool]) -> list[Match]:
         """All matches (overlapping ones included) in a token sequence given as
         its texts and whether each is followed by a space."""
         norms = [normalise_surface(w) for w in words]
-        info = [(norm, self._max_len.get(_first_word(norm)) if norm else None, word[:1].isupper())
-                for norm, word in zip(norms, words)]
+        info = [
+            (norm, self._max_len.get(_first_word(norm)) if norm else None, word[:1].isupper())
+            for norm, word in zip(norms, words, strict=False)
+        ]
         return self._scan(info, list(spaces))
 
-    def _scan(self, info: Sequence[Tuple[str, Optional[int], bool]], spaces: Sequence[bool]) -> List[Match]:
+    def _scan(self, info: Sequence[tuple[str, int | None, bool]], spaces: Sequence[bool]) -> list[Match]:
         """The matches over tokens given as (normalised text, longest surface it
         starts or None, starts with a capital) and whether a space follows each."""
-        out: List[Match] = []
+        out: list[Match] = []
         n = len(info)
         for i in range(n):
             key, limit, starts_upper = info[i]
@@ -90,7 +94,7 @@ class SurfaceMatcher:
                 if j > i:
                     norm = info[j][0]
                     if not norm:
-                        break                      # a whitespace token: no match across line breaks
+                        break  # a whitespace token: no match across line breaks
                     key = key + (" " if spaces[j - 1] else "") + norm
                 if len(key) > limit:
                     break
@@ -102,7 +106,7 @@ class SurfaceMatcher:
     #: per-string cache of at most this many token strings (cleared when full)
     MAX_CACHED = 500_000
 
-    def _word(self, orth: int, strings) -> Tuple[str, Optional[int], bool]:
+    def _word(self, orth: int, strings) -> tuple[str, int | None, bool]:
         """(normalised text, longest surface it starts or None, starts with a capital) of a token string."""
         text = strings[orth]
         norm = normalise_surface(text)
@@ -112,9 +116,10 @@ class SurfaceMatcher:
         out = self._words[orth] = (norm, limit, text[:1].isupper())
         return out
 
-    def __call__(self, doc) -> List[Match]:
+    def __call__(self, doc) -> list[Match]:
         """:meth:`match_tokens` on a ``Doc``, from its token arrays (same matches)."""
         from spacy.attrs import ORTH, SPACY
+
         if not len(doc):
             return []
         arr = doc.to_array([ORTH, SPACY]).tolist()
@@ -124,10 +129,10 @@ class SurfaceMatcher:
         return self._scan(info, [bool(space) for _, space in arr])
 
 
-def longest_non_overlapping(matches: Iterable[Match]) -> List[Match]:
+def longest_non_overlapping(matches: Iterable[Match]) -> list[Match]:
     """Longest first, then leftmost; a match overlapping a chosen one is
     dropped. Returned in text order."""
-    chosen: List[Match] = []
+    chosen: list[Match] = []
     taken = set()
     for m in sorted(matches, key=lambda m: (m[0] - m[1], m[0])):
         if any(t in taken for t in range(m[0], m[1])):
@@ -140,19 +145,26 @@ def longest_non_overlapping(matches: Iterable[Match]) -> List[Match]:
 _HYPHENS = ("-", "‑")
 
 
-def expand_match(words: Sequence[str], spaces: Sequence[bool], is_stop: Sequence[bool], start: int, end: int,
-                 *, modifiers: int = 0) -> Tuple[int, int]:
+def expand_match(
+    words: Sequence[str], spaces: Sequence[bool], is_stop: Sequence[bool], start: int, end: int, *, modifiers: int = 0
+) -> tuple[int, int]:
     """Widen a match to the whole hyphenated word (``Marxist`` →
     ``Marxist-Leninist``) and, with ``modifiers`` > 0, over up to that many
     lower-case words before it that are not stop words or ``-ly`` adverbs
     (``teacher`` → ``primary school teacher``, ``security guard`` → ``private
     security guard``): the noun phrase names the attribute more precisely."""
     n = len(words)
-    while (end + 1 < n and words[end] in _HYPHENS and not spaces[end - 1] and not spaces[end]
-           and words[end + 1].isalpha()):
+    while (
+        end + 1 < n and words[end] in _HYPHENS and not spaces[end - 1] and not spaces[end] and words[end + 1].isalpha()
+    ):
         end += 2
-    while (start >= 2 and words[start - 1] in _HYPHENS and not spaces[start - 2] and not spaces[start - 1]
-           and words[start - 2].isalpha()):
+    while (
+        start >= 2
+        and words[start - 1] in _HYPHENS
+        and not spaces[start - 2]
+        and not spaces[start - 1]
+        and words[start - 2].isalpha()
+    ):
         start -= 2
     for _ in range(modifiers):
         i = start - 1

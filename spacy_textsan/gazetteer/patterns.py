@@ -17,26 +17,35 @@
 Every rule is meant for clinical notes, HR letters and CVs as much as for
 court decisions.
 """
+
 import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from .offline_build import pluralize, read_list
 
-__all__ = ["INSTITUTIONS_PATH", "BODY_PARTS_PATH", "read_list", "InstitutionFinder", "extend_condition",
-           "condition_words", "HEALTH_ROOTS", "is_condition", "body_parts"]
+__all__ = [
+    "INSTITUTIONS_PATH",
+    "BODY_PARTS_PATH",
+    "read_list",
+    "InstitutionFinder",
+    "extend_condition",
+    "condition_words",
+    "HEALTH_ROOTS",
+    "is_condition",
+    "body_parts",
+]
 
 DATA = Path(__file__).parent / "data"
 INSTITUTIONS_PATH = DATA / "institutions.txt"
 BODY_PARTS_PATH = DATA / "body_parts.txt"
 
 #: chain items that make a KB entry a health condition (WordNet roots and curated categories)
-HEALTH_ROOTS = frozenset({"ill health", "disorder", "mental illness", "addiction", "symptom", "injury",
-                          "disability", "health care"})
-
-
+HEALTH_ROOTS = frozenset(
+    {"ill health", "disorder", "mental illness", "addiction", "symptom", "injury", "disability", "health care"}
+)
 
 
 def is_condition(chain: Sequence[str]) -> bool:
@@ -50,9 +59,11 @@ def is_condition(chain: Sequence[str]) -> bool:
 _NAME = r"(?:St\.|[A-Z][\w'’\-]*[\w'’]|[A-Z])"
 _GAP = r"[ \t]+"
 #: capitalised words that do not make a name on their own ("the State Hospital", "High School")
-GENERIC = frozenset("""state public private military psychiatric mental general central regional district national
+GENERIC = frozenset(
+    """state public private military psychiatric mental general central regional district national
 local municipal city county provincial federal community secondary primary high junior senior special technical
-medical open closed women's children's new old main university teaching royal infant""".split())
+medical open closed women's children's new old main university teaching royal infant""".split()
+)
 
 
 class InstitutionFinder:
@@ -61,17 +72,19 @@ class InstitutionFinder:
         head = "|".join(re.escape(h).replace(r"\ ", _GAP) for h in heads)
         self._head_words = {w.lower() for h in heads for w in h.split()}
         self._patterns = [
-            re.compile(rf"\b(?:HMP{_GAP}(?:&|and){_GAP}YOI|HMP/YOI|HMYOI|HMP|HM{_GAP}Prison){_GAP}"
-                       rf"{_NAME}(?:{_GAP}{_NAME})?\b"),
+            re.compile(
+                rf"\b(?:HMP{_GAP}(?:&|and){_GAP}YOI|HMP/YOI|HMYOI|HMP|HM{_GAP}Prison){_GAP}"
+                rf"{_NAME}(?:{_GAP}{_NAME})?\b"
+            ),
             re.compile(rf"\b(?:{head}){_GAP}of{_GAP}(?:the{_GAP})?{_NAME}(?:{_GAP}{_NAME}){{0,3}}\b"),
             # the head word in any case: "Wakefield Prison", "Ila prison"
             re.compile(rf"(?<![\w'’])(?:{_NAME}{_GAP}){{1,4}}(?i:{head})\b"),
         ]
 
-    def _named(self, words: List[str]) -> bool:
+    def _named(self, words: list[str]) -> bool:
         return any(w.lower() not in GENERIC and w.lower() not in self._head_words for w in words)
 
-    def __call__(self, text: str) -> List[Tuple[int, int]]:
+    def __call__(self, text: str) -> list[tuple[int, int]]:
         """Character offsets of the institutions named in ``text``, longest first on overlaps, in text order."""
         found = []
         for kind, pattern in enumerate(self._patterns):
@@ -95,7 +108,7 @@ class InstitutionFinder:
                     if not self._named([w for w in tail if w != "the"]):
                         continue
                 found.append((start, end))
-        chosen: List[Tuple[int, int]] = []
+        chosen: list[tuple[int, int]] = []
         for s, e in sorted(found, key=lambda x: (x[0] - x[1], x[0])):
             if all(e <= cs or s >= ce for cs, ce in chosen):
                 chosen.append((s, e))
@@ -112,7 +125,7 @@ _ORDINAL = re.compile(r"^(?:\d+(?:st|nd|rd|th)|[A-Z]\d+(?:[-‑–][A-Z]?\d+)?)$
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)?%?$")
 
 
-def body_parts(path: Path = BODY_PARTS_PATH) -> Set[str]:
+def body_parts(path: Path = BODY_PARTS_PATH) -> set[str]:
     """The body parts of ``path`` and their plurals, lower case."""
     out = set()
     for part in read_list(path):
@@ -121,7 +134,7 @@ def body_parts(path: Path = BODY_PARTS_PATH) -> Set[str]:
     return out
 
 
-def _part_at(words: Sequence[str], i: int, parts: Set[str]) -> int:
+def _part_at(words: Sequence[str], i: int, parts: set[str]) -> int:
     """End (exclusive) of the body part starting at token ``i``, or -1."""
     n = len(words)
     if i + 1 < n and f"{words[i]} {words[i + 1]}".lower() in parts:
@@ -129,7 +142,7 @@ def _part_at(words: Sequence[str], i: int, parts: Set[str]) -> int:
     return i + 1 if i < n and words[i].lower() in parts else -1
 
 
-def _part_after(words: Sequence[str], i: int, parts: Set[str], max_skip: int = 4) -> int:
+def _part_after(words: Sequence[str], i: int, parts: set[str], max_skip: int = 4) -> int:
     """End of a body part reached from token ``i`` over up to ``max_skip``
     determiners and lower-case modifiers (``the left``, ``the 4th sacral``), or -1."""
     n = len(words)
@@ -143,7 +156,7 @@ def _part_after(words: Sequence[str], i: int, parts: Set[str], max_skip: int = 4
     return -1
 
 
-def extend_condition(words: Sequence[str], start: int, end: int, parts: Set[str]) -> Tuple[int, int]:
+def extend_condition(words: Sequence[str], start: int, end: int, parts: set[str]) -> tuple[int, int]:
     """Widen a health condition at tokens ``[start, end)`` over the body part
     it is of (``fracture`` → ``fracture of the left kneecap``; ``... eyes and
     ears``) and over a degree before it (``37 % of``, ``40 per cent``)."""
@@ -159,19 +172,21 @@ def extend_condition(words: Sequence[str], start: int, end: int, parts: Set[str]
     k = start - 1 if start >= 1 and words[start - 1].lower() == "of" else start
     if k >= 2 and words[k - 1].lower() in ("%", "percent") and _NUMBER.match(words[k - 2]):
         start = k - 2
-    elif k >= 3 and [w.lower() for w in words[k - 2:k]] == ["per", "cent"] and _NUMBER.match(words[k - 3]):
+    elif k >= 3 and [w.lower() for w in words[k - 2 : k]] == ["per", "cent"] and _NUMBER.match(words[k - 3]):
         start = k - 3
     return start, end
 
 
 _ENDING = re.compile(r"^[a-z][a-z]{3,}(?:itis|osis|pathy|algia|plegia|aemia|emia|opia|trophy)$")
 #: common words with those endings that name no condition
-NOT_CONDITIONS = frozenset("""diagnosis prognosis osmosis symbiosis hypnosis apotheosis metamorphosis sympathy
+NOT_CONDITIONS = frozenset(
+    """diagnosis prognosis osmosis symbiosis hypnosis apotheosis metamorphosis sympathy
 empathy apathy antipathy telepathy homeopathy homoeopathy naturopathy osteopathy nostalgia academia utopia
-dystopia cornucopia""".split())
+dystopia cornucopia""".split()
+)
 
 
-def condition_words(words: Sequence[str], candidates: Optional[Iterable[int]] = None) -> List[int]:
+def condition_words(words: Sequence[str], candidates: Iterable[int] | None = None) -> list[int]:
     """Positions of the words with a clinical ending (``-itis``, ``-osis``,
     ``-pathy``, ``-algia``, ``-plegia``, ``-(a)emia``, ``-opia``, ``-trophy``)
     that are not common words (``diagnosis``, ``sympathy``, ``utopia``)."""

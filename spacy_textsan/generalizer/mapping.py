@@ -12,14 +12,24 @@ and never appears in messages (:mod:`.keys`).
 Each segment list carries the SHA-256 of the sanitized text it belongs to, so
 a sanitized file edited after the run is refused rather than restored wrongly.
 """
+
 import hashlib
 import json
-from typing import Any, Dict, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .keys import Secret
 
-__all__ = ["MappingError", "mapping_segments", "restore_text", "text_digest", "encrypt_mapping",
-           "decrypt_mapping", "generate_key", "MAPPING_VERSION"]
+__all__ = [
+    "MappingError",
+    "mapping_segments",
+    "restore_text",
+    "text_digest",
+    "encrypt_mapping",
+    "decrypt_mapping",
+    "generate_key",
+    "MAPPING_VERSION",
+]
 
 MAPPING_VERSION = 1
 
@@ -32,8 +42,7 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def mapping_segments(original: str, sanitized: str,
-                     offset_map: Optional[Sequence[Sequence[int]]]) -> List[list]:
+def mapping_segments(original: str, sanitized: str, offset_map: Sequence[Sequence[int]] | None) -> list[list]:
     """The replaced stretches of ``sanitized`` with their original strings.
     Without an offset map (a document that failed and was replaced by a
     notice), the whole sanitized text maps to the whole original."""
@@ -46,7 +55,7 @@ def mapping_segments(original: str, sanitized: str,
     return out
 
 
-def restore_text(sanitized: str, segments: Sequence[Sequence[Any]], digest: Optional[str] = None) -> str:
+def restore_text(sanitized: str, segments: Sequence[Sequence[Any]], digest: str | None = None) -> str:
     """``sanitized`` with every segment's original string put back."""
     if digest is not None and text_digest(sanitized) != digest:
         raise MappingError("the sanitized text was changed after the run (checksum differs)")
@@ -61,25 +70,29 @@ def restore_text(sanitized: str, segments: Sequence[Sequence[Any]], digest: Opti
 
 def generate_key() -> bytes:
     from cryptography.fernet import Fernet
+
     return Fernet.generate_key()
 
 
 def _fernet(key: Secret):
     from cryptography.fernet import Fernet
+
     try:
         return Fernet(key.reveal())
     except (ValueError, TypeError):
-        raise MappingError("the mapping key is not a Fernet key (32 url-safe base64-encoded bytes; "
-                           "make one with `textsan keygen`)") from None
+        raise MappingError(
+            "the mapping key is not a Fernet key (32 url-safe base64-encoded bytes; make one with `textsan keygen`)"
+        ) from None
 
 
-def encrypt_mapping(mapping: Dict[str, Any], key: Secret) -> bytes:
+def encrypt_mapping(mapping: dict[str, Any], key: Secret) -> bytes:
     payload = json.dumps({"version": MAPPING_VERSION, **mapping}, ensure_ascii=False, sort_keys=True)
     return _fernet(key).encrypt(payload.encode("utf-8"))
 
 
-def decrypt_mapping(token: bytes, key: Secret) -> Dict[str, Any]:
+def decrypt_mapping(token: bytes, key: Secret) -> dict[str, Any]:
     from cryptography.fernet import InvalidToken
+
     try:
         data = json.loads(_fernet(key).decrypt(token.strip()).decode("utf-8"))
     except InvalidToken:

@@ -1,21 +1,29 @@
 """``textsan keygen`` and ``textsan restore``: the reversible mode's commands,
 and the helpers ``textsan sanitize --reversible`` writes the mapping with."""
+
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import typer
 from wasabi import msg
 
 from ..cli_util import fail
 from .keys import MAPPING_KEY_ENV, MissingKeyError, Secret, read_key
-from .mapping import MappingError, decrypt_mapping, encrypt_mapping, generate_key, mapping_segments, \
-    restore_text, text_digest
+from .mapping import (
+    MappingError,
+    decrypt_mapping,
+    encrypt_mapping,
+    generate_key,
+    mapping_segments,
+    restore_text,
+    text_digest,
+)
 
 MAPPING_FILE = "mapping.enc"
 
 
-def mapping_key(key_file: Optional[Path]) -> Secret:
+def mapping_key(key_file: Path | None) -> Secret:
     """The Fernet key of reversible mode (``--key-file`` or ``$TEXTSAN_MAPPING_KEY``)."""
     try:
         return read_key(key_file, MAPPING_KEY_ENV, what="mapping key")
@@ -27,22 +35,40 @@ class MappingWriter:
     """Collects, per output file, what restoring it needs; writes it encrypted."""
 
     def __init__(self) -> None:
-        self.files: List[Dict[str, Any]] = []
+        self.files: list[dict[str, Any]] = []
 
-    def add_file(self, input_file, output: Path, sanitized: List[Dict[str, str]],
-                 originals: List[Dict[str, str]], offset_maps: List[Dict[str, Any]]) -> None:
+    def add_file(
+        self,
+        input_file,
+        output: Path,
+        sanitized: list[dict[str, str]],
+        originals: list[dict[str, str]],
+        offset_maps: list[dict[str, Any]],
+    ) -> None:
         fmt = "jsonl" if input_file.fmt == "tab" else input_file.fmt
         records = []
-        for rec, san, orig, omaps in zip(input_file.records, sanitized, originals, offset_maps):
-            fields = {name: {"digest": text_digest(san[name]),
-                             "segments": mapping_segments(orig[name], san[name], omaps.get(name))}
-                      for name in san}
+        for rec, san, orig, omaps in zip(input_file.records, sanitized, originals, offset_maps, strict=False):
+            fields = {
+                name: {
+                    "digest": text_digest(san[name]),
+                    "segments": mapping_segments(orig[name], san[name], omaps.get(name)),
+                }
+                for name in san
+            }
             records.append({"index": rec.index, "doc_id": rec.doc_id, "fields": fields})
-        self.files.append({"output": output.name, "format": fmt, "fields": list(input_file.fields),
-                           "delimiter": input_file.delimiter, "records": records})
+        self.files.append(
+            {
+                "output": output.name,
+                "format": fmt,
+                "fields": list(input_file.fields),
+                "delimiter": input_file.delimiter,
+                "records": records,
+            }
+        )
 
     def write(self, out_dir: Path, key: Secret) -> Path:
         from ..io import atomic_write
+
         path = Path(out_dir) / MAPPING_FILE
         with atomic_write(path, "wb") as fh:
             fh.write(encrypt_mapping({"files": self.files}, key))
@@ -69,7 +95,7 @@ def keygen_cmd(
 def restore_cmd(
     sanitized_dir: Path = typer.Argument(..., help="Output directory of `textsan sanitize --reversible`"),
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the restored files"),
-    key_file: Optional[Path] = typer.Option(None, "--key-file", help=f"Mapping key file (default: ${MAPPING_KEY_ENV})"),
+    key_file: Path | None = typer.Option(None, "--key-file", help=f"Mapping key file (default: ${MAPPING_KEY_ENV})"),
 ):
     """Put the original strings back into the files of a reversible run."""
     from ..io import InputError, read_input, write_output
@@ -84,18 +110,23 @@ def restore_cmd(
         fail(f"{path}: {e}")
     if out.resolve() == sanitized_dir.resolve():
         fail("--out must differ from the sanitized directory")
-    done = []                          # everything is checked before anything is written
+    done = []  # everything is checked before anything is written
     for entry in mapping["files"]:
         source = sanitized_dir / entry["output"]
         try:
-            f = read_input(source, fmt=entry["format"], columns=entry["fields"] or None,
-                           field=(entry["fields"] or ["text"])[0], delimiter=entry["delimiter"])
+            f = read_input(
+                source,
+                fmt=entry["format"],
+                columns=entry["fields"] or None,
+                field=(entry["fields"] or ["text"])[0],
+                delimiter=entry["delimiter"],
+            )
         except InputError as e:
             fail(str(e))
         if len(f.records) != len(entry["records"]):
             fail(f"{source}: {len(f.records)} records, the mapping has {len(entry['records'])}")
         restored = []
-        for rec, mrec in zip(f.records, entry["records"]):
+        for rec, mrec in zip(f.records, entry["records"], strict=False):
             fields = {}
             for name, text in rec.texts.items():
                 m = mrec["fields"].get(name)

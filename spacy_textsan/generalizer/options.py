@@ -19,9 +19,11 @@ Turkey" while "Republic of Turkey" is masked), echoes the original ("nationality
 of Turkey" for "Turkish"), or is listed in ``risky_terms`` (e.g. terms that
 kanon_risk found in fewer than k records).
 """
+
 import re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import FrozenSet, Iterable, List, Optional, Pattern, Sequence, Tuple
+from re import Pattern
 
 __all__ = ["datetime_options", "quantity_options", "chain_options", "safe_options", "STAR"]
 
@@ -30,32 +32,96 @@ _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d|'?s\b)")
 _DECADE = re.compile(r"(?<!\d)(1[5-9]\d0|20\d0)'?s\b")
 NUMBER = r"\d[\d\s.,']*\d|\d"
 #: Units kept by the QUANTITY option, longest first when matched.
-UNITS = ["per cent", "percent", "%", "€", "$", "£", "¥", "euros", "euro", "EUR", "USD", "GBP", "CHF", "TRY",
-         "TRL", "RUB", "UAH", "PLN", "HUF", "CZK", "SEK", "NOK", "DKK", "BGN", "RON", "HRK", "ISK", "dollars",
-         "pounds", "francs", "lira", "liras", "lire", "roubles", "rubles", "hryvnias", "zlotys", "forints",
-         "korunas", "kronor", "kroner", "lei", "levs", "kuna", "kilometres", "kilometers", "km", "metres",
-         "meters", "m", "centimetres", "cm", "kilograms", "kg", "grams", "g", "hectares", "ha",
-         "square metres", "sq. m", "years", "months", "weeks", "days", "hours", "minutes", "litres", "liters"]
+UNITS = [
+    "per cent",
+    "percent",
+    "%",
+    "€",
+    "$",
+    "£",
+    "¥",
+    "euros",
+    "euro",
+    "EUR",
+    "USD",
+    "GBP",
+    "CHF",
+    "TRY",
+    "TRL",
+    "RUB",
+    "UAH",
+    "PLN",
+    "HUF",
+    "CZK",
+    "SEK",
+    "NOK",
+    "DKK",
+    "BGN",
+    "RON",
+    "HRK",
+    "ISK",
+    "dollars",
+    "pounds",
+    "francs",
+    "lira",
+    "liras",
+    "lire",
+    "roubles",
+    "rubles",
+    "hryvnias",
+    "zlotys",
+    "forints",
+    "korunas",
+    "kronor",
+    "kroner",
+    "lei",
+    "levs",
+    "kuna",
+    "kilometres",
+    "kilometers",
+    "km",
+    "metres",
+    "meters",
+    "m",
+    "centimetres",
+    "cm",
+    "kilograms",
+    "kg",
+    "grams",
+    "g",
+    "hectares",
+    "ha",
+    "square metres",
+    "sq. m",
+    "years",
+    "months",
+    "weeks",
+    "days",
+    "hours",
+    "minutes",
+    "litres",
+    "liters",
+]
 
 
-def datetime_options(text: str) -> List[str]:
+def datetime_options(text: str) -> list[str]:
     """Year → decade → ``DATE`` (seed 000 §3.1)."""
-    out: List[str] = []
+    out: list[str] = []
     years = _YEAR.findall(text)
-    if len(set(years)) == 1:                     # one year named: "14 March 2009", "2009"
+    if len(set(years)) == 1:  # one year named: "14 March 2009", "2009"
         year = years[0]
         out += [year, f"date in the {year[:3]}0s"]
     else:
         decades = _DECADE.findall(text)
         if len(set(decades)) == 1:
             out.append(f"date in the {decades[0]}s")
-        elif years and len({y[:3] for y in years}) == 1:   # "1994-1996": one decade
+        elif years and len({y[:3] for y in years}) == 1:  # "1994-1996": one decade
             out.append(f"date in the {years[0][:3]}0s")
     out.append("DATE")
     return out
 
 
-def find_unit(text: str) -> Optional[str]:
+def find_unit(text: str) -> str | None:
     """The longest known unit (:data:`UNITS`) in ``text``, or ``None``."""
     lowered = f" {text.lower()} "
     for unit in sorted(UNITS, key=len, reverse=True):
@@ -68,7 +134,7 @@ def find_unit(text: str) -> Optional[str]:
     return None
 
 
-def quantity_options(text: str) -> List[str]:
+def quantity_options(text: str) -> list[str]:
     """``X`` + the unit when the quantity has a number and a known unit."""
     found = find_unit(text)
     out = []
@@ -77,7 +143,7 @@ def quantity_options(text: str) -> List[str]:
     return out
 
 
-def chain_options(chain: Optional[Sequence[str]]) -> List[str]:
+def chain_options(chain: Sequence[str] | None) -> list[str]:
     """The knowledge-base ancestors, most specific first, without repeats."""
     seen, out = set(), []
     for item in chain or []:
@@ -89,7 +155,7 @@ def chain_options(chain: Optional[Sequence[str]]) -> List[str]:
 
 
 @lru_cache(maxsize=16)
-def _masked_index(masked: Tuple[str, ...]) -> Tuple[Optional[Pattern], FrozenSet[str]]:
+def _masked_index(masked: tuple[str, ...]) -> tuple[Pattern | None, frozenset[str]]:
     """For one document's masked strings, built once (the generalizer asks for every
     span): a pattern of them (case-insensitive; strings of 4+ characters anywhere, as the
     leak sweep finds them, shorter ones as whole words; one alternation finds what any
@@ -105,8 +171,13 @@ def _masked_index(masked: Tuple[str, ...]) -> Tuple[Optional[Pattern], FrozenSet
     return pattern, words
 
 
-def safe_options(options: Iterable[str], masked_texts: Iterable[str], risky_terms: Iterable[str] = (),
-                 original: str = "", names: bool = True) -> List[str]:
+def safe_options(
+    options: Iterable[str],
+    masked_texts: Iterable[str],
+    risky_terms: Iterable[str] = (),
+    original: str = "",
+    names: bool = True,
+) -> list[str]:
     """The options that name no masked string of the document (case-insensitive;
     4+ characters anywhere, shorter ones as whole words), are not risky terms themselves and, with ``names``
     (knowledge-base options), hold no capitalised word of a masked string and

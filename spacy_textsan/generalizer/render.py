@@ -5,15 +5,16 @@ Pure functions. The offset map is a list of segments
 both texts completely and in order: kept stretches have equal lengths,
 replacements map a replacement string onto the original span.
 """
+
 from bisect import bisect_right
-from typing import List, Sequence, Tuple
+from collections.abc import Sequence
 
-Replacement = Tuple[int, int, str]
+Replacement = tuple[int, int, str]
 
 
-def merge_replacements(replacements: Sequence[Replacement]) -> List[Replacement]:
+def merge_replacements(replacements: Sequence[Replacement]) -> list[Replacement]:
     """Sort and merge overlapping ranges (the earliest range's replacement wins)."""
-    out: List[list] = []
+    out: list[list] = []
     for start, end, rep in sorted(replacements, key=lambda r: (r[0], -r[1])):
         if start >= end:
             continue
@@ -24,10 +25,10 @@ def merge_replacements(replacements: Sequence[Replacement]) -> List[Replacement]
     return [tuple(r) for r in out]
 
 
-def render(text: str, replacements: Sequence[Replacement]) -> Tuple[str, List[List[int]]]:
+def render(text: str, replacements: Sequence[Replacement]) -> tuple[str, list[list[int]]]:
     """Apply replacements; returns ``(sanitized_text, offset_map)``."""
-    pieces: List[str] = []
-    offset_map: List[List[int]] = []
+    pieces: list[str] = []
+    offset_map: list[list[int]] = []
     pos = san = 0
     for start, end, rep in merge_replacements(replacements):
         if start > pos:
@@ -44,7 +45,7 @@ def render(text: str, replacements: Sequence[Replacement]) -> Tuple[str, List[Li
     return "".join(pieces), offset_map
 
 
-def to_original(offset_map: Sequence[Sequence[int]], position: int) -> Tuple[int, int]:
+def to_original(offset_map: Sequence[Sequence[int]], position: int) -> tuple[int, int]:
     """The original character range that sanitized ``position`` comes from:
     one character in kept text, the whole span inside a replacement."""
     starts = [seg[0] for seg in offset_map]

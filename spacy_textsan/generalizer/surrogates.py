@@ -20,16 +20,25 @@ can recompute or invert it.
   have no plausible surrogate (a made-up job would mislead the reader): the
   component generalizes them instead.
 """
+
 import calendar
 import datetime
 import hashlib
 import hmac
 import random
 import re
-from typing import List, Optional, Tuple
 
-__all__ = ["entity_seed", "hash_token", "canonical_text", "document_shift", "shift_dates", "scramble",
-           "fake_value", "quantity_surrogate", "PSEUDONYM_LABELS"]
+__all__ = [
+    "entity_seed",
+    "hash_token",
+    "canonical_text",
+    "document_shift",
+    "shift_dates",
+    "scramble",
+    "fake_value",
+    "quantity_surrogate",
+    "PSEUDONYM_LABELS",
+]
 
 #: Labels that get a surrogate of their own kind.
 PSEUDONYM_LABELS = ("PERSON", "LOC", "ORG", "DATETIME", "CODE", "QUANTITY")
@@ -53,8 +62,9 @@ for _names in _FOREIGN.values():
     for _i, _name in enumerate(_names, 1):
         _MONTHS.setdefault(_name.lower(), _i)
 _MONTH_NAMES = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
-_DMY_WORDS = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?((?:{_MONTH_NAMES})\.?)\s+(?:de\s+)?(\d{{4}})\b",
-                        re.IGNORECASE)
+_DMY_WORDS = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?((?:{_MONTH_NAMES})\.?)\s+(?:de\s+)?(\d{{4}})\b", re.IGNORECASE
+)
 _MDY_WORDS = re.compile(rf"\b((?:{_MONTH_NAMES})\.?)\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
 _MY_WORDS = re.compile(rf"\b((?:{_MONTH_NAMES})\.?)\s+(\d{{4}})\b", re.IGNORECASE)
 _DMY_NUM = re.compile(r"\b(\d{1,2})([./-])(\d{1,2})\2(\d{4})\b")
@@ -75,11 +85,11 @@ def canonical_text(text: str) -> str:
 
 def hash_token(key: bytes, label: str, text: str, length: int = 10) -> str:
     """The first ``length`` hex digits of HMAC-SHA256(key, label + canonical text)."""
-    message = f"{label}\x1f{canonical_text(text)}".encode("utf-8")
+    message = f"{label}\x1f{canonical_text(text)}".encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()[:length]
 
 
-def document_shift(seed: int) -> Tuple[int, int]:
+def document_shift(seed: int) -> tuple[int, int]:
     """``(days, years)``: the date offset of one document, 400 to 3,650 days
     either way, and the whole years lone years move by (never 0)."""
     rng = random.Random(seed)
@@ -88,7 +98,7 @@ def document_shift(seed: int) -> Tuple[int, int]:
     return days, years
 
 
-def _shift(day: int, month: int, year: int, days: int) -> Optional[datetime.date]:
+def _shift(day: int, month: int, year: int, days: int) -> datetime.date | None:
     try:
         return datetime.date(year, month, day) + datetime.timedelta(days=days)
     except (ValueError, OverflowError):
@@ -103,19 +113,22 @@ def _month_name(original: str, month: int) -> str:
     """The new month in the style of the original ("Mar." → "Jun.", "MARCH" → "JUNE",
     "avril" → "juillet")."""
     bare = original.rstrip(".")
-    if bare.lower() not in {m.lower() for m in calendar.month_name if m} | {m.lower() for m in calendar.month_abbr if m}:
+    if bare.lower() not in {m.lower() for m in calendar.month_name if m} | {
+        m.lower() for m in calendar.month_abbr if m
+    }:
         for names in _FOREIGN.values():
             if bare.lower() in (n.lower() for n in names):
                 name = names[month - 1]
-                return (name.upper() if bare.isupper() else name) + original[len(bare):]
+                return (name.upper() if bare.isupper() else name) + original[len(bare) :]
     name = calendar.month_abbr[month] if len(bare) == 3 else calendar.month_name[month]
     name = name.upper() if bare.isupper() else name
-    return name + original[len(bare):]
+    return name + original[len(bare) :]
 
 
-def shift_dates(text: str, days: int, years: int) -> Optional[str]:
+def shift_dates(text: str, days: int, years: int) -> str | None:
     """Every date in ``text`` moved by ``days`` (lone years by ``years``) in
     its own format; ``None`` when ``text`` has no date this understands."""
+
     def dmy_words(m: re.Match) -> str:
         d = _shift(int(m[1]), _month_number(m[2]), int(m[3]), days)
         return m[0] if d is None else f"{d.day} {_month_name(m[2], d.month)} {d.year}"
@@ -139,9 +152,14 @@ def shift_dates(text: str, days: int, years: int) -> Optional[str]:
         d = _shift(int(m[3]), int(m[2]), int(m[1]), days)
         return m[0] if d is None else d.isoformat()
 
-    edits: List[Tuple[int, int, str]] = []       # on the original text, the first pattern wins
-    for pattern, fn in ((_DMY_WORDS, dmy_words), (_MDY_WORDS, mdy_words), (_DMY_NUM, dmy_num), (_ISO, iso),
-                        (_MY_WORDS, my_words)):
+    edits: list[tuple[int, int, str]] = []  # on the original text, the first pattern wins
+    for pattern, fn in (
+        (_DMY_WORDS, dmy_words),
+        (_MDY_WORDS, mdy_words),
+        (_DMY_NUM, dmy_num),
+        (_ISO, iso),
+        (_MY_WORDS, my_words),
+    ):
         for m in pattern.finditer(text):
             if not any(m.start() < e and s < m.end() for s, e, _ in edits):
                 edits.append((m.start(), m.end(), fn(m)))
@@ -185,10 +203,11 @@ def scramble(text: str, seed: int, letters: bool = True) -> str:
     return out
 
 
-def quantity_surrogate(text: str, seed: int) -> Optional[str]:
+def quantity_surrogate(text: str, seed: int) -> str | None:
     """Another number with the quantity's known unit only ("12,500 Turkish
     liras" → "37,215 liras": other words may identify); ``None`` without a number."""
     from .options import NUMBER, find_unit
+
     number = re.search(NUMBER, text)
     if number is None:
         return None
@@ -202,13 +221,14 @@ def quantity_surrogate(text: str, seed: int) -> Optional[str]:
     return f"{unit} {new}" if 0 <= at < number.start() else f"{new} {unit}"
 
 
-def fake_value(label: str, seed: int, faker=None, country: bool = False) -> Optional[str]:
+def fake_value(label: str, seed: int, faker=None, country: bool = False) -> str | None:
     """A Faker value for PERSON, LOC (a country with ``country``) or ORG
     (``None`` for other labels)."""
     if label not in ("PERSON", "LOC", "ORG"):
         return None
     if faker is None:
         from faker import Faker
+
         faker = Faker("en_US")
     faker.seed_instance(seed)
     if label == "PERSON":

@@ -14,21 +14,22 @@ solver runs, so documents without real combinations never reach it. When the
 solver fails or finds no solution in time, every entity of every risky set is
 masked (fail closed) and the solution says so.
 """
+
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
 
 COST_SCALE = 1000  # CP-SAT needs integer coefficients
 
 
 @dataclass
 class MaskingSolution:
-    masked: List[bool]
-    status: str                      # OPTIMAL, FEASIBLE, TRIVIAL, or FALLBACK:<why>
-    objective: float                 # total cost of the masked entities
+    masked: list[bool]
+    status: str  # OPTIMAL, FEASIBLE, TRIVIAL, or FALLBACK:<why>
+    objective: float  # total cost of the masked entities
     solve_ms: float
-    n_constraints: int               # risky sets left for the solver
-    covering: Dict[int, List[int]] = field(default_factory=dict)  # entity -> indices of sets it covers
+    n_constraints: int  # risky sets left for the solver
+    covering: dict[int, list[int]] = field(default_factory=dict)  # entity -> indices of sets it covers
 
     @property
     def fallback(self) -> bool:
@@ -76,7 +77,7 @@ def solve_masking(
             for i in open_sets:
                 for e in sets[i]:
                     masked[e] = True
-    covering: Dict[int, List[int]] = {}
+    covering: dict[int, list[int]] = {}
     for i, s in enumerate(sets):
         for e in s:
             if masked[e]:
@@ -84,7 +85,7 @@ def solve_masking(
     return MaskingSolution(
         masked=masked,
         status=status,
-        objective=sum(c for c, m in zip(costs, masked) if m),
+        objective=sum(c for c, m in zip(costs, masked, strict=False) if m),
         solve_ms=(time.perf_counter() - start) * 1000,
         n_constraints=len(open_sets),
         covering=covering,
@@ -97,12 +98,13 @@ def warm_up() -> None:
     _cp_sat([1.0], [[0]], 1.0, 1, 0)
 
 
-def _cp_sat(costs: Sequence[float], sets: Sequence[Sequence[int]], time_limit_s: float,
-            num_workers: int, seed: int) -> tuple:
+def _cp_sat(
+    costs: Sequence[float], sets: Sequence[Sequence[int]], time_limit_s: float, num_workers: int, seed: int
+) -> tuple:
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    variables: Dict[int, object] = {}
+    variables: dict[int, object] = {}
     for s in sets:
         for e in s:
             if e not in variables:

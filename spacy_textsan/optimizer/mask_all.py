@@ -4,7 +4,8 @@ It stands where ``mask_optimizer`` will (same inputs and outputs) and is
 swapped for it by config alone. Spans that a previous component already
 decided are left alone unless ``overwrite`` is set.
 """
-from typing import Iterable, Iterator, List, Optional
+
+from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -17,18 +18,24 @@ from ..extensions import SPANS_KEY, add_reason, get_candidates
     requires=["doc.spans"],
     default_config={"spans_key": SPANS_KEY, "keep_identifier_types": [], "overwrite": False},
 )
-def make_mask_all(nlp: Language, name: str, spans_key: str, keep_identifier_types: List[str],
-                  overwrite: bool) -> "MaskAll":
-    return MaskAll(name, spans_key=spans_key, keep_identifier_types=keep_identifier_types,
-                   overwrite=overwrite)
+def make_mask_all(
+    nlp: Language, name: str, spans_key: str, keep_identifier_types: list[str], overwrite: bool
+) -> "MaskAll":
+    return MaskAll(name, spans_key=spans_key, keep_identifier_types=keep_identifier_types, overwrite=overwrite)
 
 
 class MaskAll:
     """Marks every candidate masked (reason ``policy:mask_all``); spans whose
     identifier type is in ``keep_identifier_types`` (e.g. ["NO_MASK"]) are kept."""
 
-    def __init__(self, name: str = "mask_all", *, spans_key: str = SPANS_KEY,
-                 keep_identifier_types: Iterable[str] = (), overwrite: bool = False):
+    def __init__(
+        self,
+        name: str = "mask_all",
+        *,
+        spans_key: str = SPANS_KEY,
+        keep_identifier_types: Iterable[str] = (),
+        overwrite: bool = False,
+    ):
         self.name = name
         self.spans_key = spans_key
         self.keep = set(keep_identifier_types)
@@ -46,6 +53,6 @@ class MaskAll:
                 add_reason(span, "policy:mask_all")
         return doc
 
-    def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
         for doc in stream:
             yield self(doc)

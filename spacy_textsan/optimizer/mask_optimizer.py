@@ -17,9 +17,10 @@ Each span gets its decision and reasons; ``doc._.decision_info`` holds the
 solver status. If the solver fails or times out, every span in a risky set is
 masked and the failure is recorded (fail closed).
 """
+
 import logging
 import re
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -46,12 +47,29 @@ _TOKEN = re.compile(r"\w+")
         "seed": 0,
     },
 )
-def make_mask_optimizer(nlp: Language, name: str, spans_key: str, direct_labels: List[str],
-                        risk_thresholds: Dict[str, float], measures: List[str], unassessed: str,
-                        time_limit_s: float, num_workers: int, seed: int) -> "MaskOptimizer":
-    return MaskOptimizer(name, spans_key=spans_key, direct_labels=direct_labels, risk_thresholds=risk_thresholds,
-                         measures=measures, unassessed=unassessed, time_limit_s=time_limit_s,
-                         num_workers=num_workers, seed=seed)
+def make_mask_optimizer(
+    nlp: Language,
+    name: str,
+    spans_key: str,
+    direct_labels: list[str],
+    risk_thresholds: dict[str, float],
+    measures: list[str],
+    unassessed: str,
+    time_limit_s: float,
+    num_workers: int,
+    seed: int,
+) -> "MaskOptimizer":
+    return MaskOptimizer(
+        name,
+        spans_key=spans_key,
+        direct_labels=direct_labels,
+        risk_thresholds=risk_thresholds,
+        measures=measures,
+        unassessed=unassessed,
+        time_limit_s=time_limit_s,
+        num_workers=num_workers,
+        seed=seed,
+    )
 
 
 def span_cost(span: Span) -> float:
@@ -62,12 +80,12 @@ def span_cost(span: Span) -> float:
     return float(max(1, len(_TOKEN.findall(span.text))))
 
 
-def group_entities(spans: List[Span]) -> Tuple[List[List[int]], List[int]]:
+def group_entities(spans: list[Span]) -> tuple[list[list[int]], list[int]]:
     """Entities as lists of span indices (by ``entity_id``; a span without one
     is its own entity), and the entity index of each span."""
-    keys: Dict[str, int] = {}
-    entities: List[List[int]] = []
-    of_span: List[int] = []
+    keys: dict[str, int] = {}
+    entities: list[list[int]] = []
+    of_span: list[int] = []
     for i, span in enumerate(spans):
         key = entity_key(span)
         if key not in keys:
@@ -79,10 +97,19 @@ def group_entities(spans: List[Span]) -> Tuple[List[List[int]], List[int]]:
 
 
 class MaskOptimizer:
-    def __init__(self, name: str = "mask_optimizer", *, spans_key: str = SPANS_KEY,
-                 direct_labels: Iterable[str] = ("PERSON", "CODE"), risk_thresholds: Optional[Dict[str, float]] = None,
-                 measures: Iterable[str] = (), unassessed: str = "mask", time_limit_s: float = 1.0,
-                 num_workers: int = 1, seed: int = 0):
+    def __init__(
+        self,
+        name: str = "mask_optimizer",
+        *,
+        spans_key: str = SPANS_KEY,
+        direct_labels: Iterable[str] = ("PERSON", "CODE"),
+        risk_thresholds: dict[str, float] | None = None,
+        measures: Iterable[str] = (),
+        unassessed: str = "mask",
+        time_limit_s: float = 1.0,
+        num_workers: int = 1,
+        seed: int = 0,
+    ):
         if unassessed not in ("mask", "keep"):
             raise ValueError(f"mask_optimizer: unassessed must be 'mask' or 'keep', not {unassessed!r}")
         self.name = name
@@ -100,7 +127,7 @@ class MaskOptimizer:
         spans = get_candidates(doc, self.spans_key)
         entities, of_span = group_entities(spans)
         by_offsets = {(s.start_char, s.end_char): i for i, s in enumerate(spans)}
-        forced: Dict[int, List[str]] = {}
+        forced: dict[int, list[str]] = {}
         assessed = [False] * len(entities)
 
         for i, span in enumerate(spans):
@@ -119,7 +146,9 @@ class MaskOptimizer:
         for rs in doc._.risky_sets or []:
             members = sorted({of_span[j] for j in self._span_indices(doc, rs, spans, by_offsets)})
             if not members:
-                add_error(doc, f"mask_optimizer: risky set {rs['spans']} ({rs.get('measure')}) matches no candidate span")
+                add_error(
+                    doc, f"mask_optimizer: risky set {rs['spans']} ({rs.get('measure')}) matches no candidate span"
+                )
                 continue
             for e in members:
                 assessed[e] = True
@@ -134,8 +163,14 @@ class MaskOptimizer:
                     forced[e] = ["not assessed by any risk measure (masked by default)"]
 
         costs = [sum(span_cost(spans[i]) for i in ent) for ent in entities]
-        solution = solve_masking(costs, sorted(forced), risky_sets, time_limit_s=self.time_limit_s,
-                                 num_workers=self.num_workers, seed=self.seed)
+        solution = solve_masking(
+            costs,
+            sorted(forced),
+            risky_sets,
+            time_limit_s=self.time_limit_s,
+            num_workers=self.num_workers,
+            seed=self.seed,
+        )
         if solution.fallback:
             msg = f"mask_optimizer: solver {solution.status}; every span in a risky set is masked"
             logger.warning(msg)
@@ -155,8 +190,12 @@ class MaskOptimizer:
                     for r in reasons:
                         add_reason(span, r)
                 else:
-                    add_reason(span, "kept: no risk found" if not any(e in s for s in risky_sets)
-                               else "kept: its risky combinations are covered by other spans")
+                    add_reason(
+                        span,
+                        "kept: no risk found"
+                        if not any(e in s for s in risky_sets)
+                        else "kept: its risky combinations are covered by other spans",
+                    )
         doc._.decision_info = {
             "component": self.name,
             "status": solution.status,
@@ -170,7 +209,7 @@ class MaskOptimizer:
         return doc
 
     @staticmethod
-    def _span_indices(doc: Doc, risky_set: dict, spans: List[Span], by_offsets: Dict[tuple, int]) -> List[int]:
+    def _span_indices(doc: Doc, risky_set: dict, spans: list[Span], by_offsets: dict[tuple, int]) -> list[int]:
         """Candidates named by a risky set's offsets (or overlapping them)."""
         out = []
         for start, end in risky_set.get("spans", []):
@@ -181,6 +220,6 @@ class MaskOptimizer:
                 out.extend(k for k, s in enumerate(spans) if s.start_char < end and s.end_char > start)
         return out
 
-    def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
         for doc in stream:
             yield self(doc)

@@ -1,3 +1,3 @@
-from .privacy_ner_component import PrivacyNER, make_privacy_ner, DOC_ENTS
+from .privacy_ner_component import DOC_ENTS, PrivacyNER, make_privacy_ner
 
 __all__ = ["PrivacyNER", "make_privacy_ner", "DOC_ENTS"]

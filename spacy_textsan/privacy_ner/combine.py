@@ -6,9 +6,10 @@ that every source tagged (seed 001's intersection on character indices), with
 the label of the first source. ``resolve_overlaps`` then picks one span per
 stretch of text.
 """
-from dataclasses import dataclass
+
 from bisect import bisect_right
-from typing import List, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -24,12 +25,12 @@ class Candidate:
         return self.end - self.start
 
 
-def union(sources: Sequence[Sequence[Candidate]]) -> List[Candidate]:
+def union(sources: Sequence[Sequence[Candidate]]) -> list[Candidate]:
     return [c for spans in sources for c in spans]
 
 
-def _merged_intervals(spans: Sequence[Candidate]) -> List[tuple]:
-    out: List[list] = []
+def _merged_intervals(spans: Sequence[Candidate]) -> list[tuple]:
+    out: list[list] = []
     for c in sorted(spans, key=lambda c: (c.start, c.end)):
         if out and c.start <= out[-1][1]:
             out[-1][1] = max(out[-1][1], c.end)
@@ -38,7 +39,7 @@ def _merged_intervals(spans: Sequence[Candidate]) -> List[tuple]:
     return [tuple(iv) for iv in out]
 
 
-def _intersect_intervals(a: Sequence[tuple], b: Sequence[tuple]) -> List[tuple]:
+def _intersect_intervals(a: Sequence[tuple], b: Sequence[tuple]) -> list[tuple]:
     out, i, j = [], 0, 0
     while i < len(a) and j < len(b):
         start, end = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
@@ -51,7 +52,7 @@ def _intersect_intervals(a: Sequence[tuple], b: Sequence[tuple]) -> List[tuple]:
     return out
 
 
-def intersect(sources: Sequence[Sequence[Candidate]]) -> List[Candidate]:
+def intersect(sources: Sequence[Sequence[Candidate]]) -> list[Candidate]:
     """Character ranges tagged by every source; label and source of the first
     source's span that overlaps each range."""
     if not sources:
@@ -63,13 +64,12 @@ def intersect(sources: Sequence[Sequence[Candidate]]) -> List[Candidate]:
     out = []
     for start, end in common:
         owner = next(c for c in first if c.start < end and c.end > start)
-        names = "+".join(sorted({c.source for spans in sources for c in spans
-                                 if c.start < end and c.end > start}))
+        names = "+".join(sorted({c.source for spans in sources for c in spans if c.start < end and c.end > start}))
         out.append(Candidate(start, end, owner.label, names, owner.priority))
     return out
 
 
-def combine(sources: Sequence[Sequence[Candidate]], how: str) -> List[Candidate]:
+def combine(sources: Sequence[Sequence[Candidate]], how: str) -> list[Candidate]:
     if how == "union":
         return union(sources)
     if how == "intersection":
@@ -82,15 +82,16 @@ def _source_rank(source: str) -> int:
     return 0 if source.startswith("rule:") else 1 if source.startswith("name:") else 2
 
 
-def resolve_overlaps(candidates: Sequence[Candidate]) -> List[Candidate]:
+def resolve_overlaps(candidates: Sequence[Candidate]) -> list[Candidate]:
     """Non-overlapping selection: higher priority first, then longer, then
     rules and the name layer before statistical sources, then earlier.
     Returned sorted by offset."""
-    chosen: List[Candidate] = []
-    starts: List[int] = []            # the taken intervals, disjoint, sorted by start
-    ends: List[int] = []
-    order = sorted(candidates, key=lambda c: (-c.priority, -c.length, _source_rank(c.source),
-                                                c.start, c.label, c.source))
+    chosen: list[Candidate] = []
+    starts: list[int] = []  # the taken intervals, disjoint, sorted by start
+    ends: list[int] = []
+    order = sorted(
+        candidates, key=lambda c: (-c.priority, -c.length, _source_rank(c.source), c.start, c.label, c.source)
+    )
     for c in order:
         if c.length <= 0:
             continue

@@ -8,8 +8,9 @@ fuzzy similarity (rapidfuzz ratio) reaches ``fuzzy_threshold``. Numbers,
 codes and dates are linked by exact match only: one character changes them.
 Ids are "<LABEL>-<n>", numbered per label in order of first appearance.
 """
+
 import re
-from typing import Dict, List, Sequence, Tuple
+from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
@@ -21,7 +22,7 @@ _ARTICLES = frozenset({"the", "a", "an"})
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def normalise(text: str) -> Tuple[str, ...]:
+def normalise(text: str) -> tuple[str, ...]:
     """Case-folded word tokens without titles and leading articles, read on
     the detection copy (``Pe\u00adder`` and ``Ｐｅｄｅｒ`` are ``peder``)."""
     text = detection_copy(text).text
@@ -30,7 +31,7 @@ def normalise(text: str) -> Tuple[str, ...]:
     skip = 0
     while skip < len(words):
         word, end = words[skip], matches[skip].end()
-        initial = len(word) == 1 and text[end:end + 1] == "."  # "A. Yalman": an initial, not an article
+        initial = len(word) == 1 and text[end : end + 1] == "."  # "A. Yalman": an initial, not an article
         if word in TITLES or (word in _ARTICLES and not initial):
             skip += 1
         else:
@@ -42,21 +43,19 @@ def normalise(text: str) -> Tuple[str, ...]:
     return tuple(words)
 
 
-def _name_compatible(short: Tuple[str, ...], long: Tuple[str, ...]) -> bool:
+def _name_compatible(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
     """``short`` names the same person as ``long``: its last word is the
     surname (last word of ``long``) and its other words are the same given
     names or their initials, in order; or it is the first given name alone."""
     if not short or len(short) > len(long):
         return False
     if len(short) == 1 and len(long) >= 2 and short[0] == long[0] and len(short[0]) > 1:
-        return True             # the given name alone: "Peder" -> "Peder Halvorsen"
+        return True  # the given name alone: "Peder" -> "Peder Halvorsen"
     if short[-1] != long[-1]:
         return False
     given_long = list(long[:-1])
     for word in short[:-1]:
-        while given_long and not (
-            given_long[0] == word or (len(word) == 1 and given_long[0].startswith(word))
-        ):
+        while given_long and not (given_long[0] == word or (len(word) == 1 and given_long[0].startswith(word))):
             given_long.pop(0)
         if not given_long:
             return False
@@ -64,9 +63,7 @@ def _name_compatible(short: Tuple[str, ...], long: Tuple[str, ...]) -> bool:
     return True
 
 
-def assign_entity_ids(
-    mentions: Sequence[Tuple[str, str]], fuzzy_threshold: float = 90.0
-) -> List[str]:
+def assign_entity_ids(mentions: Sequence[tuple[str, str]], fuzzy_threshold: float = 90.0) -> list[str]:
     """One id per mention; mentions are ``(text, label)`` in document order."""
     n = len(mentions)
     parent = list(range(n))
@@ -83,13 +80,13 @@ def assign_entity_ids(
             parent[max(ri, rj)] = min(ri, rj)
 
     norms = [normalise(text) for text, _ in mentions]
-    by_label: Dict[str, List[int]] = {}
+    by_label: dict[str, list[int]] = {}
     for i, (_, label) in enumerate(mentions):
         by_label.setdefault(label, []).append(i)
 
     for label, idx in by_label.items():
         # exact normalised match
-        first_of: Dict[Tuple[str, ...], int] = {}
+        first_of: dict[tuple[str, ...], int] = {}
         for i in idx:
             key = norms[i] or (mentions[i][0].casefold(),)
             if key in first_of:
@@ -116,8 +113,8 @@ def assign_entity_ids(
                     join(a, b)
                     break
 
-    counters: Dict[str, int] = {}
-    root_id: Dict[int, str] = {}
+    counters: dict[str, int] = {}
+    root_id: dict[int, str] = {}
     ids = []
     for i, (_, label) in enumerate(mentions):
         root = find(i)

@@ -12,9 +12,10 @@ Candidates are found by cheap regular expressions and then validated by the
 libraries, so that a long document costs one regex pass plus a validation of
 each candidate.
 """
+
 import re
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import phonenumbers
 from wordfreq import zipf_frequency
@@ -23,10 +24,44 @@ from .rules import RuleMatch, count_digits, text_words
 
 #: Regions whose national phone formats are recognised without a country code
 #: (numbers with ``+`` or ``00`` are recognised for every country).
-DEFAULT_PHONE_REGIONS: Tuple[str, ...] = (
-    "US", "GB", "IE", "DE", "AT", "CH", "FR", "BE", "NL", "LU", "IT", "ES", "PT", "PL", "CZ", "SK", "HU",
-    "RO", "BG", "GR", "TR", "RU", "UA", "NO", "SE", "DK", "FI", "IN", "CN", "JP", "KR", "BR", "MX",
-    "AU", "NZ", "ZA", "IL",
+DEFAULT_PHONE_REGIONS: tuple[str, ...] = (
+    "US",
+    "GB",
+    "IE",
+    "DE",
+    "AT",
+    "CH",
+    "FR",
+    "BE",
+    "NL",
+    "LU",
+    "IT",
+    "ES",
+    "PT",
+    "PL",
+    "CZ",
+    "SK",
+    "HU",
+    "RO",
+    "BG",
+    "GR",
+    "TR",
+    "RU",
+    "UA",
+    "NO",
+    "SE",
+    "DK",
+    "FI",
+    "IN",
+    "CN",
+    "JP",
+    "KR",
+    "BR",
+    "MX",
+    "AU",
+    "NZ",
+    "ZA",
+    "IL",
 )
 
 # --------------------------------------------------------------------------- #
@@ -41,8 +76,9 @@ _PHONE_CANDIDATE = re.compile(
     r"(?![\w@/-]|[.,]\d)",
     re.IGNORECASE,
 )
-_EXTENSION = re.compile(r"[ \u00a0]?(?:x|ext\.?|extn\.?|extension|poste|Durchwahl|dw\.?)[ \u00a0]?\d{1,6}$",
-                        re.IGNORECASE)
+_EXTENSION = re.compile(
+    r"[ \u00a0]?(?:x|ext\.?|extn\.?|extension|poste|Durchwahl|dw\.?)[ \u00a0]?\d{1,6}$", re.IGNORECASE
+)
 _PHONE_CUE = re.compile(
     r"(?:\b(?:call(?:ed)?|phone[sd]?|tel|telephone|mobile|mob|cell|fax|ring|dial|text|sms|whatsapp|contact"
     r"|hotline|landline|tlf|telefon|telefono|teléfono|téléphone|tél|portable|handy|cep|gsm|numer(?:o|u)?)"
@@ -52,7 +88,8 @@ _PHONE_CUE = re.compile(
 _LOCAL_NUMBER = re.compile(r"^\d{3}[-.]\d{4}$")
 _DATE_LIKE = re.compile(
     r"^(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./-]\d{1,2}[./-]\d{1,2}"
-    r"|\d{4}(?:\s*[-–/]\s*\d{2,4})?|\d{1,2}[./]\d{4})$")
+    r"|\d{4}(?:\s*[-–/]\s*\d{2,4})?|\d{1,2}[./]\d{4})$"
+)
 _AMOUNT_LIKE = re.compile(r"^\d{1,3}([,.])\d{3}(?:\1\d{3})*(?:[.,]\d{1,2})?$")
 
 
@@ -71,7 +108,7 @@ def _valid_phone(candidate: str, regions: Sequence[str]) -> bool:
     return False
 
 
-def find_phones(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> List[RuleMatch]:
+def find_phones(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> list[RuleMatch]:
     """Phone numbers valid in one of ``regions`` (or with a country code),
     extensions included; a shorter number announced by a cue ("call", "tel",
     "mobile"...) counts when libphonenumber finds it possible."""
@@ -82,7 +119,7 @@ def find_phones(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Li
         if digits < 7 or digits > 17 or _DATE_LIKE.match(cand) or _AMOUNT_LIKE.match(cand):
             continue
         start = m.start()
-        cued = bool(_PHONE_CUE.search(text[max(0, start - 40):start]))
+        cued = bool(_PHONE_CUE.search(text[max(0, start - 40) : start]))
         if _valid_phone(cand, regions) or (cued and digits >= 7) or _LOCAL_NUMBER.match(cand):
             out.append(RuleMatch(start, start + len(cand), "CODE", "phone"))
     return out
@@ -92,11 +129,13 @@ def find_phones(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Li
 # Standard numbers (python-stdnum) and numbers announced by a context word
 # --------------------------------------------------------------------------- #
 
-def _stdnum_validators() -> List[Tuple[str, Callable[[str], bool], Tuple[int, ...]]]:
+
+def _stdnum_validators() -> list[tuple[str, Callable[[str], bool], tuple[int, ...]]]:
     """``(name, is_valid, compact lengths)`` of the standard numbers tried on
     every candidate of a matching length. Only numbers with a checksum are
     here: a number without one is recognised through its context word."""
     from stdnum import iban, luhn
+    from stdnum.be import nn as be_nn
     from stdnum.br import cpf
     from stdnum.ca import sin
     from stdnum.ch import ssn as ch_ssn
@@ -114,7 +153,6 @@ def _stdnum_validators() -> List[Tuple[str, Callable[[str], bool], Tuple[int, ..
     from stdnum.pl import pesel
     from stdnum.se import personnummer
     from stdnum.tr import tckimlik
-    from stdnum.be import nn as be_nn
 
     def card(number: str) -> bool:
         digits = re.sub(r"\D", "", number)
@@ -147,18 +185,19 @@ def _stdnum_validators() -> List[Tuple[str, Callable[[str], bool], Tuple[int, ..
 
 
 @lru_cache(maxsize=1)
-def stdnum_validators() -> List[Tuple[str, Callable[[str], bool], Tuple[int, ...]]]:
+def stdnum_validators() -> list[tuple[str, Callable[[str], bool], tuple[int, ...]]]:
     return _stdnum_validators()
 
 
 #: Runs of digit/letter groups separated by single spaces, dots, dashes or slashes.
 _NUMBER_RUN = re.compile(
     r"\b(?<![@/.+-])(?=[A-Z0-9]*\d)[A-Z0-9]{1,19}(?:(?:[ \u00a0]|[.\-/](?=[A-Z0-9]))[A-Z0-9]{1,19}){0,8}"
-    r"(?![\w@]|[.,]\d|-\w)")
+    r"(?![\w@]|[.,]\d|-\w)"
+)
 _COMPACT = re.compile(r"[ \u00a0.\-/]")
 
 
-def _best_standard_number(run: str) -> Optional[Tuple[int, int, str]]:
+def _best_standard_number(run: str) -> tuple[int, int, str] | None:
     """The longest stretch of whole groups of ``run`` that validates as a
     standard number: ``(start, end, name)`` within ``run``."""
     groups = [m.span() for m in re.finditer(r"[A-Z0-9]+", run)]
@@ -179,7 +218,7 @@ def _best_standard_number(run: str) -> Optional[Tuple[int, int, str]]:
     return best
 
 
-def find_standard_numbers(text: str) -> List[RuleMatch]:
+def find_standard_numbers(text: str) -> list[RuleMatch]:
     """Numbers whose checksum validates as an IBAN, a payment card or a
     national identity, tax or health number (python-stdnum)."""
     out = []
@@ -194,40 +233,169 @@ def find_standard_numbers(text: str) -> List[RuleMatch]:
 
 
 #: Words that announce an identifying number or code, in several languages.
-CODE_CUES: Tuple[str, ...] = (
-    "passport", "passport no", "id", "i.d.", "id card", "identity card", "identity number", "national id",
-    "national identity number", "nin", "nhs", "nhs no", "ssn", "social security", "social security number",
-    "national insurance", "ni number", "nino", "insurance number", "mrn", "medical record", "medical record number",
-    "hospital number", "hospital no", "patient id", "patient number", "patient no", "record number", "chart",
-    "account", "account number", "acct", "a/c", "sort code", "card", "card number", "licence", "license",
-    "driving licence", "driver's license", "drivers license", "dl", "licence number", "license number",
-    "case ref", "case reference", "case number", "case no", "reference", "ref", "our ref", "your ref",
-    "policy", "policy number", "policy no", "claim", "claim number", "member", "membership number",
-    "member id", "customer id", "customer number", "client id", "client number", "employee id",
-    "employee number", "staff number", "staff no", "payroll number", "badge", "student id", "student number",
-    "matriculation number", "tax id", "tin", "tax number", "taxpayer id", "vat", "vat number", "ein", "itin",
-    "pesel", "bsn", "burgerservicenummer", "nir", "insee", "numéro de sécurité sociale", "aadhaar", "pan",
-    "cpf", "rg", "curp", "rfc", "dni", "nie", "nif", "codice fiscale", "tckn", "tc kimlik", "t.c. kimlik",
-    "kimlik no", "personnummer", "fødselsnummer", "personalausweis", "ausweisnummer", "steuer-id",
-    "steueridentifikationsnummer", "sozialversicherungsnummer", "versichertennummer", "inn", "snils",
-    "ticket", "booking", "booking reference", "reservation", "order", "order number", "invoice", "invoice number",
-    "plate", "number plate", "licence plate", "license plate", "registration", "reg", "vin", "serial",
-    "serial number", "imei", "iccid", "routing number", "aba", "swift", "bic", "iban", "pin", "badge number",
-    "prisoner number", "inmate number", "file", "file number", "docket", "docket number", "no", "nr", "number",
+CODE_CUES: tuple[str, ...] = (
+    "passport",
+    "passport no",
+    "id",
+    "i.d.",
+    "id card",
+    "identity card",
+    "identity number",
+    "national id",
+    "national identity number",
+    "nin",
+    "nhs",
+    "nhs no",
+    "ssn",
+    "social security",
+    "social security number",
+    "national insurance",
+    "ni number",
+    "nino",
+    "insurance number",
+    "mrn",
+    "medical record",
+    "medical record number",
+    "hospital number",
+    "hospital no",
+    "patient id",
+    "patient number",
+    "patient no",
+    "record number",
+    "chart",
+    "account",
+    "account number",
+    "acct",
+    "a/c",
+    "sort code",
+    "card",
+    "card number",
+    "licence",
+    "license",
+    "driving licence",
+    "driver's license",
+    "drivers license",
+    "dl",
+    "licence number",
+    "license number",
+    "case ref",
+    "case reference",
+    "case number",
+    "case no",
+    "reference",
+    "ref",
+    "our ref",
+    "your ref",
+    "policy",
+    "policy number",
+    "policy no",
+    "claim",
+    "claim number",
+    "member",
+    "membership number",
+    "member id",
+    "customer id",
+    "customer number",
+    "client id",
+    "client number",
+    "employee id",
+    "employee number",
+    "staff number",
+    "staff no",
+    "payroll number",
+    "badge",
+    "student id",
+    "student number",
+    "matriculation number",
+    "tax id",
+    "tin",
+    "tax number",
+    "taxpayer id",
+    "vat",
+    "vat number",
+    "ein",
+    "itin",
+    "pesel",
+    "bsn",
+    "burgerservicenummer",
+    "nir",
+    "insee",
+    "numéro de sécurité sociale",
+    "aadhaar",
+    "pan",
+    "cpf",
+    "rg",
+    "curp",
+    "rfc",
+    "dni",
+    "nie",
+    "nif",
+    "codice fiscale",
+    "tckn",
+    "tc kimlik",
+    "t.c. kimlik",
+    "kimlik no",
+    "personnummer",
+    "fødselsnummer",
+    "personalausweis",
+    "ausweisnummer",
+    "steuer-id",
+    "steueridentifikationsnummer",
+    "sozialversicherungsnummer",
+    "versichertennummer",
+    "inn",
+    "snils",
+    "ticket",
+    "booking",
+    "booking reference",
+    "reservation",
+    "order",
+    "order number",
+    "invoice",
+    "invoice number",
+    "plate",
+    "number plate",
+    "licence plate",
+    "license plate",
+    "registration",
+    "reg",
+    "vin",
+    "serial",
+    "serial number",
+    "imei",
+    "iccid",
+    "routing number",
+    "aba",
+    "swift",
+    "bic",
+    "iban",
+    "pin",
+    "badge number",
+    "prisoner number",
+    "inmate number",
+    "file",
+    "file number",
+    "docket",
+    "docket number",
+    "no",
+    "nr",
+    "number",
 )
 _CUE_PATTERN = re.compile(
-    r"(?<!\w)(?:" + "|".join(sorted((re.escape(c).replace(r"\ ", r"[ \u00a0]") for c in CODE_CUES),
-                                    key=len, reverse=True)) + r")"
+    r"(?<!\w)(?:"
+    + "|".join(sorted((re.escape(c).replace(r"\ ", r"[ \u00a0]") for c in CODE_CUES), key=len, reverse=True))
+    + r")"
     r"\.?(?:[ \u00a0]+(?:no\.?|nr\.?|number|num\.?|#|id))?[ \u00a0]*(?:[:#=]|is|n[°º]|№)?[ \u00a0]*",
     re.IGNORECASE,
 )
 _CUED_VALUE = re.compile(
     r"(?=[A-Za-z0-9./ \u00a0-]*\d)[A-Z0-9][A-Za-z0-9]*(?:(?:[ \u00a0]|[.\-/](?=[A-Za-z0-9]))[A-Z0-9][A-Za-z0-9]*){0,6}"
-    r"(?![\w@]|[.,]\d)")
+    r"(?![\w@]|[.,]\d)"
+)
 _WORDISH = re.compile(r"^[A-Z][a-z]+$")
 
 
-def find_cued_codes(text: str, min_digits: int = 4) -> List[RuleMatch]:
+def find_cued_codes(text: str, min_digits: int = 4) -> list[RuleMatch]:
     """A number or code right after a context word (``Passport KX4410983``,
     ``NHS number 485 777 3456``, ``MRN 0044521``): a CODE whether or not its
     checksum validates. Groups that are ordinary words end the code."""
@@ -246,8 +414,9 @@ def find_cued_codes(text: str, min_digits: int = 4) -> List[RuleMatch]:
             keep_end = g.end()
         value = value[:keep_end]
         digits = count_digits(value)
-        if (digits >= min_digits or (digits >= 2 and digits < len(_COMPACT.sub("", value)))) \
-                and not _DATE_LIKE.match(value):
+        if (digits >= min_digits or (digits >= 2 and digits < len(_COMPACT.sub("", value)))) and not _DATE_LIKE.match(
+            value
+        ):
             out.append(RuleMatch(m.start(), m.start() + len(value), "CODE", "cued_code"))
     return out
 
@@ -259,7 +428,7 @@ _BARE_NUMBER = re.compile(r"(?<![\w.,/:+-])(?:\d{5,7}|\d{2}-\d{3})(?![\w/:-]|[.,
 _YEAR_GROUPS = re.compile(r"^(?:(?:1[89]|20)\d\d[ -]?)+$")
 
 
-def find_long_numbers(text: str, min_digits: int = 8) -> List[RuleMatch]:
+def find_long_numbers(text: str, min_digits: int = 8) -> list[RuleMatch]:
     """Digit runs of ``min_digits`` or more digits in groups (not amounts,
     years or dates), and numbers of 5-7 digits standing alone."""
     out = [RuleMatch(m.start(), m.end(), "CODE", "bare_number") for m in _BARE_NUMBER.finditer(text)]
@@ -274,9 +443,12 @@ def find_long_numbers(text: str, min_digits: int = 8) -> List[RuleMatch]:
 _MIXED_CODE = re.compile(r"(?<![\w@/.-])(?=[A-Z0-9]*\d[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,20}(?![\w@/-])")
 
 
-def find_mixed_codes(text: str, min_digits: int = 4) -> List[RuleMatch]:
-    return [RuleMatch(m.start(), m.end(), "CODE", "mixed_code") for m in _MIXED_CODE.finditer(text)
-            if count_digits(m.group(0)) >= min_digits]
+def find_mixed_codes(text: str, min_digits: int = 4) -> list[RuleMatch]:
+    return [
+        RuleMatch(m.start(), m.end(), "CODE", "mixed_code")
+        for m in _MIXED_CODE.finditer(text)
+        if count_digits(m.group(0)) >= min_digits
+    ]
 
 
 # --------------------------------------------------------------------------- #
@@ -289,54 +461,103 @@ _TLDS = (
 )
 #: ``needs``: substrings (lower case) one of which a text must hold for a pattern to run at all.
 _SECRET_NEEDS = ("pass", "pw", "pin", "secret", "key", "token", "code", "cvv", "cvc", "şifre", "contraseña")
-_USER_NEEDS = ("user", "login", "log-in", "account", "name", "handle", "alias", "profile", "skype", "twitter",
-               "instagram", "telegram", "github", "benutzer", "usuario", "gamertag")
-NETWORK_PATTERNS: List[dict] = [
-    {"name": "ipv6", "pattern":
-        r"(?<![\w:])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
+_USER_NEEDS = (
+    "user",
+    "login",
+    "log-in",
+    "account",
+    "name",
+    "handle",
+    "alias",
+    "profile",
+    "skype",
+    "twitter",
+    "instagram",
+    "telegram",
+    "github",
+    "benutzer",
+    "usuario",
+    "gamertag",
+)
+NETWORK_PATTERNS: list[dict] = [
+    {
+        "name": "ipv6",
+        "pattern": r"(?<![\w:])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
         r"|(?:[0-9A-Fa-f]{1,4}:){1,7}:(?:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){0,6})?"
-        r"|::(?:[0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4})(?:%\w+)?(?![\w:])"},
-    {"name": "mac_address", "needs": (":", "-", "."), "pattern":
-        r"(?<![\w:-])(?:[0-9A-Fa-f]{2}([:-])){5}[0-9A-Fa-f]{2}(?![\w:-])|(?<![\w.])(?:[0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}(?![\w.])"},
+        r"|::(?:[0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4})(?:%\w+)?(?![\w:])",
+    },
+    {
+        "name": "mac_address",
+        "needs": (":", "-", "."),
+        "pattern": r"(?<![\w:-])(?:[0-9A-Fa-f]{2}([:-])){5}[0-9A-Fa-f]{2}(?![\w:-])|(?<![\w.])(?:[0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}(?![\w.])",
+    },
     # a domain with a path or a known TLD, without a scheme: linkedin.com/in/peder-h, firm.no
-    {"name": "url", "pattern":
-        r"(?<![\w@.\-/])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:" + _TLDS + r")"
-        r"(?::\d{2,5})?(?:/[^\s<>\"'()]*[^\s<>\"'().,;:!?])?(?![\w@-])", "flags": "i"},
+    {
+        "name": "url",
+        "pattern": r"(?<![\w@.\-/])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:" + _TLDS + r")"
+        r"(?::\d{2,5})?(?:/[^\s<>\"'()]*[^\s<>\"'().,;:!?])?(?![\w@-])",
+        "flags": "i",
+    },
     # social-profile paths and handles: u/name, r/name is a community, @name (not an e-mail)
     {"name": "handle", "pattern": r"(?<![\w@./])@[A-Za-z0-9_](?:[A-Za-z0-9_.]{0,28}[A-Za-z0-9_])?(?![\w@])"},
     {"name": "profile_path", "pattern": r"(?<![\w/])(?:u|user|users|in|profile)/[A-Za-z0-9_][\w.-]{1,38}\w"},
-    {"name": "user_name", "needs": _USER_NEEDS, "group": 1, "flags": "i", "pattern":
-        r"\b(?:user(?:[ _-]?name)?|user[ _-]?id|login|log-in|account name|screen name|nickname|handle|gamertag"
+    {
+        "name": "user_name",
+        "needs": _USER_NEEDS,
+        "group": 1,
+        "flags": "i",
+        "pattern": r"\b(?:user(?:[ _-]?name)?|user[ _-]?id|login|log-in|account name|screen name|nickname|handle|gamertag"
         r"|skype|twitter|instagram|telegram|github|nom d'utilisateur|benutzername|usuario)"
-        r"[ \t]*(?:[:=\t]|\bis\b)[ \t]*[\"'“]?([\w.@+-]{2,40}[\w])"},
+        r"[ \t]*(?:[:=\t]|\bis\b)[ \t]*[\"'“]?([\w.@+-]{2,40}[\w])",
+    },
     # "your account on the staff portal is aklore": an account named after a few words, in lower case or with digits
-    {"name": "user_name", "needs": _USER_NEEDS, "group": 1, "pattern":
-        r"\b(?i:account|login|user(?:name)?|profile|handle|alias)\b[^.\n:=]{0,40}?\b(?:is|=|:)[ \t]+[\"'“]?"
+    {
+        "name": "user_name",
+        "needs": _USER_NEEDS,
+        "group": 1,
+        "pattern": r"\b(?i:account|login|user(?:name)?|profile|handle|alias)\b[^.\n:=]{0,40}?\b(?:is|=|:)[ \t]+[\"'“]?"
         r"((?=[\w.-]*(?:[\d_]|[a-z]))(?!(?:the|a|an|not|now|no|active|inactive|locked|closed|open|suspended|ready"
         r"|blocked|disabled|enabled|valid|invalid|pending|still|being|also|in|on|at|under|with|your|my|his|her)\b)"
-        r"[a-z0-9][\w.-]{1,38}[a-z0-9_])(?=[\s)\"'”,;]|[.!?](?:\s|$)|$)"},
+        r"[a-z0-9][\w.-]{1,38}[a-z0-9_])(?=[\s)\"'”,;]|[.!?](?:\s|$)|$)",
+    },
     # vehicle plates of other countries (UK and TR are rules of privacy_ner): FR/IT "AB-123-CD", ES "1234 BCD",
     # DE "B-AB 1234", NL "12-ABC-3"; any plate after "plate"/"registration" is a cued code
-    {"name": "licence_plate", "pattern":
-        r"\b(?:[A-Z]{2}-\d{3}-[A-Z]{2}|[A-Z]{2} \d{3} [A-Z]{2}|\d{4}[ -]?[BCDFGHJKLMNPRSTVWXYZ]{3}"
+    {
+        "name": "licence_plate",
+        "pattern": r"\b(?:[A-Z]{2}-\d{3}-[A-Z]{2}|[A-Z]{2} \d{3} [A-Z]{2}|\d{4}[ -]?[BCDFGHJKLMNPRSTVWXYZ]{3}"
         r"|[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} ?\d{1,4}[EH]?|\d{1,2}-[A-Z]{2,3}-\d{1,2}|[A-Z]{2}-\d{2,3}-[A-Z]{1,2}"
         r"|[A-Z]{1,3}-\d{2,3}-[A-Z]{2}|[A-Z]{2}\d{3}[A-Z]{2}|\d{2}-[A-Z]{2}-[A-Z]{2}|[A-Z]{2}-[A-Z]{2}-\d{1,2}"
         r"|\d-[A-Z]{3}-\d{2}|[A-Z]-\d{3}-[A-Z]{2})\b"
         r"|[\u4e00-\u9fff][A-Z][-·]?[A-Z0-9]{5}\b|(?<!\d)\d{2,3}[\uac00-\ud7a3]\d{4}(?!\d)"
-        r"|(?<!\w)[А-Яа-я]{1,2}\d{3,4}[А-Яа-я]{0,2} ?\d{2,3}(?!\w)"},
+        r"|(?<!\w)[А-Яа-я]{1,2}\d{3,4}[А-Яа-я]{0,2} ?\d{2,3}(?!\w)",
+    },
     # obfuscated e-mail addresses: peder at mail dot no, peder(at)firm.no, peder [at] firm [dot] no
-    {"name": "obfuscated_email", "needs": ("(at)", "[at]", "{at}", "<at>", " at ", " dot "), "flags": "i", "pattern":
-        r"\b[\w.+-]+\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+|\s+AT\s+)\s*[\w-]+"
+    {
+        "name": "obfuscated_email",
+        "needs": ("(at)", "[at]", "{at}", "<at>", " at ", " dot "),
+        "flags": "i",
+        "pattern": r"\b[\w.+-]+\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+|\s+AT\s+)\s*[\w-]+"
         r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+|\.)\s*[\w-]+)*"
-        r"\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+|\.)\s*(?:" + _TLDS + r")\b"},
+        r"\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+|\.)\s*(?:" + _TLDS + r")\b",
+    },
     # secrets after a cue: password: Tr0ub4dor&3, PIN 4821
-    {"name": "secret", "needs": _SECRET_NEEDS, "group": 1, "flags": "i", "pattern":
-        r"\b(?:password|passwd|pwd|pw|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|passwort|contraseña"
+    {
+        "name": "secret",
+        "needs": _SECRET_NEEDS,
+        "group": 1,
+        "flags": "i",
+        "pattern": r"\b(?:password|passwd|pwd|pw|passcode|pass phrase|passphrase|pin(?: code)?|mot de passe|passwort|contraseña"
         r"|şifre|api[ _-]?key|secret(?: key)?|token|access code|security code|cvv|cvc|wi-?fi key|network key"
         r"|wi-?fi password|door code|alarm code|entry code)\b(?:\s*\([^)\n]{1,30}\))?"
-        r"(?:\s*[:=]\s*|\s+(?:is|was|=)\s+)[\"'“]?([^\s\"'”]{3,64}?)[\"'”]?(?=[\s,;)]|[.!?](?:\s|$)|$)"},
-    {"name": "secret", "needs": _SECRET_NEEDS, "group": 1, "flags": "i",
-     "pattern": r"\b(?:PIN|pin code|passcode|CVV|CVC)\s+(\d{3,8})\b"},
+        r"(?:\s*[:=]\s*|\s+(?:is|was|=)\s+)[\"'“]?([^\s\"'”]{3,64}?)[\"'”]?(?=[\s,;)]|[.!?](?:\s|$)|$)",
+    },
+    {
+        "name": "secret",
+        "needs": _SECRET_NEEDS,
+        "group": 1,
+        "flags": "i",
+        "pattern": r"\b(?:PIN|pin code|passcode|CVV|CVC)\s+(\d{3,8})\b",
+    },
 ]
 
 
@@ -379,30 +600,36 @@ _COMPOUND_STREET_TYPES = (
 ).split()
 
 
-def _faker_street_words() -> Tuple[List[str], List[str], List[str]]:
+def _faker_street_words() -> tuple[list[str], list[str], list[str]]:
     """Street types of Faker's address providers (real lists: USPS, Royal Mail,
     Italian DUG...), added to the hand-written ones above."""
     import importlib
 
     english, prefixes, compounds = [], [], []
     for locale, kind, attr in (
-        ("en_US", english, "street_suffixes"), ("en_GB", english, "street_suffixes"),
-        ("en_AU", english, "street_suffixes"), ("it_IT", prefixes, "street_suffixes"),
-        ("fr_FR", prefixes, "street_prefixes"), ("es_ES", prefixes, "street_prefixes"),
-        ("pt_BR", prefixes, "street_prefixes"), ("pt_PT", prefixes, "street_prefixes"),
-        ("nl_NL", compounds, "street_suffixes"), ("nl_BE", compounds, "street_suffixes"),
-        ("no_NO", compounds, "street_suffixes"), ("sv_SE", compounds, "street_suffixes"),
+        ("en_US", english, "street_suffixes"),
+        ("en_GB", english, "street_suffixes"),
+        ("en_AU", english, "street_suffixes"),
+        ("it_IT", prefixes, "street_suffixes"),
+        ("fr_FR", prefixes, "street_prefixes"),
+        ("es_ES", prefixes, "street_prefixes"),
+        ("pt_BR", prefixes, "street_prefixes"),
+        ("pt_PT", prefixes, "street_prefixes"),
+        ("nl_NL", compounds, "street_suffixes"),
+        ("nl_BE", compounds, "street_suffixes"),
+        ("no_NO", compounds, "street_suffixes"),
+        ("sv_SE", compounds, "street_suffixes"),
         ("da_DK", compounds, "street_suffixes"),
     ):
         try:
             provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
-        except ImportError:          # pragma: no cover - an older Faker without the locale
+        except ImportError:  # pragma: no cover - an older Faker without the locale
             continue
         kind.extend(w.strip() for w in getattr(provider, attr, ()) if w.strip() and w.strip() != "Street")
     return english, prefixes, compounds
 
 
-def _first_words(street_words: Iterable[str]) -> List[str]:
+def _first_words(street_words: Iterable[str]) -> list[str]:
     """The first word of each street word as :func:`.rules.text_words` reads it ("v.le" -> "v", "C/" -> "c")."""
     return [re.findall(r"\w+", w.lower())[0] for w in street_words if re.search(r"\w", w)]
 
@@ -412,66 +639,115 @@ def _alternation(words: Iterable[str]) -> str:
 
 
 @lru_cache(maxsize=1)
-def address_patterns() -> List[dict]:
+def address_patterns() -> list[dict]:
     english, prefixes, compounds = _faker_street_words()
     en_types = _alternation(_EN_STREET_TYPES + english)
     core_prefix_types = _alternation(w for w in _PREFIX_STREET_TYPES if len(w.rstrip(".")) > 1)
     prefix_types = _alternation(w for w in _PREFIX_STREET_TYPES + prefixes if len(w.rstrip(".")) > 1)
     compound_types = _alternation(_COMPOUND_STREET_TYPES + compounds)
     particles = r"(?:de la|de l['’]|de los|de las|del|des|du|de|d['’]|di|da|do|dos|das|della|dei|degli|delle|dello|la|le|les|l['’]|y)"
-    unit = (r"(?:,?\s*(?:Apt\.?|Apartment|Appartamento|Suite|Ste\.?|Unit|Flat|Studio|Floor|Fl\.?|Piano|Piso|Puerta|Room"
-            r"|Rm\.?|#)\s*[\w@]{1,6})?")
+    unit = (
+        r"(?:,?\s*(?:Apt\.?|Apartment|Appartamento|Suite|Ste\.?|Unit|Flat|Studio|Floor|Fl\.?|Piano|Piso|Puerta|Room"
+        r"|Rm\.?|#)\s*[\w@]{1,6})?"
+    )
     return [
         # UK/US/IE/AU: "14 Baker Street", "221B Baker St.", "0487 Hopkins Mount Suite 853", "Flat 3, 12 High Road"
-        {"name": "street_en", "pattern":
-            rf"(?:(?:Flat|Apartment|Apt\.?|Unit|Suite|Studio)\s*\w{{1,5}},?\s+(?:{_HOUSE}\s+)?|\b{_HOUSE}\s+)"
-            rf"(?:(?:{_CAP}|[NSEW]{{1,2}}|[^\W\d_A-Za-z\u00c0-\u024f]+)\s+){{0,3}}(?:{en_types}|street|road|avenue|lane)\b\.?{unit}"},
-        {"name": "po_box", "flags": "i",
-         "pattern": r"\b(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado)\s*\d{1,6}\b"},
+        {
+            "name": "street_en",
+            "pattern": rf"(?:(?:Flat|Apartment|Apt\.?|Unit|Suite|Studio)\s*\w{{1,5}},?\s+(?:{_HOUSE}\s+)?|\b{_HOUSE}\s+)"
+            rf"(?:(?:{_CAP}|[NSEW]{{1,2}}|[^\W\d_A-Za-z\u00c0-\u024f]+)\s+){{0,3}}(?:{en_types}|street|road|avenue|lane)\b\.?{unit}",
+        },
+        {
+            "name": "po_box",
+            "flags": "i",
+            "pattern": r"\b(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado)\s*\d{1,6}\b",
+        },
         # FR/IT/ES/PT/PL: "14 rue des Lilas", "Via Roma 12", "Calle Mayor, 5", "ul. Długa 5/7"
-        {"name": "street_prefix", "requires": _first_words(_PREFIX_STREET_TYPES + prefixes), "pattern":
-            rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{prefix_types})\s+(?:{particles}\s*)?"
+        {
+            "name": "street_prefix",
+            "requires": _first_words(_PREFIX_STREET_TYPES + prefixes),
+            "pattern": rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{prefix_types})\s+(?:{particles}\s*)?"
             rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}"
             rf",?\s*(?:n[ºo°]\.?\s*|n\.\s*|núm\.\s*)?\d{{1,4}}(?:\s?/\s?[A-Za-z0-9]{{1,3}}|[A-Za-z]\b)?"
-            rf"(?:,?\s*\d{{1,2}}[ºª°]\s*[A-Za-z]?)?(?:\s+m\.\s*\d{{1,4}})?{unit}"},
+            rf"(?:,?\s*\d{{1,2}}[ºª°]\s*[A-Za-z]?)?(?:\s+m\.\s*\d{{1,4}})?{unit}",
+        },
         # the same with the number first or without one, for the usual street words only: "14 rue des Lilas"
-        {"name": "street_prefix_nonumber", "requires": _first_words(_PREFIX_STREET_TYPES), "pattern":
-            rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{core_prefix_types})\s+(?:{particles}\s*)?"
-            rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}"},
+        {
+            "name": "street_prefix_nonumber",
+            "requires": _first_words(_PREFIX_STREET_TYPES),
+            "pattern": rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{core_prefix_types})\s+(?:{particles}\s*)?"
+            rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}",
+        },
         # DE/AT/CH/NL/DK/NO/SE: "Hauptstraße 5", "Magnus-Kramer-Platz 1", "Keizersgracht 123", "Storgata 12 B"
-        {"name": "street_compound", "endings": [w.lower().rstrip(".") for w in _COMPOUND_STREET_TYPES + compounds],
-         "pattern":
-            rf"\b[A-ZÄÖÜÅÆØ][\wäöüßåæøé-]*(?i:{compound_types})\s+\d{{1,5}}(?:\s?[a-zA-Z]\b)?(?:[-/]\d{{1,4}}[a-z]?)?"},
-        {"name": "street_compound_words", "pattern":
-            r"\b(?:Am|An der|Auf der|Im|In der|Zum|Zur|Unter den)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,4}[a-z]?\b"},
+        {
+            "name": "street_compound",
+            "endings": [w.lower().rstrip(".") for w in _COMPOUND_STREET_TYPES + compounds],
+            "pattern": rf"\b[A-ZÄÖÜÅÆØ][\wäöüßåæøé-]*(?i:{compound_types})\s+\d{{1,5}}(?:\s?[a-zA-Z]\b)?(?:[-/]\d{{1,4}}[a-z]?)?",
+        },
+        {
+            "name": "street_compound_words",
+            "pattern": r"\b(?:Am|An der|Auf der|Im|In der|Zum|Zur|Unter den)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,4}[a-z]?\b",
+        },
         # postcodes (with their city or state)
-        {"name": "postcode_uk", "pattern":
-            r"(?:\b" + _CAP + r",?\s+)?\b(?:GIR ?0AA|[A-PR-UWYZ](?:\d[\dA-HJKPS-UW]?|[A-HK-Y]\d[\dABEHMNPRV-Y]?) ?"
-            r"\d[ABD-HJLNP-UW-Z]{2})\b"},
-        {"name": "postcode_us", "pattern":
-            r"\b(?:" + _CAP + r"\s+){0,2}" + _CAP + r",?\s+(?:" + _US_STATES + r")\s+\d{5}(?:-\d{4})?\b"},
-        {"name": "postcode_nl", "pattern":
-            r"\b[1-9]\d{3}\s?(?!SA|SD|SS)[A-Z]{2}\b(?:\s+" + _CAP + r"(?:\s+" + _CAP + r")?)?"},
+        {
+            "name": "postcode_uk",
+            "pattern": r"(?:\b"
+            + _CAP
+            + r",?\s+)?\b(?:GIR ?0AA|[A-PR-UWYZ](?:\d[\dA-HJKPS-UW]?|[A-HK-Y]\d[\dABEHMNPRV-Y]?) ?"
+            r"\d[ABD-HJLNP-UW-Z]{2})\b",
+        },
+        {
+            "name": "postcode_us",
+            "pattern": r"\b(?:" + _CAP + r"\s+){0,2}" + _CAP + r",?\s+(?:" + _US_STATES + r")\s+\d{5}(?:-\d{4})?\b",
+        },
+        {
+            "name": "postcode_nl",
+            "pattern": r"\b[1-9]\d{3}\s?(?!SA|SD|SS)[A-Z]{2}\b(?:\s+" + _CAP + r"(?:\s+" + _CAP + r")?)?",
+        },
         {"name": "postcode_pl", "pattern": r"\b\d{2}-\d{3}\s+" + _CAP + r"(?:[ -]" + _CAP + r")?"},
-        {"name": "postcode_city", "pattern":
-            r"(?<![\w/.,-])(?:(?:[A-Z]{1,2}|CH|FR|DE|IT|ES|AT|F|D|I|E|A)-)?(?:\d{5}|(?!(?:1[6-9]|20)\d\d)\d{4}),?\s+"
+        {
+            "name": "postcode_city",
+            "pattern": r"(?<![\w/.,-])(?:(?:[A-Z]{1,2}|CH|FR|DE|IT|ES|AT|F|D|I|E|A)-)?(?:\d{5}|(?!(?:1[6-9]|20)\d\d)\d{4}),?\s+"
             r"(?!(?:Mr|Mrs|Ms|Dr|Mme|Herr|Frau|Sr|Sra|Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?"
-            r"|July?|Aug(?:ust)?|Sep(?:t|tember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b)" + _CAP
-            + r"(?:(?:[ -](?:am|an|der|de|la|le|sur|sous|en|del|di|im|in|bei)?[ -]?)" + _CAP + r"){0,2}"
-            r"(?:\s+(?:Cedex|CEDEX)(?:\s+\d{1,2})?)?(?:\s+\([A-Z]{2}\))?"},
-        {"name": "postcode_br", "pattern":
-            r"\b\d{5}-\d{3}\b(?:\s+" + _CAP + r"(?:\s+(?:do|da|de|dos|das|" + _CAP + r")){0,4}(?:\s*/\s*[A-Z]{2})?)?"},
+            r"|July?|Aug(?:ust)?|Sep(?:t|tember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b)"
+            + _CAP
+            + r"(?:(?:[ -](?:am|an|der|de|la|le|sur|sous|en|del|di|im|in|bei)?[ -]?)"
+            + _CAP
+            + r"){0,2}"
+            r"(?:\s+(?:Cedex|CEDEX)(?:\s+\d{1,2})?)?(?:\s+\([A-Z]{2}\))?",
+        },
+        {
+            "name": "postcode_br",
+            "pattern": r"\b\d{5}-\d{3}\b(?:\s+"
+            + _CAP
+            + r"(?:\s+(?:do|da|de|dos|das|"
+            + _CAP
+            + r")){0,4}(?:\s*/\s*[A-Z]{2})?)?",
+        },
         {"name": "postcode_in", "pattern": _CAP + r"(?:[ -]" + _CAP + r")?[ -]\d{6}\b"},
-        {"name": "city_postcode", "pattern":
-            r"(?m:^)[ \t]*(?!(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dear)\b)" + _CAP + r"(?:[ -](?:de|del|la|le|sur|am|an)?[ -]?" + _CAP
-            + r"){0,3},[ \t]*\d{4,5}(?:[ \t]*\([A-Z]{2}\))?[ \t]*(?m:$)"},
+        {
+            "name": "city_postcode",
+            "pattern": r"(?m:^)[ \t]*(?!(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dear)\b)"
+            + _CAP
+            + r"(?:[ -](?:de|del|la|le|sur|am|an)?[ -]?"
+            + _CAP
+            + r"){0,3},[ \t]*\d{4,5}(?:[ \t]*\([A-Z]{2}\))?[ \t]*(?m:$)",
+        },
         # a postcode given in the line after a question for it (a chat: "date of birth and postcode?" -> "..., 7946")
-        {"name": "postcode_answer", "group": 1, "flags": "i", "pattern":
-            r"\b(?:post ?code|postal code|zip(?: ?code)?)\b[^\n]{0,80}\n[^\n]{0,80}(?<![\d/.:-])(\d{4,6})(?![\d/.:-])"},
+        {
+            "name": "postcode_answer",
+            "group": 1,
+            "flags": "i",
+            "pattern": r"\b(?:post ?code|postal code|zip(?: ?code)?)\b[^\n]{0,80}\n[^\n]{0,80}(?<![\d/.:-])(\d{4,6})(?![\d/.:-])",
+        },
         # a postcode announced by its name: "ZIP 90210", "postcode: 0150", "PLZ 10115"
-        {"name": "postcode_cued", "group": 1, "flags": "i", "pattern":
-            r"\b(?:post ?code|postal code|zip(?: ?code)?|PLZ|code postal|CAP|C\.P\.|CEP|kod pocztowy)\b\s*[:#]?\s*"
-            r"((?=[A-Z0-9 -]*\d)[A-Z0-9]{2,5}(?:[ -][A-Z0-9]{2,4})?)\b"},
+        {
+            "name": "postcode_cued",
+            "group": 1,
+            "flags": "i",
+            "pattern": r"\b(?:post ?code|postal code|zip(?: ?code)?|PLZ|code postal|CAP|C\.P\.|CEP|kod pocztowy)\b\s*[:#]?\s*"
+            r"((?=[A-Z0-9 -]*\d)[A-Z0-9]{2,5}(?:[ -][A-Z0-9]{2,4})?)\b",
+        },
     ]
 
 
@@ -479,8 +755,18 @@ _US_STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|"
     "OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|AA|AE|AP|AS|GU|MP|VI|FM|MH|PW"
 )
-_POSTCODES = frozenset({"postcode_uk", "postcode_us", "postcode_nl", "postcode_pl", "postcode_city", "city_postcode",
-                        "postcode_br", "postcode_in"})
+_POSTCODES = frozenset(
+    {
+        "postcode_uk",
+        "postcode_us",
+        "postcode_nl",
+        "postcode_pl",
+        "postcode_city",
+        "city_postcode",
+        "postcode_br",
+        "postcode_in",
+    }
+)
 #: Parts of one address separated by a comma or a line break join into one span.
 _ADDRESS_GLUE = re.compile(r"^[ \t]*(?:,[ \t]*|\r?\n[ \t]*|,?[ \t]*\r?\n[ \t]*)$")
 #: A short line of an address block above a postcode line: no sentence, at most six words.
@@ -488,20 +774,28 @@ _BLOCK_LINE = re.compile(r"^[ \t]*(?:[\w][\w'’.,/#º°-]*[ \t]+){0,5}[\w][\w'�
 
 
 #: A compiled pattern: name, regex, group, and its prefilters (see :func:`_finditer`).
-Compiled = Tuple[str, "re.Pattern[str]", int, FrozenSet[str], Tuple[str, ...], Tuple[str, ...]]
+Compiled = tuple[str, "re.Pattern[str]", int, frozenset[str], tuple[str, ...], tuple[str, ...]]
 
 
-def _compiled(patterns: Iterable[dict]) -> List[Compiled]:
-    return [(p["name"], re.compile(p["pattern"], re.IGNORECASE if "i" in p.get("flags", "") else 0),
-             int(p.get("group", 0)), frozenset(p.get("requires", ())), tuple(p.get("needs", ())),
-             tuple(sorted(set(p.get("endings", ()))))) for p in patterns]
+def _compiled(patterns: Iterable[dict]) -> list[Compiled]:
+    return [
+        (
+            p["name"],
+            re.compile(p["pattern"], re.IGNORECASE if "i" in p.get("flags", "") else 0),
+            int(p.get("group", 0)),
+            frozenset(p.get("requires", ())),
+            tuple(p.get("needs", ())),
+            tuple(sorted(set(p.get("endings", ())))),
+        )
+        for p in patterns
+    ]
 
 
 _NETWORK = _compiled(NETWORK_PATTERNS)
 
 
 @lru_cache(maxsize=1)
-def _address_compiled() -> List[Compiled]:
+def _address_compiled() -> list[Compiled]:
     # the parts of an address pattern stay on one line (lines join in find_addresses)
     return _compiled({**p, "pattern": p["pattern"].replace(r"\s", r"[ \t\u00a0]")} for p in address_patterns())
 
@@ -511,8 +805,8 @@ def _finditer(text: str, compiled: Sequence[Compiled], label: str = "CODE") -> I
     words is a word of the text ("rue" in "true" is none), one of its ``needs``
     substrings is in the text, a word of the text ends with one of its ``endings``
     ("Hauptstraße", "Keizersgracht"). Costly patterns run only where they can match."""
-    lowered: Optional[str] = None
-    words: Optional[Set[str]] = None
+    lowered: str | None = None
+    words: set[str] | None = None
     for name, regex, group, requires, needs, endings in compiled:
         if requires or endings:
             words = words if words is not None else text_words(text)
@@ -530,30 +824,33 @@ def _finditer(text: str, compiled: Sequence[Compiled], label: str = "CODE") -> I
                 yield RuleMatch(start, end, label, name)
 
 
-def find_network_ids(text: str) -> List[RuleMatch]:
+def find_network_ids(text: str) -> list[RuleMatch]:
     """IPv6, MAC, scheme-less URLs, handles, profile paths, user names,
     obfuscated e-mails and secrets after a cue."""
     out = []
     for m in _finditer(text, _NETWORK):
-        value = text[m.start:m.end]
+        value = text[m.start : m.end]
         if m.name == "ipv6" and (value.count(":") < 2 or not re.search(r"[0-9A-Fa-f]{2}", value)):
             continue
         if m.name == "url" and not _plausible_domain(value):
             continue
         if m.name == "obfuscated_email" and not _is_obfuscated_email_candidate(value):
             continue
-        if m.name == "secret" and (value.lower() in _SECRET_STOPWORDS or (
-                value.isalpha() and value.islower() and zipf_frequency(value, "en") >= 3.0)):
-            continue      # "a PIN was issued": an English word
+        if m.name == "secret" and (
+            value.lower() in _SECRET_STOPWORDS
+            or (value.isalpha() and value.islower() and zipf_frequency(value, "en") >= 3.0)
+        ):
+            continue  # "a PIN was issued": an English word
         if m.name == "user_name" and value.isalpha() and value.islower() and zipf_frequency(value, "en") >= 2.5:
-            continue      # "the account of the events is credible": an English word, not an account name
+            continue  # "the account of the events is credible": an English word, not an account name
         out.append(m)
     return out
 
 
 _SECRET_STOPWORDS = frozenset(
     "the a an and or was is has had his her their to for of in on at with reset changed expired protected "
-    "required number code".split())
+    "required number code".split()
+)
 
 
 def _plausible_domain(value: str) -> bool:
@@ -580,9 +877,9 @@ def _block_start(text: str, start: int, max_lines: int = 3) -> int:
         if block == 0:
             break
         prev = text.rfind("\n", 0, block - 1) + 1
-        line = text[prev:block - 1]
+        line = text[prev : block - 1]
         label = re.match(r"^[ \t]*[A-Za-z][\w /]{0,30}:[ \t]*", line)
-        body = line[label.end():] if label else line
+        body = line[label.end() :] if label else line
         if not body.strip() or not _BLOCK_LINE.match(body) or not re.match(r"[\s]*[\dA-ZÀ-Þ]", body):
             break
         block = prev + (label.end() if label else 0)
@@ -591,7 +888,7 @@ def _block_start(text: str, start: int, max_lines: int = 3) -> int:
     return block + len(text[block:start]) - len(text[block:start].lstrip()) if block < start else start
 
 
-def find_addresses(text: str) -> List[RuleMatch]:
+def find_addresses(text: str) -> list[RuleMatch]:
     """Street addresses and postcodes of UK, US, FR, DE, NL, PL, IT, ES (and
     neighbours); the parts of one address separated by a comma or a line
     break, and the short lines of an address block above a postcode, are
@@ -602,15 +899,13 @@ def find_addresses(text: str) -> List[RuleMatch]:
         if m.name in _POSTCODES:
             start = min(start, _block_start(text, start))
         parts.add((start, m.end))
-    merged: List[List[int]] = []
+    merged: list[list[int]] = []
     for start, end in sorted(parts):
-        if merged and (start <= merged[-1][1] or _ADDRESS_GLUE.match(text[merged[-1][1]:start])):
+        if merged and (start <= merged[-1][1] or _ADDRESS_GLUE.match(text[merged[-1][1] : start])):
             merged[-1][1] = max(merged[-1][1], end)
         else:
             merged.append([start, end])
     return [RuleMatch(s, e, "LOC", "address") for s, e in merged]
-
-
 
 
 # --------------------------------------------------------------------------- #
@@ -620,35 +915,35 @@ def find_addresses(text: str) -> List[RuleMatch]:
 #: Column or field names whose values identify a person, and the label of those values.
 _FIELDS = {
     "PERSON": "name, full name, surname, last name, first name, given name, family name, maiden name, patient, "
-              "client, customer, employee, applicant, claimant, contact, contact person, account holder, "
-              "cardholder, beneficiary, next of kin, emergency contact, guardian, spouse, mother, father, nom, "
-              "prénom, vorname, nachname, nombre, apellidos, nome, cognome, naam, imię, nazwisko, adı, soyadı",
+    "client, customer, employee, applicant, claimant, contact, contact person, account holder, "
+    "cardholder, beneficiary, next of kin, emergency contact, guardian, spouse, mother, father, nom, "
+    "prénom, vorname, nachname, nombre, apellidos, nome, cognome, naam, imię, nazwisko, adı, soyadı",
     "LOC": "address, home address, street, street address, postal address, residence, city, town, place of birth, "
-           "birthplace, adresse, anschrift, dirección, indirizzo, adres",
+    "birthplace, adresse, anschrift, dirección, indirizzo, adres",
     "ORG": "employer, company, organisation, organization, school, university, hospital, prison, workplace",
     "DATETIME": "date of birth, dob, birth date, birthdate, born, d.o.b., geburtsdatum, date de naissance, "
-                "fecha de nacimiento, data di nascita",
+    "fecha de nacimiento, data di nascita",
     "DEM": "nationality, citizenship, occupation, job, profession, job title, religion, ethnicity, "
-           "marital status, family status, diagnosis, condition",
+    "marital status, family status, diagnosis, condition",
     "CODE": "phone, telephone, tel, mobile, cell, fax, email, e-mail, mail, iban, account, account number, "
-            "bank account, passport, passport number, id, id number, national id, ssn, nhs, nhs number, nino, "
-            "ni number, user id, userid, username, user name, login, handle, ip, ip address, last login ip, mac, "
-            "vehicle, plate, licence plate, license plate, registration, card, card number, credit card, mrn, "
-            "tckn, rrn, cpf, insee, pesel, bsn, nir, teudat zehut, aadhaar, pan, dni, nie, nif, codice fiscale, "
-            "personnummer, fødselsnummer, resident id, tax id, tin, vat, postcode, post code, zip, zip code",
+    "bank account, passport, passport number, id, id number, national id, ssn, nhs, nhs number, nino, "
+    "ni number, user id, userid, username, user name, login, handle, ip, ip address, last login ip, mac, "
+    "vehicle, plate, licence plate, license plate, registration, card, card number, credit card, mrn, "
+    "tckn, rrn, cpf, insee, pesel, bsn, nir, teudat zehut, aadhaar, pan, dni, nie, nif, codice fiscale, "
+    "personnummer, fødselsnummer, resident id, tax id, tin, vat, postcode, post code, zip, zip code",
 }
-FIELD_LABELS: Dict[str, str] = {name.strip(): label for label, names in _FIELDS.items() for name in names.split(",")}
+FIELD_LABELS: dict[str, str] = {name.strip(): label for label, names in _FIELDS.items() for name in names.split(",")}
 
 _DELIMITERS = (";", "|", "\t")
 
 
-def _field_label(name: str) -> Optional[str]:
+def _field_label(name: str) -> str | None:
     """The label of a field's values: ``"Date of birth"``, ``"user_id"``, ``"E-mail:"``."""
     name = name.strip().rstrip(":").strip().lower()
     return FIELD_LABELS.get(name) or FIELD_LABELS.get(" ".join(re.findall(r"[^\W_]+", name.replace(".", ""))))
 
 
-def _cells(line: str, delimiter: str) -> List[Tuple[int, int]]:
+def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each cell of a line, spaces around it excluded."""
     out, pos = [], 0
     for part in line.split(delimiter):
@@ -659,7 +954,7 @@ def _cells(line: str, delimiter: str) -> List[Tuple[int, int]]:
     return out
 
 
-def find_table_cells(text: str) -> List[RuleMatch]:
+def find_table_cells(text: str) -> list[RuleMatch]:
     """Cells of delimited records written inside a text (``;``, ``|`` or
     tab): under a header line whose column names are identifying fields
     (``Name;Email;user id``), every cell of those columns is a candidate with
@@ -668,13 +963,13 @@ def find_table_cells(text: str) -> List[RuleMatch]:
     80 characters) is read the same way without a header; in a record
     without a header (three or more short fields), the fields of 1-4
     capitalised words are candidates (MISC)."""
-    out: List[RuleMatch] = []
+    out: list[RuleMatch] = []
     lines = []
     pos = 0
     for line in text.split("\n"):
         lines.append((pos, line))
         pos += len(line) + 1
-    header: Optional[List[Optional[str]]] = None
+    header: list[str | None] | None = None
     header_delim = None
     for start, line in lines:
         delim = next((d for d in _DELIMITERS if line.count(d) >= 1), None)
@@ -689,10 +984,10 @@ def find_table_cells(text: str) -> List[RuleMatch]:
         cells = _cells(line, delim)
         names = [_field_label(line[a:b]) for a, b in cells]
         if sum(n is not None for n in names) >= max(2, len(cells) // 2) and len(cells) >= 3:
-            header, header_delim = names, delim          # a header line
+            header, header_delim = names, delim  # a header line
             continue
         if header is not None and delim == header_delim and len(cells) == len(header):
-            for (a, b), label in zip(cells, header):
+            for (a, b), label in zip(cells, header, strict=False):
                 if label and b > a:
                     out.append(RuleMatch(start + a, start + b, label, "table_cell"))
             continue
@@ -712,12 +1007,18 @@ def find_table_cells(text: str) -> List[RuleMatch]:
 _RECORD_NAME = re.compile(r"(?:[^\W\d_a-z][^\W\d_]*[.'’-]?[ ]?){1,4}")
 
 
-def find_identifiers(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> List[RuleMatch]:
+def find_identifiers(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> list[RuleMatch]:
     """Every detector of this module, in a fixed order."""
-    out: List[RuleMatch] = []
-    for finder in (find_network_ids, find_addresses, find_standard_numbers, find_cued_codes, find_mixed_codes,
-                   find_long_numbers, find_table_cells):
+    out: list[RuleMatch] = []
+    for finder in (
+        find_network_ids,
+        find_addresses,
+        find_standard_numbers,
+        find_cued_codes,
+        find_mixed_codes,
+        find_long_numbers,
+        find_table_cells,
+    ):
         out.extend(finder(text))
     out.extend(find_phones(text, regions))
     return out
-

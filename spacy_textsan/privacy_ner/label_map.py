@@ -7,9 +7,8 @@ labels map onto themselves so that a pipeline trained on TAB can be used as a
 source unchanged. ``CARDINAL`` maps to CODE but only numbers with at least
 ``min_code_digits`` digits are kept (as in TAB's NER baseline).
 """
-from typing import Dict, Optional
 
-DEFAULT_LABEL_MAP: Dict[str, Optional[str]] = {
+DEFAULT_LABEL_MAP: dict[str, str | None] = {
     "PERSON": "PERSON",
     "NORP": "DEM",
     "GPE": "LOC",
@@ -21,7 +20,7 @@ DEFAULT_LABEL_MAP: Dict[str, Optional[str]] = {
     "MONEY": "QUANTITY",
     "QUANTITY": "QUANTITY",
     "PERCENT": "QUANTITY",
-    "LAW": None,        # legislation is public: "Immigration Act", "Penal Code" identify no one
+    "LAW": None,  # legislation is public: "Immigration Act", "Penal Code" identify no one
     "EVENT": "MISC",
     "PRODUCT": "MISC",
     "WORK_OF_ART": "MISC",

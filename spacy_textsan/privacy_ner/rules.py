@@ -5,9 +5,10 @@ without a pipeline. A pattern is a dict ``{"name", "label", "pattern"}`` with
 an optional ``"flags"`` string ("i" for case-insensitive) and ``"group"`` (the
 regex group holding the span, default 0). User patterns have the same shape.
 """
+
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Set
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
@@ -27,14 +28,18 @@ _FOREIGN_MONTHS = (
     r"|listopada|grudnia|februar|mars|april|juni|juli|oktober|desember|december|maj)"
 )
 #: the words that make the foreign-date patterns worth running (not those spelt as in English)
-_FOREIGN_MONTH_WORDS = [w.lower() for w in re.findall(r"[^|()?:]+", _FOREIGN_MONTHS)
-                        if w.isalpha() and w.lower() not in {"april", "august", "september", "november", "december"}]
+_FOREIGN_MONTH_WORDS = [
+    w.lower()
+    for w in re.findall(r"[^|()?:]+", _FOREIGN_MONTHS)
+    if w.isalpha() and w.lower() not in {"april", "august", "september", "november", "december"}
+]
 _WORD = re.compile(r"\w+")
 
 
-def text_words(text: str) -> Set[str]:
+def text_words(text: str) -> set[str]:
     """The lower-case words of a text: what the ``requires`` of a pattern is checked against."""
     return set(_WORD.findall(text.lower()))
+
 
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[6-9]\d\d|20\d\d)"
@@ -55,105 +60,160 @@ _NUMBER_WORDS = (
     r"|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)"
 )
 
-DEFAULT_PATTERNS: List[dict] = [
+DEFAULT_PATTERNS: list[dict] = [
     # --- CODE --------------------------------------------------------------
     {"name": "email", "label": "CODE", "pattern": r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"},
-    {"name": "url", "label": "CODE",
-     "pattern": r"\b(?:https?://|www\.)[^\s<>\"'()]+[^\s<>\"'().,;:!?]"},
-    {"name": "ipv4", "label": "CODE",
-     "pattern": r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b"},
-    {"name": "iban", "label": "CODE",
-     "pattern": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"},
-    {"name": "phone", "label": "CODE", "min_digits": 8,
-     "pattern": r"(?<![\w/.,])(?:\+\d{1,3}[ .-]?(?:\(0?\d{1,5}\)[ .-]?)?|\(0?\d{1,5}\)[ .-]?|0)\d{1,5}(?:[ -]\d{2,5}){1,4}(?![\w/]|[.,]\d)"},
+    {"name": "url", "label": "CODE", "pattern": r"\b(?:https?://|www\.)[^\s<>\"'()]+[^\s<>\"'().,;:!?]"},
+    {
+        "name": "ipv4",
+        "label": "CODE",
+        "pattern": r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b",
+    },
+    {"name": "iban", "label": "CODE", "pattern": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"},
+    {
+        "name": "phone",
+        "label": "CODE",
+        "min_digits": 8,
+        "pattern": r"(?<![\w/.,])(?:\+\d{1,3}[ .-]?(?:\(0?\d{1,5}\)[ .-]?)?|\(0?\d{1,5}\)[ .-]?|0)\d{1,5}(?:[ -]\d{2,5}){1,4}(?![\w/]|[.,]\d)",
+    },
     {"name": "us_ssn", "label": "CODE", "pattern": r"\b\d{3}-\d{2}-\d{4}\b"},
-    {"name": "uk_nino", "label": "CODE",
-     "pattern": r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"},
+    {"name": "uk_nino", "label": "CODE", "pattern": r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"},
     {"name": "uk_licence_plate", "label": "CODE", "pattern": r"\b[A-Z]{2}\d{2} ?[A-Z]{3}\b"},
-    {"name": "tr_licence_plate", "label": "CODE",
-     "pattern": r"\b(?:0[1-9]|[1-7]\d|8[01]) ?[A-Z]{1,3} ?\d{2,4}\b"},
+    {"name": "tr_licence_plate", "label": "CODE", "pattern": r"\b(?:0[1-9]|[1-7]\d|8[01]) ?[A-Z]{1,3} ?\d{2,4}\b"},
     # ECHR application numbers (36110/97) and court file numbers (2001/123, 121/2/3, E.2001/45)
     {"name": "application_number", "label": "CODE", "pattern": r"\b\d{1,6}/(?:\d{2}|\d{4})\b(?!/)"},
-    {"name": "file_number", "label": "CODE",
-     "pattern": r"\b(?:[A-Z]{1,3}\. ?)?\d{1,6}(?:/\d{1,6}){1,3}\b"},
-    {"name": "alphanumeric_code", "label": "CODE",
-     "pattern": r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{1,6}-\d[A-Z0-9-]{1,15}\b"},
+    {"name": "file_number", "label": "CODE", "pattern": r"\b(?:[A-Z]{1,3}\. ?)?\d{1,6}(?:/\d{1,6}){1,3}\b"},
+    {
+        "name": "alphanumeric_code",
+        "label": "CODE",
+        "pattern": r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{1,6}-\d[A-Z0-9-]{1,15}\b",
+    },
     # --- DATETIME ----------------------------------------------------------
-    {"name": "date_dmy", "label": "DATETIME",
-     "pattern": rf"\b{_DAY}\.?(?: (?:and|or|to|-|–) {_DAY})? (?:of )?{_MONTHS},? {_YEAR}\b"},
+    {
+        "name": "date_dmy",
+        "label": "DATETIME",
+        "pattern": rf"\b{_DAY}\.?(?: (?:and|or|to|-|–) {_DAY})? (?:of )?{_MONTHS},? {_YEAR}\b",
+    },
     {"name": "date_mdy", "label": "DATETIME", "pattern": rf"\b{_MONTHS} {_DAY},? {_YEAR}\b"},
     {"name": "date_my", "label": "DATETIME", "pattern": rf"\b{_MONTHS},? {_YEAR}\b"},
     {"name": "date_dm", "label": "DATETIME", "pattern": rf"\b{_DAY} {_MONTHS}(?![\w])"},
     # other languages: "3 avril 1985", "3. April 1985", "3 de abril de 1985", "3 Nisan 1985", "1er mai 1990"
-    {"name": "date_foreign", "label": "DATETIME", "flags": "i", "requires": _FOREIGN_MONTH_WORDS,
-     "pattern": rf"\b(?:{_DAY}|1er)\.?\s+(?:de\s+)?{_FOREIGN_MONTHS}\s+(?:de\s+|del\s+)?{_YEAR}\b"},
-    {"name": "date_foreign_my", "label": "DATETIME", "flags": "i", "requires": _FOREIGN_MONTH_WORDS,
-     "pattern": rf"\b{_FOREIGN_MONTHS}\s+(?:de\s+|del\s+)?{_YEAR}\b"},
+    {
+        "name": "date_foreign",
+        "label": "DATETIME",
+        "flags": "i",
+        "requires": _FOREIGN_MONTH_WORDS,
+        "pattern": rf"\b(?:{_DAY}|1er)\.?\s+(?:de\s+)?{_FOREIGN_MONTHS}\s+(?:de\s+|del\s+)?{_YEAR}\b",
+    },
+    {
+        "name": "date_foreign_my",
+        "label": "DATETIME",
+        "flags": "i",
+        "requires": _FOREIGN_MONTH_WORDS,
+        "pattern": rf"\b{_FOREIGN_MONTHS}\s+(?:de\s+|del\s+)?{_YEAR}\b",
+    },
     # two-digit years after a month name: "3 Apr 85", "Apr 3, 85"
-    {"name": "date_dmy_short", "label": "DATETIME",
-     "pattern": rf"\b{_DAY}[ -]{_MONTHS}[ -]'?\d{{2}}\b(?![:.]\d)"},
-    {"name": "date_numeric", "label": "DATETIME",
-     "pattern": r"\b(?:[12]\d|3[01]|0?[1-9])([./-])(?:1[0-2]|0?[1-9])\1(?:\d{4}|\d{2})\b"},
-    {"name": "date_iso", "label": "DATETIME",
-     "pattern": r"\b(?:1[6-9]|20)\d\d-(?:1[0-2]|0[1-9])-(?:[12]\d|3[01]|0[1-9])\b"},
+    {"name": "date_dmy_short", "label": "DATETIME", "pattern": rf"\b{_DAY}[ -]{_MONTHS}[ -]'?\d{{2}}\b(?![:.]\d)"},
+    {
+        "name": "date_numeric",
+        "label": "DATETIME",
+        "pattern": r"\b(?:[12]\d|3[01]|0?[1-9])([./-])(?:1[0-2]|0?[1-9])\1(?:\d{4}|\d{2})\b",
+    },
+    {
+        "name": "date_iso",
+        "label": "DATETIME",
+        "pattern": r"\b(?:1[6-9]|20)\d\d-(?:1[0-2]|0[1-9])-(?:[12]\d|3[01]|0[1-9])\b",
+    },
     {"name": "decade", "label": "DATETIME", "pattern": r"\b(?:1[6-9]|20)\d0s\b"},
     {"name": "year", "label": "DATETIME", "pattern": rf"(?<![\d/.,-]){_YEAR}(?![\d/]|[.,]\d)"},
-    {"name": "time", "label": "DATETIME",
-     "pattern": r"\b(?:[01]?\d|2[0-3])[:.][0-5]\d ?(?:a\.m\.|p\.m\.|(?:am|pm|hours|hrs|h)\b)"
-                r"|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"},
+    {
+        "name": "time",
+        "label": "DATETIME",
+        "pattern": r"\b(?:[01]?\d|2[0-3])[:.][0-5]\d ?(?:a\.m\.|p\.m\.|(?:am|pm|hours|hrs|h)\b)"
+        r"|\b(?:[01]?\d|2[0-3]):[0-5]\d\b",
+    },
     # --- QUANTITY ----------------------------------------------------------
-    {"name": "money_code_first", "label": "QUANTITY",
-     "pattern": rf"(?:\b{_CURRENCY_CODES}|[€$£]) ?(?:{_AMOUNT})(?: (?:million|billion))?"},
-    {"name": "money_amount_first", "label": "QUANTITY",
-     "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?)+)(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES}\b)(?: \({_CURRENCY_CODES}\))?"},
+    {
+        "name": "money_code_first",
+        "label": "QUANTITY",
+        "pattern": rf"(?:\b{_CURRENCY_CODES}|[€$£]) ?(?:{_AMOUNT})(?: (?:million|billion))?",
+    },
+    {
+        "name": "money_amount_first",
+        "label": "QUANTITY",
+        "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?)+)(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES}\b)(?: \({_CURRENCY_CODES}\))?",
+    },
     # ages: "aged 45", "45 years old", "a 45-year-old", "age: 45", "45 y/o", "45 ans", "45 Jahre alt", "45 años"
-    {"name": "age", "label": "QUANTITY", "flags": "i",
-     "pattern": r"\b(?:aged|age[sd]?:?|âgée?\s+de|im\s+Alter\s+von|de\s+edad|di\s+anni|yaşında)\s+\d{1,3}(?:\s+(?:years?|yrs?|ans|Jahren?|años|anni))?\b"
-                r"|\b\d{1,3}(?:[ -](?:years?|yrs?|months?)[ -]old|\s*(?:yo|y/o|y\.o\.)(?!\w)|\s+(?:Jahre\s+alt|años\s+de\s+edad|yaşında|jaar\s+oud))"},
+    {
+        "name": "age",
+        "label": "QUANTITY",
+        "flags": "i",
+        "pattern": r"\b(?:aged|age[sd]?:?|âgée?\s+de|im\s+Alter\s+von|de\s+edad|di\s+anni|yaşında)\s+\d{1,3}(?:\s+(?:years?|yrs?|ans|Jahren?|años|anni))?\b"
+        r"|\b\d{1,3}(?:[ -](?:years?|yrs?|months?)[ -]old|\s*(?:yo|y/o|y\.o\.)(?!\w)|\s+(?:Jahre\s+alt|años\s+de\s+edad|yaşında|jaar\s+oud))",
+    },
     # family status: "married with three children", "recently married", "a father of four", "is separated"
-    {"name": "family_status", "label": "DEM", "flags": "i",
-     "requires": ["married", "divorced", "widowed", "remarried", "father", "mother", "parent"],
-     "pattern": r"\b(?:(?:recently|newly|happily|legally|twice|once)\s+)?(?:married|divorced|widowed|remarried)"
-                r"(?:\s+with\s+(?:one|two|three|four|five|six|seven|\d{1,2}|no)\s+(?:young\s+|grown-up\s+|adult\s+)?"
-                r"(?:children|child|kids|sons?|daughters?))?(?=\s*(?:[,.;)]|$|and\b|with\b|since\b|for\b|woman|man|mother"
-                r"|father|person|nurse|\w+(?:er|or|ist|ian)\b))"
-                r"|\b(?:a\s+)?(?:single\s+)?(?:father|mother|parent)\s+of\s+(?:one|two|three|four|five|six|seven|\d{1,2})"
-                r"(?:\s+(?:young\s+)?(?:children|kids|sons|daughters))?\b"},
-    {"name": "family_status", "label": "DEM", "flags": "i", "group": 1,
-     "requires": ["separated", "single", "divorced", "widowed", "engaged"],
-     "pattern": r"\b(?:is|was|are|were|now|being)\s+(separated|single|divorced|widowed|engaged)\b"
-                r"(?!\s+(?:from|by|out|into|to|in)\b)"},
-    {"name": "percent", "label": "QUANTITY",
-     "pattern": r"\b\d+(?:[.,]\d+)? ?(?:%|per ?cent\b|percent\b)"},
-    {"name": "measure", "label": "QUANTITY",
-     "pattern": r"\b\d+(?:[.,]\d+)?(?: ?x ?\d+(?:[.,]\d+)?)? ?(?:km|m|cm|mm|kg|g|ha|hectares?|square metres|sq\. ?m|m2|m²|litres?|tonnes?)\b"},
+    {
+        "name": "family_status",
+        "label": "DEM",
+        "flags": "i",
+        "requires": ["married", "divorced", "widowed", "remarried", "father", "mother", "parent"],
+        "pattern": r"\b(?:(?:recently|newly|happily|legally|twice|once)\s+)?(?:married|divorced|widowed|remarried)"
+        r"(?:\s+with\s+(?:one|two|three|four|five|six|seven|\d{1,2}|no)\s+(?:young\s+|grown-up\s+|adult\s+)?"
+        r"(?:children|child|kids|sons?|daughters?))?(?=\s*(?:[,.;)]|$|and\b|with\b|since\b|for\b|woman|man|mother"
+        r"|father|person|nurse|\w+(?:er|or|ist|ian)\b))"
+        r"|\b(?:a\s+)?(?:single\s+)?(?:father|mother|parent)\s+of\s+(?:one|two|three|four|five|six|seven|\d{1,2})"
+        r"(?:\s+(?:young\s+)?(?:children|kids|sons|daughters))?\b",
+    },
+    {
+        "name": "family_status",
+        "label": "DEM",
+        "flags": "i",
+        "group": 1,
+        "requires": ["separated", "single", "divorced", "widowed", "engaged"],
+        "pattern": r"\b(?:is|was|are|were|now|being)\s+(separated|single|divorced|widowed|engaged)\b"
+        r"(?!\s+(?:from|by|out|into|to|in)\b)",
+    },
+    {"name": "percent", "label": "QUANTITY", "pattern": r"\b\d+(?:[.,]\d+)? ?(?:%|per ?cent\b|percent\b)"},
+    {
+        "name": "measure",
+        "label": "QUANTITY",
+        "pattern": r"\b\d+(?:[.,]\d+)?(?: ?x ?\d+(?:[.,]\d+)?)? ?(?:km|m|cm|mm|kg|g|ha|hectares?|square metres|sq\. ?m|m2|m²|litres?|tonnes?)\b",
+    },
 ]
 
 
 #: Candidates whose whole text matches one of these are never identifiers:
 #: references to legal provisions and generic institution words. Users extend
 #: or replace them with ``allow_patterns`` (same shape, ``label`` optional).
-DEFAULT_ALLOW_PATTERNS: List[dict] = [
-    {"name": "legal_provision",
-     "pattern": r"(?:Articles?|Rules?|Sections?|Paragraphs?|Chapters?|Protocols?|Annex(?:es)?|Regulations?"
-                r"|Directives?|§§?)\s*(?:No\.?\s*)?[\dIVXLC][\s\S]*"},
-    {"name": "convention_body",
-     "pattern": r"(?:European\s+)?(?:Court|Commission|Convention)\s+(?:of|on|for\s+the\s+Protection\s+of)"
-                r"\s+Human\s+Rights(?:\s+and\s+Fundamental\s+Freedoms)?"
-                r"|(?:First|Second|Third|Fourth|Fifth)\s+Section(?:\s+of\s+the\s+Court)?|Grand\s+Chamber"},
-    {"name": "generic_institution",
-     "pattern": r"(?:Court|Government|Chamber|Commission|Council|Ministry|Registry|Registrar|Section|Convention"
-                r"|Parliament|President|Agent|Applicant|Rules\s+of\s+Court|FACTS|PROCEDURE|(?:THE\s+)?LAW"
-                r"|THE\s+FACTS)"},
+DEFAULT_ALLOW_PATTERNS: list[dict] = [
+    {
+        "name": "legal_provision",
+        "pattern": r"(?:Articles?|Rules?|Sections?|Paragraphs?|Chapters?|Protocols?|Annex(?:es)?|Regulations?"
+        r"|Directives?|§§?)\s*(?:No\.?\s*)?[\dIVXLC][\s\S]*",
+    },
+    {
+        "name": "convention_body",
+        "pattern": r"(?:European\s+)?(?:Court|Commission|Convention)\s+(?:of|on|for\s+the\s+Protection\s+of)"
+        r"\s+Human\s+Rights(?:\s+and\s+Fundamental\s+Freedoms)?"
+        r"|(?:First|Second|Third|Fourth|Fifth)\s+Section(?:\s+of\s+the\s+Court)?|Grand\s+Chamber",
+    },
+    {
+        "name": "generic_institution",
+        "pattern": r"(?:Court|Government|Chamber|Commission|Council|Ministry|Registry|Registrar|Section|Convention"
+        r"|Parliament|President|Agent|Applicant|Rules\s+of\s+Court|FACTS|PROCEDURE|(?:THE\s+)?LAW"
+        r"|THE\s+FACTS)",
+    },
     # a state's government names no person: "the Turkish Government", "United Kingdom Government",
     # "Government of the Republic of Poland"
-    {"name": "national_government",
-     "pattern": r"(?:[Tt]he\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,3}\s+)?Government"
-                r"(?:\s+of\s+(?:the\s+)?[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3})?"},
+    {
+        "name": "national_government",
+        "pattern": r"(?:[Tt]he\s+)?(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,3}\s+)?Government"
+        r"(?:\s+of\s+(?:the\s+)?[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3})?",
+    },
 ]
 
 
-def compile_allow_patterns(patterns: Iterable[dict]) -> List[tuple]:
+def compile_allow_patterns(patterns: Iterable[dict]) -> list[tuple]:
     """Allow patterns need no label; they are matched against a whole span."""
     return compile_patterns({"label": "ALLOW", **p} for p in patterns)
 
@@ -170,7 +230,7 @@ class RuleMatch:
     name: str
 
 
-def compile_patterns(patterns: Iterable[dict]) -> List[tuple]:
+def compile_patterns(patterns: Iterable[dict]) -> list[tuple]:
     """Compile pattern dicts; raises ValueError naming the bad pattern.
 
     Optional keys: ``flags`` ("i"), ``group`` (regex group of the span),
@@ -192,10 +252,10 @@ def compile_patterns(patterns: Iterable[dict]) -> List[tuple]:
     return compiled
 
 
-def find_rule_matches(text: str, compiled: Sequence[tuple]) -> List[RuleMatch]:
+def find_rule_matches(text: str, compiled: Sequence[tuple]) -> list[RuleMatch]:
     """All matches of all patterns, in pattern order then text order."""
     out = []
-    words: Optional[Set[str]] = None
+    words: set[str] | None = None
     for name, label, regex, group, min_digits, requires in compiled:
         if requires:
             # a costly pattern runs only when one of its key words is in the text at all
@@ -209,9 +269,7 @@ def find_rule_matches(text: str, compiled: Sequence[tuple]) -> List[RuleMatch]:
     return out
 
 
-TITLES = frozenset(
-    "mr mrs ms miss mx dr prof professor judge sir dame lady lord mme mlle m herr frau".split()
-)
+TITLES = frozenset("mr mrs ms miss mx dr prof professor judge sir dame lady lord mme mlle m herr frau".split())
 
 
 def is_name_token(text: str) -> bool:
@@ -226,7 +284,7 @@ def count_digits(text: str) -> int:
     return sum(ch.isdigit() for ch in text)
 
 
-def find_titled_names(tokens: Sequence[str], max_name_tokens: int = 5) -> List[tuple]:
+def find_titled_names(tokens: Sequence[str], max_name_tokens: int = 5) -> list[tuple]:
     """Token ranges ``(start, end)`` of "Title Name..." sequences.
 
     ``tokens`` are token texts; a title ("Mr", "Mrs.", "Dr") optionally
@@ -251,7 +309,7 @@ def find_titled_names(tokens: Sequence[str], max_name_tokens: int = 5) -> List[t
     return spans
 
 
-def title_start(tokens: Sequence[str], start: int) -> Optional[int]:
+def title_start(tokens: Sequence[str], start: int) -> int | None:
     """If a title (and optional ".") precedes token ``start``, the title's index."""
     j = start - 1
     if j >= 0 and tokens[j] == ".":

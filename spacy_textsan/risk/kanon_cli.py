@@ -10,21 +10,27 @@ Two sources:
 
 The index directory is what ``kanon_risk``'s ``index_path`` setting loads.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, List, Optional
 
 import typer
 from tqdm import tqdm
 from wasabi import msg
+
 from ..cli_util import fail as _fail
 
 __all__ = ["kanon_app", "build"]
 
-kanon_app = typer.Typer(name="kanon", add_completion=False, no_args_is_help=True,
-                        help="k-anonymity background knowledge (inverted index) for kanon_risk.")
+kanon_app = typer.Typer(
+    name="kanon",
+    add_completion=False,
+    no_args_is_help=True,
+    help="k-anonymity background knowledge (inverted index) for kanon_risk.",
+)
 
 
 @kanon_app.callback()
@@ -32,8 +38,7 @@ def kanon() -> None:
     """k-anonymity background knowledge (inverted index) for kanon_risk."""
 
 
-
-def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Iterator[List[str]]:
+def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Iterator[list[str]]:
     """One term list per input record (all its fields), in order."""
     from .kanon_risk import doc_terms
 
@@ -41,7 +46,7 @@ def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Ite
     keys = ((f.path, rec.index) for f in files for rec in f.records for _ in rec.texts)
     current, terms = None, {}
     docs = nlp.pipe((text for _, text in jobs), batch_size=batch_size)
-    for key, doc in tqdm(zip(keys, docs), total=total, desc="documents", unit="doc", disable=None):
+    for key, doc in tqdm(zip(keys, docs, strict=False), total=total, desc="documents", unit="doc", disable=None):
         if key != current:
             if current is not None:
                 yield list(terms)
@@ -54,15 +59,23 @@ def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Ite
 @kanon_app.command()
 def build(
     out_dir: Path = typer.Argument(..., help="Index directory to write (meta.json, index.msgpack)"),
-    records: Optional[Path] = typer.Option(None, "--records", help="JSONL or CSV/TSV file, one person per line/row"),
-    fields: List[str] = typer.Option([], "--field", help="JSONL field holding terms (repeatable); with --docs: the text field"),
-    columns: List[str] = typer.Option([], "--column", "-c", help="CSV column holding terms (repeatable); with --docs: the text column(s)"),
-    docs: List[Path] = typer.Option([], "--docs", help="Document file (TXT, CSV/TSV, JSONL, TAB JSON), repeatable: one record per document"),
-    pipeline: Optional[str] = typer.Option(None, "--pipeline", "-p", help="With --docs: pipeline finding the spans (default: the bundled one)"),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="Input format (default: by extension)"),
-    encoding: Optional[str] = typer.Option(None, "--encoding", help="Input encoding (default: UTF-8)"),
-    delimiter: Optional[str] = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
-    sep: Optional[str] = typer.Option(None, "--sep", help="With --records: split values on this separator, e.g. '|'"),
+    records: Path | None = typer.Option(None, "--records", help="JSONL or CSV/TSV file, one person per line/row"),
+    fields: list[str] = typer.Option(
+        [], "--field", help="JSONL field holding terms (repeatable); with --docs: the text field"
+    ),
+    columns: list[str] = typer.Option(
+        [], "--column", "-c", help="CSV column holding terms (repeatable); with --docs: the text column(s)"
+    ),
+    docs: list[Path] = typer.Option(
+        [], "--docs", help="Document file (TXT, CSV/TSV, JSONL, TAB JSON), repeatable: one record per document"
+    ),
+    pipeline: str | None = typer.Option(
+        None, "--pipeline", "-p", help="With --docs: pipeline finding the spans (default: the bundled one)"
+    ),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="Input format (default: by extension)"),
+    encoding: str | None = typer.Option(None, "--encoding", help="Input encoding (default: UTF-8)"),
+    delimiter: str | None = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
+    sep: str | None = typer.Option(None, "--sep", help="With --records: split values on this separator, e.g. '|'"),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
 ):
     """Build the inverted index (terms → records) that kanon_risk loads."""
@@ -77,15 +90,26 @@ def build(
             names = list(dict.fromkeys(fields + columns))
             if not names:
                 raise typer.BadParameter("--records needs --field NAME (JSONL) or --column NAME (CSV), repeatable")
-            index = index_from_records_file(records, names, fmt=fmt, encoding=encoding, delimiter=delimiter,
-                                            multi_value_sep=sep)
+            index = index_from_records_file(
+                records, names, fmt=fmt, encoding=encoding, delimiter=delimiter, multi_value_sep=sep
+            )
         else:
             if len(fields) > 1:
                 raise typer.BadParameter("with --docs, --field names the one JSONL text field")
-            files = [read_input(p, fmt=fmt, columns=columns or None, field=fields[0] if fields else None,
-                                encoding=encoding, delimiter=delimiter) for p in docs]
+            files = [
+                read_input(
+                    p,
+                    fmt=fmt,
+                    columns=columns or None,
+                    field=fields[0] if fields else None,
+                    encoding=encoding,
+                    delimiter=delimiter,
+                )
+                for p in docs
+            ]
             nlp = _load(pipeline)
             from ..pipeline import spans_key_of
+
             total = sum(len(rec.texts) for f in files for rec in f.records)
             index = InvertedIndex.from_records(_doc_records(nlp, files, spans_key_of(nlp), batch_size, total))
     except InputError as error:
@@ -94,13 +118,17 @@ def build(
     index.to_disk(out_dir)
     elapsed = time.time() - start
     msg.good(f"wrote {out_dir}")
-    msg.table([("records", f"{index.n_records:,}"), ("terms", f"{len(index):,}"), ("seconds", f"{elapsed:.2f}")],
-              header=("index", "value"), divider=True)
+    msg.table(
+        [("records", f"{index.n_records:,}"), ("terms", f"{len(index):,}"), ("seconds", f"{elapsed:.2f}")],
+        header=("index", "value"),
+        divider=True,
+    )
 
 
-def _load(pipeline: Optional[str]):
+def _load(pipeline: str | None):
     """The pipeline without kanon_risk components (they would need this index)."""
     from ..pipeline import load_pipeline
+
     try:
         nlp = load_pipeline(pipeline)
     except (OSError, ValueError) as error:

@@ -30,6 +30,7 @@ Background knowledge loaders (:func:`read_records_jsonl`,
 records into an index; every bad input raises
 :class:`spacy_textsan.io.InputError` naming the file and line.
 """
+
 from __future__ import annotations
 
 import functools
@@ -39,9 +40,11 @@ import random
 import re
 import unicodedata
 from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import (
-    Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union,
+    Any,
+    Union,
 )
 
 import srsly
@@ -110,7 +113,7 @@ def _drop_leading(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def normalise_term(text: str, label: Optional[str] = None) -> str:
+def normalise_term(text: str, label: str | None = None) -> str:
     """The index key of a term: the same function at build and at query time.
 
     Steps: Unicode NFKC and case folding; typographic apostrophes become
@@ -162,7 +165,7 @@ class InvertedIndex:
 
     def __init__(self, normalise: bool = True) -> None:
         self.normalise = normalise
-        self._postings: Dict[str, Union[BitMap, FrozenBitMap]] = {}
+        self._postings: dict[str, BitMap | FrozenBitMap] = {}
         self._n_records = 0
 
     # -- building ---------------------------------------------------------
@@ -192,7 +195,7 @@ class InvertedIndex:
         return record_id
 
     @classmethod
-    def from_records(cls, records: Iterable[Iterable[str]], normalise: bool = True) -> "InvertedIndex":
+    def from_records(cls, records: Iterable[Iterable[str]], normalise: bool = True) -> InvertedIndex:
         """Build a frozen index with one record per item of ``records`` (each
         an iterable of terms), record ids in order.
 
@@ -200,8 +203,8 @@ class InvertedIndex:
         arrays and turned into bitmaps once.
         """
         index = cls(normalise=normalise)
-        ids: Dict[str, array] = {}
-        keys: Dict[str, str] = {}  # memo of normalise_term for this build
+        ids: dict[str, array] = {}
+        keys: dict[str, str] = {}  # memo of normalise_term for this build
         record_id = -1
         for record_id, terms in enumerate(records):
             for term in terms:
@@ -224,7 +227,7 @@ class InvertedIndex:
             postings[key] = FrozenBitMap(bitmap)
         return index
 
-    def freeze(self) -> "InvertedIndex":
+    def freeze(self) -> InvertedIndex:
         """Run-length optimise every bitmap and make it immutable; returns self."""
         for key, bitmap in self._postings.items():
             if not isinstance(bitmap, FrozenBitMap):
@@ -251,7 +254,7 @@ class InvertedIndex:
         """The index keys, in no particular order."""
         return iter(self._postings)
 
-    def postings(self, term: str) -> Union[BitMap, FrozenBitMap]:
+    def postings(self, term: str) -> BitMap | FrozenBitMap:
         """The record ids of ``term`` (an empty bitmap if unknown). Do not
         mutate the result: it is the index's own bitmap."""
         return self._postings.get(self.key(term), _EMPTY)
@@ -270,7 +273,7 @@ class InvertedIndex:
 
     # -- serialization ----------------------------------------------------
 
-    def _meta(self) -> Dict[str, Any]:
+    def _meta(self) -> dict[str, Any]:
         return {
             "version": INDEX_VERSION,
             "n_records": self._n_records,
@@ -278,24 +281,28 @@ class InvertedIndex:
             "normalise": self.normalise,
         }
 
-    def _payload(self) -> Dict[str, Any]:
+    def _payload(self) -> dict[str, Any]:
         terms = sorted(self._postings)
         return {"terms": terms, "postings": [self._postings[t].serialize() for t in terms]}
 
-    def _load_payload(self, meta: Dict[str, Any], payload: Dict[str, Any], where: str) -> "InvertedIndex":
+    def _load_payload(self, meta: dict[str, Any], payload: dict[str, Any], where: str) -> InvertedIndex:
         version = meta.get("version")
         if version != INDEX_VERSION:
-            raise ValueError(f"{where}: unsupported k-anonymity index version {version!r} "
-                             f"(this spacy-textsan reads version {INDEX_VERSION})")
+            raise ValueError(
+                f"{where}: unsupported k-anonymity index version {version!r} "
+                f"(this spacy-textsan reads version {INDEX_VERSION})"
+            )
         terms, blobs = payload.get("terms"), payload.get("postings")
         if not isinstance(terms, list) or not isinstance(blobs, list) or len(terms) != len(blobs):
             raise ValueError(f"{where}: corrupt k-anonymity index (terms and postings do not match)")
         if meta.get("n_terms", len(terms)) != len(terms):
-            raise ValueError(f"{where}: corrupt k-anonymity index: meta says {meta.get('n_terms')} terms, "
-                             f"the data holds {len(terms)}")
+            raise ValueError(
+                f"{where}: corrupt k-anonymity index: meta says {meta.get('n_terms')} terms, "
+                f"the data holds {len(terms)}"
+            )
         self.normalise = bool(meta.get("normalise", True))
         self._n_records = int(meta["n_records"])
-        self._postings = {t: FrozenBitMap.deserialize(b) for t, b in zip(terms, blobs)}
+        self._postings = {t: FrozenBitMap.deserialize(b) for t, b in zip(terms, blobs, strict=False)}
         return self
 
     def to_bytes(self) -> bytes:
@@ -303,7 +310,7 @@ class InvertedIndex:
         return srsly.msgpack_dumps({"meta": self._meta(), **self._payload()})
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "InvertedIndex":
+    def from_bytes(cls, data: bytes) -> InvertedIndex:
         """The index serialized by :meth:`to_bytes` (frozen)."""
         try:
             msg = srsly.msgpack_loads(data)
@@ -322,12 +329,14 @@ class InvertedIndex:
         srsly.write_json(path / _META_FILE, self._meta())
 
     @classmethod
-    def from_disk(cls, path: PathLike) -> "InvertedIndex":
+    def from_disk(cls, path: PathLike) -> InvertedIndex:
         """The index written by :meth:`to_disk` (frozen)."""
         path = Path(path)
         if not (path / _META_FILE).exists() or not (path / _DATA_FILE).exists():
-            raise ValueError(f"{path}: not a k-anonymity index directory (needs {_META_FILE} and {_DATA_FILE}; "
-                             "build one with `textsan kanon build`)")
+            raise ValueError(
+                f"{path}: not a k-anonymity index directory (needs {_META_FILE} and {_DATA_FILE}; "
+                "build one with `textsan kanon build`)"
+            )
         try:
             meta = srsly.read_json(path / _META_FILE)
             payload = srsly.read_msgpack(path / _DATA_FILE)
@@ -341,7 +350,7 @@ class InvertedIndex:
         return f"InvertedIndex(n_records={self._n_records}, n_terms={len(self)})"
 
 
-def _intersection_count(bitmaps: Sequence[Union[BitMap, FrozenBitMap]], everyone: int) -> int:
+def _intersection_count(bitmaps: Sequence[BitMap | FrozenBitMap], everyone: int) -> int:
     """|∩ bitmaps|, smallest first, stopping early when empty."""
     if not bitmaps:
         return everyone
@@ -371,18 +380,18 @@ class CombinationBudgetExceeded(RuntimeError):
     must treat every remaining term as risky (fail closed); ``chosen`` the
     same with their evidence, as :func:`select_terms` returns it."""
 
-    def __init__(self, max_combinations: int, chosen: List[Tuple[str, Optional[Tuple[str, ...]], int]]) -> None:
+    def __init__(self, max_combinations: int, chosen: list[tuple[str, tuple[str, ...] | None, int]]) -> None:
         super().__init__(f"combination budget of {max_combinations} intersections exhausted")
         self.max_combinations = max_combinations
         self.chosen = chosen
         self.partial = [term for term, _, _ in chosen]
 
 
-def _unique(terms: Iterable[str]) -> List[str]:
+def _unique(terms: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-def risky_terms(terms: Iterable[str], index: InvertedIndex, k: int) -> List[str]:
+def risky_terms(terms: Iterable[str], index: InvertedIndex, k: int) -> list[str]:
     """Terms with fewer than ``k`` postings (unknown terms have 0), in input
     order, without duplicates."""
     return [t for t in _unique(terms) if index.count(t) < k]
@@ -394,7 +403,7 @@ def risky_combinations(
     k: int,
     max_arity: int = 2,
     max_combinations: int = 100_000,
-) -> Tuple[List[Tuple[str, ...]], bool]:
+) -> tuple[list[tuple[str, ...]], bool]:
     """Minimal combinations of 2..``max_arity`` terms that break k-anonymity.
 
     Only terms that are not risky alone are combined (a risky term is masked
@@ -414,8 +423,8 @@ def risky_combinations(
     terms = _unique(terms)
     bitmaps = [index.postings(t) for t in terms]
     safe = [i for i, b in enumerate(bitmaps) if len(b) >= k]
-    found: List[Tuple[str, ...]] = []
-    pruned: Set[FrozenSet[int]] = set()  # risky or empty combinations (by term position)
+    found: list[tuple[str, ...]] = []
+    pruned: set[frozenset[int]] = set()  # risky or empty combinations (by term position)
     evaluated = 0
     for arity in range(2, max_arity + 1):
         for combo in itertools.combinations(safe, arity):
@@ -432,7 +441,7 @@ def risky_combinations(
     return found, True
 
 
-def _has_pruned_subset(combo: Tuple[int, ...], pruned: Set[FrozenSet[int]]) -> bool:
+def _has_pruned_subset(combo: tuple[int, ...], pruned: set[frozenset[int]]) -> bool:
     if not pruned:
         return False
     for size in range(2, len(combo)):
@@ -451,7 +460,7 @@ def _random_select(combo: Sequence[str], index: InvertedIndex, rng: random.Rando
     return rng.choice(list(combo))
 
 
-_SELECTORS: Dict[str, Callable[[Sequence[str], InvertedIndex, random.Random], str]] = {
+_SELECTORS: dict[str, Callable[[Sequence[str], InvertedIndex, random.Random], str]] = {
     "greedy": _greedy_select,
     "random": _random_select,
 }
@@ -464,8 +473,8 @@ def select_terms(
     max_arity: int = 2,
     selection: str = "greedy",
     seed: int = 0,
-    max_combinations: Optional[int] = None,
-) -> List[Tuple[str, Optional[Tuple[str, ...]], int]]:
+    max_combinations: int | None = None,
+) -> list[tuple[str, tuple[str, ...] | None, int]]:
     """Algorithm 1 with its evidence: ``[(term, combination, count), ...]``
     in selection order. ``combination`` is None for a term risky alone
     (``count`` its postings), else the combination it was selected from
@@ -480,14 +489,14 @@ def select_terms(
     rng = random.Random(seed)
     terms = _unique(terms)
     bitmaps = {t: index.postings(t) for t in terms}
-    chosen: List[Tuple[str, Optional[Tuple[str, ...]], int]] = []
-    masked: Set[str] = set()
+    chosen: list[tuple[str, tuple[str, ...] | None, int]] = []
+    masked: set[str] = set()
     # lines 11-14: terms associated with < k individuals
     for term in terms:
         if len(bitmaps[term]) < k:
             chosen.append((term, None, len(bitmaps[term])))
             masked.add(term)
-    cache: Dict[Tuple[str, ...], int] = {}  # restarts re-check the same tuples
+    cache: dict[tuple[str, ...], int] = {}  # restarts re-check the same tuples
     evaluated = 0
     while len(masked) < len(terms):
         remaining = [t for t in terms if t not in masked]
@@ -520,8 +529,8 @@ def terms_to_mask(
     max_arity: int = 2,
     selection: str = "greedy",
     seed: int = 0,
-    max_combinations: Optional[int] = None,
-) -> List[str]:
+    max_combinations: int | None = None,
+) -> list[str]:
     """Algorithm 1 of seed 002: the terms to mask so that every combination
     of up to ``max_arity`` terms left in clear matches 0 or at least ``k``
     records.
@@ -547,24 +556,30 @@ def terms_to_mask(
 # --------------------------------------------------------------------------
 
 
-def _record_terms(path: Path, line: int, name: str, value: Any, sep: Optional[str]) -> List[str]:
+def _record_terms(path: Path, line: int, name: str, value: Any, sep: str | None) -> list[str]:
     """The terms of one field value: a string, a number or a list of them."""
     if value is None:
         return []
     values = value if isinstance(value, list) else [value]
-    out: List[str] = []
+    out: list[str] = []
     for item in values:
         if isinstance(item, bool) or not isinstance(item, (str, int, float)):
-            kind = "an object" if isinstance(item, dict) else "a list" if isinstance(item, list) else \
-                "a boolean" if isinstance(item, bool) else type(item).__name__
-            raise InputError(path, line, f"field {name!r} holds {kind}; expected a string, a number "
-                                         "or a list of them")
+            kind = (
+                "an object"
+                if isinstance(item, dict)
+                else "a list"
+                if isinstance(item, list)
+                else "a boolean"
+                if isinstance(item, bool)
+                else type(item).__name__
+            )
+            raise InputError(path, line, f"field {name!r} holds {kind}; expected a string, a number or a list of them")
         text = str(item)
         out.extend(text.split(sep) if sep else [text])
     return [t for t in out if t.strip()]
 
 
-def _decode(path: Path, encoding: Optional[str]) -> str:
+def _decode(path: Path, encoding: str | None) -> str:
     try:
         data = path.read_bytes()
     except OSError as error:
@@ -582,9 +597,9 @@ def _decode(path: Path, encoding: Optional[str]) -> str:
 def read_records_jsonl(
     path: PathLike,
     fields: Sequence[str],
-    encoding: Optional[str] = None,
-    multi_value_sep: Optional[str] = None,
-) -> Iterator[List[str]]:
+    encoding: str | None = None,
+    multi_value_sep: str | None = None,
+) -> Iterator[list[str]]:
     """Records from a JSONL file: each non-blank line is a JSON object (one
     person); the terms are the values of ``fields`` — strings, numbers
     (``1961``) or lists of them; a missing or null field gives no term.
@@ -609,7 +624,7 @@ def read_records_jsonl(
             raise InputError(path, line, f"invalid JSON: {error.msg} (column {error.colno})") from None
         if not isinstance(obj, dict):
             raise InputError(path, line, "expected a JSON object (one record per line)")
-        terms: List[str] = []
+        terms: list[str] = []
         for name in fields:
             if name in obj:
                 seen = True
@@ -622,20 +637,19 @@ def read_records_jsonl(
 def read_records_csv(
     path: PathLike,
     columns: Sequence[str],
-    encoding: Optional[str] = None,
-    delimiter: Optional[str] = None,
-    multi_value_sep: Optional[str] = None,
-    fmt: Optional[str] = None,
-) -> Iterator[List[str]]:
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    multi_value_sep: str | None = None,
+    fmt: str | None = None,
+) -> Iterator[list[str]]:
     """Records from a CSV/TSV file with a header row: each row is one person,
     the non-empty cells of ``columns`` are its terms. Reads through
     :func:`spacy_textsan.io.read_input`, so delimiter sniffing, encodings and
     ``file:line`` errors (short rows, bad quoting, unknown columns) are the
     same as for ``textsan sanitize``."""
-    input_file = read_input(path, fmt=fmt, columns=list(columns) or None, encoding=encoding,
-                            delimiter=delimiter)
+    input_file = read_input(path, fmt=fmt, columns=list(columns) or None, encoding=encoding, delimiter=delimiter)
     for record in input_file.records:
-        terms: List[str] = []
+        terms: list[str] = []
         for value in record.texts.values():
             parts = value.split(multi_value_sep) if multi_value_sep else [value]
             terms.extend(p for p in parts if p.strip())
@@ -645,10 +659,10 @@ def read_records_csv(
 def index_from_records_file(
     path: PathLike,
     fields: Sequence[str],
-    fmt: Optional[str] = None,
-    encoding: Optional[str] = None,
-    delimiter: Optional[str] = None,
-    multi_value_sep: Optional[str] = None,
+    fmt: str | None = None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    multi_value_sep: str | None = None,
 ) -> InvertedIndex:
     """An index with one record per person of a JSONL or CSV/TSV file
     (``fields`` = JSONL fields or CSV columns). The format comes from ``fmt``
@@ -658,9 +672,13 @@ def index_from_records_file(
     if kind == "jsonl":
         records = read_records_jsonl(path, fields, encoding=encoding, multi_value_sep=multi_value_sep)
     elif kind in ("csv", "tsv"):
-        records = read_records_csv(path, fields, encoding=encoding, delimiter=delimiter,
-                                   multi_value_sep=multi_value_sep, fmt=kind)
+        records = read_records_csv(
+            path, fields, encoding=encoding, delimiter=delimiter, multi_value_sep=multi_value_sep, fmt=kind
+        )
     else:
-        raise InputError(path, None, "records must be JSONL (.jsonl) or CSV/TSV (.csv, .tsv); "
-                                     "pass the format explicitly for other extensions")
+        raise InputError(
+            path,
+            None,
+            "records must be JSONL (.jsonl) or CSV/TSV (.csv, .tsv); pass the format explicitly for other extensions",
+        )
     return InvertedIndex.from_records(records)

@@ -27,11 +27,12 @@ when anything raises, an error is added to ``doc._.sanitize_errors`` and
 every entity not already in a one-span set gets one, so the decision masks
 it. The pipeline never crashes because of this component.
 """
+
 import itertools
 import logging
 import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -81,12 +82,19 @@ def make_kanon_risk(
     seed: int,
     max_combinations: int,
     spans_key: str,
-    index_path: Optional[str],
-    exclude_labels: List[str],
+    index_path: str | None,
+    exclude_labels: list[str],
 ) -> "KanonRisk":
     return KanonRisk(
-        name, k=k, max_arity=max_arity, selection=selection, seed=seed, max_combinations=max_combinations,
-        spans_key=spans_key, index_path=index_path, exclude_labels=exclude_labels,
+        name,
+        k=k,
+        max_arity=max_arity,
+        selection=selection,
+        seed=seed,
+        max_combinations=max_combinations,
+        spans_key=spans_key,
+        index_path=index_path,
+        exclude_labels=exclude_labels,
     )
 
 
@@ -97,9 +105,9 @@ class Entity:
 
     def __init__(self, key: str) -> None:
         self.key = key
-        self.spans: List[Span] = []
-        self.terms: List[str] = []
-        self.counts: List[int] = []
+        self.spans: list[Span] = []
+        self.terms: list[str] = []
+        self.counts: list[int] = []
 
     def most_specific(self) -> int:
         """Position of the mention with the fewest postings (ties: first)."""
@@ -119,15 +127,16 @@ class Entity:
         return self.spans[self.most_specific()]
 
 
-def doc_terms(doc: Doc, spans_key: str = SPANS_KEY, exclude_labels: Iterable[str] = ()) -> List[str]:
+def doc_terms(doc: Doc, spans_key: str = SPANS_KEY, exclude_labels: Iterable[str] = ()) -> list[str]:
     """The normalised texts of a doc's candidate spans (deduplicated, in order)."""
     exclude = set(exclude_labels)
     terms = (normalise_term(s.text, s.label_) for s in get_candidates(doc, spans_key) if s.label_ not in exclude)
     return [t for t in dict.fromkeys(terms) if t]
 
 
-def index_from_docs(docs: Iterable[Doc], spans_key: str = SPANS_KEY,
-                    exclude_labels: Iterable[str] = ()) -> InvertedIndex:
+def index_from_docs(
+    docs: Iterable[Doc], spans_key: str = SPANS_KEY, exclude_labels: Iterable[str] = ()
+) -> InvertedIndex:
     """An index with one record per Doc, whose terms are the normalised texts
     of its candidate spans (:func:`spacy_textsan.extensions.get_candidates`).
 
@@ -151,9 +160,9 @@ class KanonRisk:
         seed: int = 0,
         max_combinations: int = 100_000,
         spans_key: str = SPANS_KEY,
-        index_path: Optional[Union[str, Path]] = None,
+        index_path: str | Path | None = None,
         exclude_labels: Iterable[str] = (),
-        index: Optional[InvertedIndex] = None,
+        index: InvertedIndex | None = None,
     ) -> None:
         if selection not in SELECTION_MODES:
             raise ValueError(f"kanon_risk: selection must be one of {SELECTION_MODES}, got {selection!r}")
@@ -170,8 +179,8 @@ class KanonRisk:
         self.spans_key = spans_key
         self.index_path = index_path
         self.exclude_labels = set(exclude_labels)
-        self.index: Optional[InvertedIndex] = index
-        self._index_error: Optional[str] = None
+        self.index: InvertedIndex | None = index
+        self._index_error: str | None = None
         if index is None and index_path:
             try:
                 self.index = InvertedIndex.from_disk(index_path)
@@ -179,12 +188,15 @@ class KanonRisk:
                 # A saved pipeline moved to another machine loads its own copy
                 # in from_disk; until then the component fails closed.
                 self._index_error = f"cannot load index_path: {error}"
-                warnings.warn(f"kanon_risk: {self._index_error}; every candidate will be treated as risky")
+                warnings.warn(
+                    f"kanon_risk: {self._index_error}; every candidate will be treated as risky", stacklevel=2
+                )
 
     # -- spaCy API ------------------------------------------------------------
 
-    def initialize(self, get_examples=None, nlp: Optional[Language] = None, *,
-                   index_path: Optional[Union[str, Path]] = None) -> None:
+    def initialize(
+        self, get_examples=None, nlp: Language | None = None, *, index_path: str | Path | None = None
+    ) -> None:
         """Load the index from ``index_path`` (or the configured one).
 
         Unlike construction, a missing or broken index raises here.
@@ -201,7 +213,7 @@ class KanonRisk:
         self._index_error = None
 
     def __call__(self, doc: Doc) -> Doc:
-        entities: List[Entity] = []
+        entities: list[Entity] = []
         try:
             entities = self.entities(doc)
             if self.index is None:
@@ -215,10 +227,12 @@ class KanonRisk:
                 complete = self._emit_algorithm1(doc, entities)
             if not complete:
                 self._fail_closed(
-                    doc, entities,
+                    doc,
+                    entities,
                     f"combination budget of {self.max_combinations} exhausted; "
                     "entities not found risky so far treated as risky",
-                    "combination budget exhausted")
+                    "combination budget exhausted",
+                )
         except Exception as error:  # never crash the pipeline: fail closed
             logger.exception("kanon_risk failed")
             if not entities:  # grouping failed: every candidate on its own
@@ -230,7 +244,7 @@ class KanonRisk:
             self._fail_closed(doc, entities, f"{type(error).__name__}: {error}", "error")
         return doc
 
-    def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
         for doc in stream:
             yield self(doc)
 
@@ -245,10 +259,10 @@ class KanonRisk:
             entity.counts.append(0)
         return entity
 
-    def entities(self, doc: Doc) -> List[Entity]:
+    def entities(self, doc: Doc) -> list[Entity]:
         """Candidate spans grouped by entity id, in order of first mention;
         spans with an ``exclude_labels`` label are left out."""
-        groups: Dict[str, List[Span]] = {}
+        groups: dict[str, list[Span]] = {}
         spans = sorted(get_candidates(doc, self.spans_key), key=lambda s: (s.start_char, s.end_char))
         for span in spans:
             if span.label_ in self.exclude_labels:
@@ -260,7 +274,7 @@ class KanonRisk:
         """Posting counts of every mention, and ``span._.risk["kanon"]``."""
         assert self.index is not None
         for entity in entities:
-            for i, (span, term) in enumerate(zip(entity.spans, entity.terms)):
+            for i, (span, term) in enumerate(zip(entity.spans, entity.terms, strict=False)):
                 count = self.index.count(term) if term else 0
                 entity.counts[i] = count
                 set_risk(span, MEASURE, 1.0 / max(1, count))
@@ -274,7 +288,7 @@ class KanonRisk:
     def _emit_optimizer(self, doc: Doc, entities: Sequence[Entity]) -> bool:
         """Every risky-alone entity and every minimal risky combination."""
         assert self.index is not None
-        safe: List[Entity] = []
+        safe: list[Entity] = []
         for entity in entities:
             if entity.count < self.k:
                 add_risky_set(doc, MEASURE, [entity.span], self._alone_reason(entity))
@@ -282,11 +296,10 @@ class KanonRisk:
                 safe.append(entity)
         if self.max_arity < 2 or len(safe) < 2:
             return True
-        by_term: Dict[str, List[Entity]] = {}
+        by_term: dict[str, list[Entity]] = {}
         for entity in safe:
             by_term.setdefault(entity.term, []).append(entity)
-        combos, complete = risky_combinations(list(by_term), self.index, self.k, self.max_arity,
-                                              self.max_combinations)
+        combos, complete = risky_combinations(list(by_term), self.index, self.k, self.max_arity, self.max_combinations)
         for combo in combos:
             reason = self._combo_reason(combo, self.index.intersection_count(combo))
             # two entities with the same term: each pairing must be broken
@@ -297,12 +310,13 @@ class KanonRisk:
     def _emit_algorithm1(self, doc: Doc, entities: Sequence[Entity]) -> bool:
         """One-span sets for the entities whose terms Algorithm 1 selects."""
         assert self.index is not None
-        by_term: Dict[str, List[Entity]] = {}
+        by_term: dict[str, list[Entity]] = {}
         for entity in entities:
             by_term.setdefault(entity.term, []).append(entity)
         try:
-            chosen = select_terms(list(by_term), self.index, self.k, self.max_arity, self.selection,
-                                  self.seed, self.max_combinations)
+            chosen = select_terms(
+                list(by_term), self.index, self.k, self.max_arity, self.selection, self.seed, self.max_combinations
+            )
             complete = True
         except CombinationBudgetExceeded as error:
             chosen = error.chosen
@@ -319,13 +333,16 @@ class KanonRisk:
     def _fail_closed(self, doc: Doc, entities: Sequence[Entity], error: str, why: str) -> None:
         """Add the error and a one-span set for every entity without one."""
         add_error(doc, f"{self.name}: {error}")
-        covered = {tuple(s["spans"][0]) for s in (doc._.risky_sets or [])
-                   if s.get("measure") == MEASURE and len(s.get("spans", [])) == 1}
+        covered = {
+            tuple(s["spans"][0])
+            for s in (doc._.risky_sets or [])
+            if s.get("measure") == MEASURE and len(s.get("spans", [])) == 1
+        }
         for entity in entities:
             offsets = {(s.start_char, s.end_char) for s in entity.spans}
             if offsets & covered:
                 continue
-            for span, count in zip(entity.spans, entity.counts):
+            for span, count in zip(entity.spans, entity.counts, strict=False):
                 if MEASURE not in (span._.risk or {}):
                     set_risk(span, MEASURE, 1.0 / max(1, count))
             add_risky_set(doc, MEASURE, [entity.span], f"{why} (fail closed)")
@@ -340,14 +357,14 @@ class KanonRisk:
             self.set_index(InvertedIndex.from_bytes(data))
         return self
 
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
         """Save the index (if any) in ``path/index``."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         if self.index is not None:
             self.index.to_disk(path / _INDEX_DIR)
 
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "KanonRisk":
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> "KanonRisk":
         """Load the index saved by :meth:`to_disk` (none saved: keep the
         current one; without any, the component fails closed)."""
         index_dir = Path(path) / _INDEX_DIR

@@ -19,22 +19,23 @@ Two backends:
 Both implement :class:`SpanLogProbBackend`: ``span_logprobs(text, spans)``
 and the batched ``docs_span_logprobs([(text, spans), ...])``.
 """
+
 from __future__ import annotations
 
 import bisect
 import math
-from pathlib import Path
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from pathlib import Path
 
 import spacy
 
-Offsets = Tuple[int, int]
+Offsets = tuple[int, int]
 #: One document to score: its text and the character spans to score in it.
-DocItem = Tuple[str, Sequence[Offsets]]
+DocItem = tuple[str, Sequence[Offsets]]
 
 
-def check_spans(text: str, spans: Iterable[Sequence[int]]) -> List[Offsets]:
+def check_spans(text: str, spans: Iterable[Sequence[int]]) -> list[Offsets]:
     """The spans as (start, end) tuples; ``ValueError`` for a span outside the text."""
     out = []
     for span in spans:
@@ -55,11 +56,11 @@ class SpanLogProbBackend:
     #: Short name shown in reasons and reports.
     name = "backend"
 
-    def span_logprobs(self, text: str, spans: Sequence[Offsets]) -> List[float]:
+    def span_logprobs(self, text: str, spans: Sequence[Offsets]) -> list[float]:
         """Natural-log probability (<= 0) of each span of ``text``, in order."""
         raise NotImplementedError
 
-    def docs_span_logprobs(self, items: Sequence[DocItem]) -> List[List[float]]:
+    def docs_span_logprobs(self, items: Sequence[DocItem]) -> list[list[float]]:
         """:meth:`span_logprobs` for several documents at once."""
         return [self.span_logprobs(text, spans) for text, spans in items]
 
@@ -101,7 +102,7 @@ class WordfreqBackend(SpanLogProbBackend):
         self.wordlist = wordlist
         self._cache: dict = {}
 
-    def words(self, text: str) -> List[str]:
+    def words(self, text: str) -> list[str]:
         """The words of ``text`` that are looked up (wordfreq's tokenizer)."""
         return self._wordfreq.tokenize(text, self.lang)
 
@@ -117,7 +118,7 @@ class WordfreqBackend(SpanLogProbBackend):
         """The log-probability of a piece of text, out of context."""
         return float(sum(self.word_logprob(w) for w in self.words(text)))
 
-    def span_logprobs(self, text: str, spans: Sequence[Offsets]) -> List[float]:
+    def span_logprobs(self, text: str, spans: Sequence[Offsets]) -> list[float]:
         return [self.text_logprob(text[start:end]) for start, end in check_spans(text, spans)]
 
 
@@ -144,15 +145,15 @@ class Window:
 
     start: int
     end: int
-    groups: List[List[Piece]] = field(default_factory=list)
+    groups: list[list[Piece]] = field(default_factory=list)
 
 
 @dataclass
 class DocPlan:
     """How one document is scored: its subword ids and windows."""
 
-    input_ids: List[int]
-    windows: List[Window]
+    input_ids: list[int]
+    windows: list[Window]
     n_spans: int
 
     @property
@@ -164,7 +165,7 @@ class DocPlan:
         return sum(p.end - p.start for w in self.windows for g in w.groups for p in g)
 
 
-def token_range(offsets: Sequence[Offsets], token_ends: Sequence[int], start: int, end: int) -> Tuple[int, int]:
+def token_range(offsets: Sequence[Offsets], token_ends: Sequence[int], start: int, end: int) -> tuple[int, int]:
     """Tokens ``[first, last)`` whose characters overlap ``[start, end)``.
 
     ``token_ends`` are the token end offsets made non-decreasing (for bisect).
@@ -181,7 +182,7 @@ def token_range(offsets: Sequence[Offsets], token_ends: Sequence[int], start: in
     return (first, last) if first is not None else (0, 0)
 
 
-def make_windows(n_tokens: int, length: int, stride: int) -> List[Tuple[int, int]]:
+def make_windows(n_tokens: int, length: int, stride: int) -> list[tuple[int, int]]:
     """Windows of at most ``length`` tokens starting every ``stride`` tokens;
     the last one ends at ``n_tokens``."""
     if n_tokens <= length:
@@ -195,7 +196,7 @@ def make_windows(n_tokens: int, length: int, stride: int) -> List[Tuple[int, int
     return windows
 
 
-def best_window(windows: Sequence[Tuple[int, int]], start: int, end: int) -> int:
+def best_window(windows: Sequence[tuple[int, int]], start: int, end: int) -> int:
     """The window containing tokens ``[start, end)`` with the most context on
     its shorter side (ties: the earlier window)."""
     best, best_context = -1, -1
@@ -207,7 +208,7 @@ def best_window(windows: Sequence[Tuple[int, int]], start: int, end: int) -> int
     return best
 
 
-def split_span(windows: Sequence[Tuple[int, int]], span_index: int, first: int, last: int) -> List[Tuple[int, Piece]]:
+def split_span(windows: Sequence[tuple[int, int]], span_index: int, first: int, last: int) -> list[tuple[int, Piece]]:
     """(window index, piece) of a span covering tokens ``[first, last)``: one
     piece in the window where it has the most context, or, for a span longer
     than a window, consecutive pieces each in the window reaching furthest."""
@@ -229,20 +230,18 @@ def split_span(windows: Sequence[Tuple[int, int]], span_index: int, first: int, 
     return out
 
 
-def group_pieces(pieces: Sequence[Piece], min_gap: int = 1, max_group_size: Optional[int] = None) -> List[List[Piece]]:
+def group_pieces(pieces: Sequence[Piece], min_gap: int = 1, max_group_size: int | None = None) -> list[list[Piece]]:
     """Split the pieces of one window into groups masked together.
 
     Two pieces of a group are separated by at least ``min_gap`` unmasked
     tokens; a group has at most ``max_group_size`` pieces (``None``: no limit;
     1: every span masked alone). First-fit on pieces sorted by position,
     which uses the fewest groups when there is no size limit."""
-    groups: List[List[Piece]] = []
-    group_ends: List[int] = []
+    groups: list[list[Piece]] = []
+    group_ends: list[int] = []
     for piece in sorted(pieces, key=lambda p: (p.start, p.end, p.span_index)):
         for index, group in enumerate(groups):
-            if piece.start - group_ends[index] >= min_gap and (
-                max_group_size is None or len(group) < max_group_size
-            ):
+            if piece.start - group_ends[index] >= min_gap and (max_group_size is None or len(group) < max_group_size):
                 group.append(piece)
                 group_ends[index] = piece.end
                 break
@@ -285,9 +284,9 @@ class MaskedLMBackend(SpanLogProbBackend):
         device: str = "cpu",
         batch_size: int = 8,
         max_length: int = 512,
-        stride: Optional[int] = None,
+        stride: int | None = None,
         min_gap: int = 1,
-        max_group_size: Optional[int] = None,
+        max_group_size: int | None = None,
     ):
         import torch
         from transformers import AutoModelForMaskedLM, AutoTokenizer
@@ -322,7 +321,7 @@ class MaskedLMBackend(SpanLogProbBackend):
         sentinel = self.tokenizer.mask_token_id
         wrapped = self.tokenizer.build_inputs_with_special_tokens([sentinel])
         self._prefix = wrapped[: wrapped.index(sentinel)]
-        self._suffix = wrapped[wrapped.index(sentinel) + 1:]
+        self._suffix = wrapped[wrapped.index(sentinel) + 1 :]
         limit = max_length
         model_max = getattr(self.tokenizer, "model_max_length", None)
         if model_max is not None and model_max < 10**6:
@@ -347,9 +346,7 @@ class MaskedLMBackend(SpanLogProbBackend):
     def plan(self, text: str, spans: Sequence[Offsets]) -> DocPlan:
         """Tokenise ``text`` and decide the windows and mask groups (no model call)."""
         spans = check_spans(text, spans)
-        encoding = self.tokenizer(
-            text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
-        )
+        encoding = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         input_ids = list(encoding["input_ids"])
         offsets = [tuple(o) for o in encoding["offset_mapping"]]
         token_ends = [end for _, end in offsets]
@@ -357,19 +354,19 @@ class MaskedLMBackend(SpanLogProbBackend):
         for i in range(1, len(token_ends)):
             token_ends[i] = max(token_ends[i], token_ends[i - 1])
         windows = [Window(s, e) for s, e in make_windows(len(input_ids), self.window_length, self.stride)]
-        per_window: List[List[Piece]] = [[] for _ in windows]
+        per_window: list[list[Piece]] = [[] for _ in windows]
         bounds = [(w.start, w.end) for w in windows]
         for span_index, (start, end) in enumerate(spans):
             first, last = token_range(offsets, token_ends, start, end) if start < end else (0, 0)
             for window_index, piece in split_span(bounds, span_index, first, last):
                 per_window[window_index].append(piece)
-        for window, pieces in zip(windows, per_window):
+        for window, pieces in zip(windows, per_window, strict=False):
             window.groups = group_pieces(pieces, self.min_gap, self.max_group_size)
         return DocPlan(input_ids, windows, len(spans))
 
-    def sequence(self, plan: DocPlan, window: Window, group: Sequence[Piece]) -> Tuple[List[int], List[int], List[int]]:
+    def sequence(self, plan: DocPlan, window: Window, group: Sequence[Piece]) -> tuple[list[int], list[int], list[int]]:
         """The model input of one group: (input ids, masked positions, original ids)."""
-        ids = list(self._prefix) + plan.input_ids[window.start:window.end] + list(self._suffix)
+        ids = list(self._prefix) + plan.input_ids[window.start : window.end] + list(self._suffix)
         positions, targets = [], []
         for piece in group:
             for token in range(piece.start, piece.end):
@@ -381,10 +378,10 @@ class MaskedLMBackend(SpanLogProbBackend):
 
     # -- scoring ------------------------------------------------------------ #
 
-    def span_logprobs(self, text: str, spans: Sequence[Offsets]) -> List[float]:
+    def span_logprobs(self, text: str, spans: Sequence[Offsets]) -> list[float]:
         return self.docs_span_logprobs([(text, spans)])[0]
 
-    def docs_span_logprobs(self, items: Sequence[DocItem]) -> List[List[float]]:
+    def docs_span_logprobs(self, items: Sequence[DocItem]) -> list[list[float]]:
         plans = [self.plan(text, spans) for text, spans in items]
         results = [[0.0] * plan.n_spans for plan in plans]
         jobs = []  # (ids, positions, targets, doc index, span index per position)
@@ -397,14 +394,14 @@ class MaskedLMBackend(SpanLogProbBackend):
         # Longest first (stable): little padding, deterministic order.
         order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
         for batch_start in range(0, len(order), self.batch_size):
-            batch = [jobs[i] for i in order[batch_start:batch_start + self.batch_size]]
+            batch = [jobs[i] for i in order[batch_start : batch_start + self.batch_size]]
             scores = self._score_batch([(ids, pos, tgt) for ids, pos, tgt, _, _ in batch])
-            for (_, _, _, doc_index, owners), token_scores in zip(batch, scores):
-                for span_index, score in zip(owners, token_scores):
+            for (_, _, _, doc_index, owners), token_scores in zip(batch, scores, strict=False):
+                for span_index, score in zip(owners, token_scores, strict=False):
                     results[doc_index][span_index] += score
         return results
 
-    def _score_batch(self, batch: Sequence[Tuple[List[int], List[int], List[int]]]) -> List[List[float]]:
+    def _score_batch(self, batch: Sequence[tuple[list[int], list[int], list[int]]]) -> list[list[float]]:
         """One forward pass: the log-probability of each target id at each masked position."""
         torch = self._torch
         width = max(len(ids) for ids, _, _ in batch)
@@ -435,8 +432,8 @@ class MaskedLMBackend(SpanLogProbBackend):
             logprobs = torch.log_softmax(logits.float(), dim=-1)
             picked = logprobs.gather(1, torch.tensor(targets, device=self.device).unsqueeze(1)).squeeze(1)
             picked = picked.cpu().tolist()
-        out: List[List[float]] = [[] for _ in batch]
-        for row, value in zip(rows, picked):
+        out: list[list[float]] = [[] for _ in batch]
+        for row, value in zip(rows, picked, strict=False):
             out[row].append(float(value))
         return out
 
@@ -472,19 +469,24 @@ def create_masked_lm_backend(
     device: str = "cpu",
     batch_size: int = 8,
     max_length: int = 512,
-    stride: Optional[int] = None,
+    stride: int | None = None,
     min_gap: int = 1,
-    max_group_size: Optional[int] = None,
+    max_group_size: int | None = None,
 ) -> MaskedLMBackend:
     """Config: ``@misc = "spacy_textsan.masked_lm_backend.v1"`` with ``model_path``
     a local Hugging Face masked LM directory."""
     return MaskedLMBackend(
-        model_path, device=device, batch_size=batch_size, max_length=max_length,
-        stride=stride, min_gap=min_gap, max_group_size=max_group_size,
+        model_path,
+        device=device,
+        batch_size=batch_size,
+        max_length=max_length,
+        stride=stride,
+        min_gap=min_gap,
+        max_group_size=max_group_size,
     )
 
 
-def token_weighting(backend: SpanLogProbBackend) -> Callable[[str, List[Offsets]], List[float]]:
+def token_weighting(backend: SpanLogProbBackend) -> Callable[[str, list[Offsets]], list[float]]:
     """A ``weights(text, spans)`` function for :func:`spacy_textsan.tab.metrics.precision`
     and :func:`~spacy_textsan.tab.metrics.evaluate`: the information content
     ``-log P(span)`` of each span (nats), so that masking informative tokens
@@ -492,7 +494,7 @@ def token_weighting(backend: SpanLogProbBackend) -> Callable[[str, List[Offsets]
     uses ``-log`` of the smallest subword probability; here the subword
     log-probabilities are summed, as for the risk.)"""
 
-    def weights(text: str, spans: List[Offsets]) -> List[float]:
+    def weights(text: str, spans: list[Offsets]) -> list[float]:
         return [max(0.0, -lp) for lp in backend.span_logprobs(text, spans)]
 
     return weights

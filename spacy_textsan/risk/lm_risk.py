@@ -16,10 +16,11 @@ becomes risky alone (reason ``"lm backend failed: …"``) and its
 ``info_content`` stays ``None``. The pipeline never crashes because of the
 backend.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Iterable, Iterator, List, Optional, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -59,12 +60,11 @@ def make_lm_risk(
     name: str,
     backend: SpanLogProbBackend,
     threshold: float,
-    labels: Optional[List[str]],
+    labels: list[str] | None,
     spans_key: str,
     batch_size: int,
-) -> "LMRisk":
-    return LMRisk(name, backend=backend, threshold=threshold, labels=labels,
-                  spans_key=spans_key, batch_size=batch_size)
+) -> LMRisk:
+    return LMRisk(name, backend=backend, threshold=threshold, labels=labels, spans_key=spans_key, batch_size=batch_size)
 
 
 def risk_reason(logprob: float, threshold: float) -> str:
@@ -86,7 +86,7 @@ class LMRisk:
         *,
         backend: SpanLogProbBackend,
         threshold: float = DEFAULT_THRESHOLD,
-        labels: Optional[Iterable[str]] = None,
+        labels: Iterable[str] | None = None,
         spans_key: str = SPANS_KEY,
         batch_size: int = 64,
     ):
@@ -99,10 +99,11 @@ class LMRisk:
         self.spans_key = spans_key
         self.batch_size = batch_size
 
-    def assessed(self, doc: Doc) -> List[Span]:
+    def assessed(self, doc: Doc) -> list[Span]:
         """The candidate spans this component scores."""
         return [
-            span for span in get_candidates(doc, self.spans_key)
+            span
+            for span in get_candidates(doc, self.spans_key)
             if self.assessed_labels is None or span.label_ in self.assessed_labels
         ]
 
@@ -110,7 +111,7 @@ class LMRisk:
         self._process([doc])
         return doc
 
-    def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
         for batch in minibatch(stream, size=batch_size or self.batch_size):
             self._process(batch)
             yield from batch
@@ -135,15 +136,17 @@ class LMRisk:
             else:
                 self._apply(docs[i], spans[i], doc_scores)
 
-    def _scores(self, docs: Sequence[Doc], spans: Sequence[List[Span]]) -> List[List[float]]:
+    def _scores(self, docs: Sequence[Doc], spans: Sequence[list[Span]]) -> list[list[float]]:
         """Backend log-probabilities, checked (one finite value <= 0 per span)."""
-        items = [(doc.text, [(s.start_char, s.end_char) for s in doc_spans])
-                 for doc, doc_spans in zip(docs, spans)]
+        items = [
+            (doc.text, [(s.start_char, s.end_char) for s in doc_spans])
+            for doc, doc_spans in zip(docs, spans, strict=False)
+        ]
         scores = self.backend.docs_span_logprobs(items)
         if len(scores) != len(items):
             raise ValueError(f"backend returned {len(scores)} results for {len(items)} documents")
         checked = []
-        for doc_scores, (_, doc_offsets) in zip(scores, items):
+        for doc_scores, (_, doc_offsets) in zip(scores, items, strict=False):
             doc_scores = [float(x) for x in doc_scores]
             if len(doc_scores) != len(doc_offsets):
                 raise ValueError(f"backend returned {len(doc_scores)} scores for {len(doc_offsets)} spans")
@@ -153,7 +156,7 @@ class LMRisk:
         return checked
 
     def _apply(self, doc: Doc, spans: Sequence[Span], logprobs: Sequence[float]) -> None:
-        for span, logprob in zip(spans, logprobs):
+        for span, logprob in zip(spans, logprobs, strict=False):
             span._.info_content = -logprob
             set_risk(span, MEASURE, -logprob)
             if logprob < self.threshold:

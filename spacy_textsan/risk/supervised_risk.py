@@ -19,13 +19,14 @@ convert`` and gives every Example the gold mentions as candidates on the
 predicted side and their identifier types as the reference span group, so
 the classifier learns on exactly the spans it will judge.
 """
+
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Union
 
 import numpy
 import spacy
 from spacy.language import Language
-from spacy.pipeline.spancat import DEFAULT_SPANCAT_SINGLELABEL_MODEL, SpanCategorizer, spancat_score
+from spacy.pipeline.spancat import SpanCategorizer, spancat_score
 from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 from thinc.api import Config, Model, Ops, get_current_ops
@@ -33,12 +34,18 @@ from thinc.types import Ragged
 
 from ..extensions import DIRECT, NO_MASK, QUASI, SPANS_KEY, UNKNOWN, get_candidates, set_risk
 
-__all__ = ["SupervisedRisk", "make_supervised_risk", "build_candidate_suggester", "create_risk_corpus",
-           "RISK_LABELS", "MEASURE"]
+__all__ = [
+    "SupervisedRisk",
+    "make_supervised_risk",
+    "build_candidate_suggester",
+    "create_risk_corpus",
+    "RISK_LABELS",
+    "MEASURE",
+]
 
 MEASURE = "supervised"
 RISK_LABELS = (DIRECT, QUASI, NO_MASK)
-GOLD_KEY = "textsan_gold"      # the span group written by ``textsan convert``
+GOLD_KEY = "textsan_gold"  # the span group written by ``textsan convert``
 
 DEFAULT_MODEL = Config().from_str("""
 [model]
@@ -69,14 +76,14 @@ depth = 4
 
 
 @spacy.registry.misc("spacy_textsan.candidate_suggester.v1")
-def build_candidate_suggester(spans_key: str = SPANS_KEY) -> Callable[[Iterable[Doc], Optional[Ops]], Ragged]:
+def build_candidate_suggester(spans_key: str = SPANS_KEY) -> Callable[[Iterable[Doc], Ops | None], Ragged]:
     """Suggest the candidate spans of ``doc.spans[spans_key]`` (``doc.ents``
     when the doc has no such group), in order, as spancat expects."""
 
-    def suggest(docs: Iterable[Doc], *, ops: Optional[Ops] = None) -> Ragged:
+    def suggest(docs: Iterable[Doc], *, ops: Ops | None = None) -> Ragged:
         ops = ops or get_current_ops()
-        rows: List[List[int]] = []
-        lengths: List[int] = []
+        rows: list[list[int]] = []
+        lengths: list[int] = []
         for doc in docs:
             spans = doc.spans[spans_key] if spans_key in doc.spans else doc.ents
             pairs = sorted({(s.start, s.end) for s in spans})
@@ -99,24 +106,49 @@ def build_candidate_suggester(spans_key: str = SPANS_KEY) -> Callable[[Iterable[
         "candidates_key": SPANS_KEY,
         "scorer": {"@scorers": "spacy.spancat_scorer.v1"},
     },
-    default_score_weights={"spans_textsan_risk_f": 1.0, "spans_textsan_risk_p": 0.0,
-                           "spans_textsan_risk_r": 0.0},
+    default_score_weights={"spans_textsan_risk_f": 1.0, "spans_textsan_risk_p": 0.0, "spans_textsan_risk_r": 0.0},
 )
-def make_supervised_risk(nlp: Language, name: str, model: Model, suggester: Callable, spans_key: str,
-                         candidates_key: str, scorer: Optional[Callable]) -> "SupervisedRisk":
-    return SupervisedRisk(nlp.vocab, model, suggester, name=name, spans_key=spans_key,
-                          candidates_key=candidates_key, scorer=scorer)
+def make_supervised_risk(
+    nlp: Language,
+    name: str,
+    model: Model,
+    suggester: Callable,
+    spans_key: str,
+    candidates_key: str,
+    scorer: Callable | None,
+) -> "SupervisedRisk":
+    return SupervisedRisk(
+        nlp.vocab, model, suggester, name=name, spans_key=spans_key, candidates_key=candidates_key, scorer=scorer
+    )
 
 
 class SupervisedRisk(SpanCategorizer):
     """Single-label span categorizer over the candidates (see the module doc)."""
 
-    def __init__(self, vocab, model: Model, suggester: Callable, name: str = "supervised_risk", *,
-                 spans_key: str = "textsan_risk", candidates_key: str = SPANS_KEY,
-                 scorer: Optional[Callable] = spancat_score):
-        super().__init__(vocab, model, suggester, name, add_negative_label=False, spans_key=spans_key,
-                         negative_weight=None, allow_overlap=True, max_positive=1, threshold=None,
-                         scorer=scorer)
+    def __init__(
+        self,
+        vocab,
+        model: Model,
+        suggester: Callable,
+        name: str = "supervised_risk",
+        *,
+        spans_key: str = "textsan_risk",
+        candidates_key: str = SPANS_KEY,
+        scorer: Callable | None = spancat_score,
+    ):
+        super().__init__(
+            vocab,
+            model,
+            suggester,
+            name,
+            add_negative_label=False,
+            spans_key=spans_key,
+            negative_weight=None,
+            allow_overlap=True,
+            max_positive=1,
+            threshold=None,
+            scorer=scorer,
+        )
         self.candidates_key = candidates_key
 
     def set_annotations(self, docs: Iterable[Doc], indices_scores) -> None:
@@ -132,8 +164,11 @@ class SupervisedRisk(SpanCategorizer):
             rows = self.model.ops.to_numpy(indices[i].dataXd)
             by_tokens = {(int(a), int(b)): scores[offset + k] for k, (a, b) in enumerate(rows)}
             offset += n
-            candidates = (doc.spans[self.candidates_key] if self.candidates_key in doc.spans
-                          else get_candidates(doc, self.candidates_key))
+            candidates = (
+                doc.spans[self.candidates_key]
+                if self.candidates_key in doc.spans
+                else get_candidates(doc, self.candidates_key)
+            )
             for span in candidates:
                 row = by_tokens.get((span.start, span.end))
                 if row is None:
@@ -145,9 +180,13 @@ class SupervisedRisk(SpanCategorizer):
 
 
 @spacy.registry.readers("spacy_textsan.risk_corpus.v1")
-def create_risk_corpus(path: Union[str, Path], spans_key: str = "textsan_risk",
-                       candidates_key: str = SPANS_KEY, gold_key: str = GOLD_KEY,
-                       identifiers: List[str] = list(RISK_LABELS)) -> Callable[[Language], Iterator[Example]]:
+def create_risk_corpus(
+    path: str | Path,
+    spans_key: str = "textsan_risk",
+    candidates_key: str = SPANS_KEY,
+    gold_key: str = GOLD_KEY,
+    identifiers: list[str] = list(RISK_LABELS),  # noqa: B006 (confection fills the config from the default)
+) -> Callable[[Language], Iterator[Example]]:
     """Examples for ``supervised_risk`` from a ``textsan convert`` DocBin: the
     predicted doc holds the gold mentions as candidates (label = entity type),
     the reference doc the mentions labelled with their identifier type.
@@ -160,12 +199,15 @@ def create_risk_corpus(path: Union[str, Path], spans_key: str = "textsan_risk",
             if not mentions:
                 continue
             predicted = nlp.make_doc(gold.text)
-            reference = Doc(nlp.vocab, words=[t.text for t in predicted],
-                            spaces=[bool(t.whitespace_) for t in predicted])
-            predicted.spans[candidates_key] = [Span(predicted, s.start, s.end, label=s.label_)
-                                               for s in _retokenized(predicted, mentions)]
-            reference.spans[spans_key] = [Span(reference, s.start, s.end, label=s.id_)
-                                          for s in _retokenized(reference, mentions)]
+            reference = Doc(
+                nlp.vocab, words=[t.text for t in predicted], spaces=[bool(t.whitespace_) for t in predicted]
+            )
+            predicted.spans[candidates_key] = [
+                Span(predicted, s.start, s.end, label=s.label_) for s in _retokenized(predicted, mentions)
+            ]
+            reference.spans[spans_key] = [
+                Span(reference, s.start, s.end, label=s.id_) for s in _retokenized(reference, mentions)
+            ]
             yield Example(predicted, reference)
 
     return read

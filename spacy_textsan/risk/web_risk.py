@@ -26,13 +26,14 @@ and ``span._.risk["web"]`` on every mention of every candidate entity: 1.0 when
 the entity is risky alone, else the fraction of the person's URLs that the
 search for person + entity returned.
 """
+
 import inspect
 import itertools
 import logging
 import time
 import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -62,9 +63,19 @@ PERSON_LABEL = "PERSON"
         "spans_key": SPANS_KEY,
     },
 )
-def make_web_risk(nlp: Language, name: str, client: Optional[SearchClient], max_arity: int, person: str,
-                  labels: Optional[List[str]], max_queries: int, time_budget_s: float, operator: str,
-                  prune_supersets: bool, spans_key: str) -> "WebRisk":
+def make_web_risk(
+    nlp: Language,
+    name: str,
+    client: SearchClient | None,
+    max_arity: int,
+    person: str,
+    labels: list[str] | None,
+    max_queries: int,
+    time_budget_s: float,
+    operator: str,
+    prune_supersets: bool,
+    spans_key: str,
+) -> "WebRisk":
     """client: a search client from the registry (``spacy_textsan.searxng_client.v1``,
         ``spacy_textsan.json_search_client.v1``); None: every candidate entity
         is counted as risky (fail closed) and a warning is logged once.
@@ -76,20 +87,31 @@ def make_web_risk(nlp: Language, name: str, client: Optional[SearchClient], max_
     operator: what joins the quoted terms of a query.
     prune_supersets: skip combinations that contain a risky one.
     """
-    return WebRisk(name, client=client, max_arity=max_arity, person=person, labels=labels,
-                   max_queries=max_queries, time_budget_s=time_budget_s, operator=operator,
-                   prune_supersets=prune_supersets, spans_key=spans_key)
+    return WebRisk(
+        name,
+        client=client,
+        max_arity=max_arity,
+        person=person,
+        labels=labels,
+        max_queries=max_queries,
+        time_budget_s=time_budget_s,
+        operator=operator,
+        prune_supersets=prune_supersets,
+        spans_key=spans_key,
+    )
 
 
 # --------------------------------------------------------------------------- #
 # Pure functions
 # --------------------------------------------------------------------------- #
 
+
 @dataclass
 class Entity:
     """The mentions of one entity, in text order."""
+
     key: str
-    spans: List[Span]
+    spans: list[Span]
 
     @property
     def representative(self) -> Span:
@@ -107,15 +129,15 @@ def clean_term(text: str) -> str:
     return " ".join(text.replace('"', " ").split())
 
 
-def group_entities(spans: Iterable[Span]) -> List[Entity]:
+def group_entities(spans: Iterable[Span]) -> list[Entity]:
     """Spans grouped by entity, entities ordered by their first mention."""
-    groups: Dict[str, List[Span]] = {}
+    groups: dict[str, list[Span]] = {}
     for span in sorted(spans, key=lambda s: (s.start_char, s.end_char)):
         groups.setdefault(entity_key(span), []).append(span)
     return [Entity(key, group) for key, group in groups.items()]
 
 
-def choose_person(spans: Iterable[Span], label: str = PERSON_LABEL) -> Optional[Entity]:
+def choose_person(spans: Iterable[Span], label: str = PERSON_LABEL) -> Entity | None:
     """The PERSON entity with the most mentions; ties go to the first in the text."""
     people = group_entities(s for s in spans if s.label_ == label)
     if not people:
@@ -141,24 +163,25 @@ def normalize_url(url: str) -> str:
 @dataclass
 class ComboResult:
     """The outcome for one combination (indices into the entity list)."""
-    combo: Tuple[int, ...]
+
+    combo: tuple[int, ...]
     query: str
     risky: bool
     shared: int = 0
-    failure: Optional[str] = None
+    failure: str | None = None
 
 
 @dataclass
 class WebRiskResult:
-    combos: List[ComboResult] = field(default_factory=list)
-    person_urls: Set[str] = field(default_factory=set)
+    combos: list[ComboResult] = field(default_factory=list)
+    person_urls: set[str] = field(default_factory=set)
     #: URLs of the person + entity search, per entity index (arity 1).
-    person_entity_urls: Dict[int, Set[str]] = field(default_factory=dict)
+    person_entity_urls: dict[int, set[str]] = field(default_factory=dict)
     #: Failure reasons with the number of combinations each made risky, in first-seen order.
-    failures: Dict[str, int] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
     queries: int = 0
 
-    def risky_alone(self) -> Set[int]:
+    def risky_alone(self) -> set[int]:
         return {c.combo[0] for c in self.combos if c.risky and len(c.combo) == 1}
 
 
@@ -168,20 +191,21 @@ class BoundedSearch:
     deadline passed to the client. Raises SearchError; any other exception of
     the client becomes one (its type only: messages may hold secrets)."""
 
-    def __init__(self, client: SearchClient, max_queries: int, deadline: Optional[float],
-                 time_budget_s: Optional[float] = None):
+    def __init__(
+        self, client: SearchClient, max_queries: int, deadline: float | None, time_budget_s: float | None = None
+    ):
         self.client = client
         self.max_queries = max_queries
         self.deadline = deadline
         self.time_budget_s = time_budget_s
         self.queries = 0
-        self._memo: Dict[str, object] = {}
+        self._memo: dict[str, object] = {}
         try:
             self._pass_deadline = "deadline" in inspect.signature(client.search).parameters
         except (TypeError, ValueError):
             self._pass_deadline = False
 
-    def __call__(self, query: str) -> Set[str]:
+    def __call__(self, query: str) -> set[str]:
         if query in self._memo:
             result = self._memo[query]
             if isinstance(result, SearchError):
@@ -206,33 +230,35 @@ class BoundedSearch:
             result = SearchError(f"client error ({type(e).__name__})")
         self._memo[query] = result
         if isinstance(result, SearchError):
-            if self.deadline is not None and time.monotonic() >= self.deadline \
-                    and "time budget" not in result.reason:
-                result = SearchError(f"{result.reason}; time budget of {self.time_budget_s:g} s "
-                                     f"per document exhausted")
+            if self.deadline is not None and time.monotonic() >= self.deadline and "time budget" not in result.reason:
+                result = SearchError(f"{result.reason}; time budget of {self.time_budget_s:g} s per document exhausted")
                 self._memo[query] = result
             raise result
         return result  # type: ignore[return-value]
 
 
-def find_risky_combinations(terms: Sequence[str], person: str, search: Callable[[str], Set[str]],
-                            max_arity: int = 2, operator: str = "AND",
-                            prune_supersets: bool = True) -> WebRiskResult:
+def find_risky_combinations(
+    terms: Sequence[str],
+    person: str,
+    search: Callable[[str], set[str]],
+    max_arity: int = 2,
+    operator: str = "AND",
+    prune_supersets: bool = True,
+) -> WebRiskResult:
     """Algorithm 1 of seed 003 over ``terms`` (one per entity). ``search``
     returns a set of normalised URLs or raises SearchError. The person's own
     search must succeed (the caller handles its failure)."""
     out = WebRiskResult()
     person_urls = set(search(format_query([person], operator)))
-    risky: Set[FrozenSet[int]] = set()
-    results: Dict[Tuple[int, ...], ComboResult] = {}
-    pending: Dict[Tuple[int, ...], Set[str]] = {}
+    risky: set[frozenset[int]] = set()
+    results: dict[tuple[int, ...], ComboResult] = {}
+    pending: dict[tuple[int, ...], set[str]] = {}
 
-    def contains_risky(combo: Tuple[int, ...]) -> bool:
-        return any(frozenset(sub) in risky
-                   for k in range(1, len(combo)) for sub in itertools.combinations(combo, k))
+    def contains_risky(combo: tuple[int, ...]) -> bool:
+        return any(frozenset(sub) in risky for k in range(1, len(combo)) for sub in itertools.combinations(combo, k))
 
     for n in range(1, max(1, max_arity) + 1):
-        level: List[Tuple[Tuple[int, ...], str, Set[str]]] = []
+        level: list[tuple[tuple[int, ...], str, set[str]]] = []
         for combo in itertools.combinations(range(len(terms)), n):
             if prune_supersets and contains_risky(combo):
                 continue
@@ -288,14 +314,25 @@ def risky_reason(combo: ComboResult) -> str:
 # The component
 # --------------------------------------------------------------------------- #
 
+
 class WebRisk:
     """Marks entities and combinations of entities whose web search results
     also mention the person to protect (see the module docstring)."""
 
-    def __init__(self, name: str = "web_risk", *, client: Optional[SearchClient] = None, max_arity: int = 2,
-                 person: str = "auto", labels: Optional[Iterable[str]] = None, max_queries: int = 200,
-                 time_budget_s: Optional[float] = 300.0, operator: str = "AND", prune_supersets: bool = True,
-                 spans_key: str = SPANS_KEY):
+    def __init__(
+        self,
+        name: str = "web_risk",
+        *,
+        client: SearchClient | None = None,
+        max_arity: int = 2,
+        person: str = "auto",
+        labels: Iterable[str] | None = None,
+        max_queries: int = 200,
+        time_budget_s: float | None = 300.0,
+        operator: str = "AND",
+        prune_supersets: bool = True,
+        spans_key: str = SPANS_KEY,
+    ):
         if max_arity < 1:
             raise ValueError(f"web_risk: max_arity must be at least 1, not {max_arity}")
         if max_queries < 1:
@@ -324,7 +361,7 @@ class WebRisk:
             return span.label_ != PERSON_LABEL
         return span.label_ in self.labels
 
-    def select(self, doc: Doc) -> Tuple[Optional[str], List[Entity]]:
+    def select(self, doc: Doc) -> tuple[str | None, list[Entity]]:
         """The name to protect (None: no person) and the candidate entities."""
         spans = get_candidates(doc, self.spans_key)
         if self.person == "auto":
@@ -335,8 +372,9 @@ class WebRisk:
             name = clean_term(self.person)
             folded = name.casefold()
             excluded = {entity_key(s) for s in spans if clean_term(s.text).casefold() == folded}
-        entities = [e for e in group_entities(s for s in spans if self._takes_part(s))
-                    if e.key not in excluded and e.surface]
+        entities = [
+            e for e in group_entities(s for s in spans if self._takes_part(s)) if e.key not in excluded and e.surface
+        ]
         return name or None, entities
 
     # -- processing --------------------------------------------------------- #
@@ -348,13 +386,21 @@ class WebRisk:
             return doc
         if self.client is None:
             if not self._warned_no_client:
-                logger.warning("%s: no web search backend configured ([components.%s.client]); every "
-                               "candidate entity is counted as risky", self.name, self.name)
+                logger.warning(
+                    "%s: no web search backend configured ([components.%s.client]); every "
+                    "candidate entity is counted as risky",
+                    self.name,
+                    self.name,
+                )
                 self._warned_no_client = True
             if entities:
-                self._all_risky(doc, entities, "no web search backend configured, counted as risky",
-                                f"{self.name}: no web search backend configured; all {len(entities)} "
-                                f"candidate entities counted as risky")
+                self._all_risky(
+                    doc,
+                    entities,
+                    "no web search backend configured, counted as risky",
+                    f"{self.name}: no web search backend configured; all {len(entities)} "
+                    f"candidate entities counted as risky",
+                )
             return doc
         if not entities:
             return doc
@@ -369,43 +415,51 @@ class WebRisk:
         search = BoundedSearch(self.client, self.max_queries, deadline, self.time_budget_s)
         terms = [e.surface for e in entities]
         try:
-            result = find_risky_combinations(terms, person, search, self.max_arity, self.operator,
-                                             self.prune_supersets)
+            result = find_risky_combinations(terms, person, search, self.max_arity, self.operator, self.prune_supersets)
         except SearchError as e:  # the person's own search
-            self._all_risky(doc, entities, f"web search failed: {e.reason}, counted as risky",
-                            f"{self.name}: web search for the person to protect failed ({e.reason}); "
-                            f"all {len(entities)} candidate entities counted as risky")
+            self._all_risky(
+                doc,
+                entities,
+                f"web search failed: {e.reason}, counted as risky",
+                f"{self.name}: web search for the person to protect failed ({e.reason}); "
+                f"all {len(entities)} candidate entities counted as risky",
+            )
             return doc
         except Exception as e:
-            self._all_risky(doc, entities, f"web search failed: internal error ({type(e).__name__}), "
-                                           f"counted as risky",
-                            f"{self.name}: internal error ({type(e).__name__}); all {len(entities)} "
-                            f"candidate entities counted as risky")
+            self._all_risky(
+                doc,
+                entities,
+                f"web search failed: internal error ({type(e).__name__}), counted as risky",
+                f"{self.name}: internal error ({type(e).__name__}); all {len(entities)} "
+                f"candidate entities counted as risky",
+            )
             return doc
         self._apply(doc, entities, result)
         return doc
 
-    def _all_risky(self, doc: Doc, entities: List[Entity], reason: str, error: str) -> None:
+    def _all_risky(self, doc: Doc, entities: list[Entity], reason: str, error: str) -> None:
         for entity in entities:
             add_risky_set(doc, MEASURE, [entity.representative], reason)
             for span in entity.spans:
                 set_risk(span, MEASURE, 1.0)
         add_error(doc, error)
 
-    def _apply(self, doc: Doc, entities: List[Entity], result: WebRiskResult) -> None:
+    def _apply(self, doc: Doc, entities: list[Entity], result: WebRiskResult) -> None:
         for combo in result.combos:
             if combo.risky:
-                add_risky_set(doc, MEASURE, [entities[i].representative for i in combo.combo],
-                              risky_reason(combo))
+                add_risky_set(doc, MEASURE, [entities[i].representative for i in combo.combo], risky_reason(combo))
         for index, entity in enumerate(entities):
             score = web_score(result, index)
             for span in entity.spans:
                 set_risk(span, MEASURE, score)
         total = len(result.combos)
         for reason, count in result.failures.items():
-            add_error(doc, f"{self.name}: web search failed for {count} of {total} combination"
-                           f"{'s' if total != 1 else ''} ({reason}); counted as risky")
+            add_error(
+                doc,
+                f"{self.name}: web search failed for {count} of {total} combination"
+                f"{'s' if total != 1 else ''} ({reason}); counted as risky",
+            )
 
-    def pipe(self, stream: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
         for doc in stream:
             yield self(doc)

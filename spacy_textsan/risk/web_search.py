@@ -29,6 +29,7 @@ The factories are registered for configs::
     @misc = "spacy_textsan.searxng_client.v1"
     base_url = "http://localhost:8888"
 """
+
 import email.utils
 import hashlib
 import json
@@ -40,7 +41,8 @@ import threading
 import time
 import unicodedata
 import urllib.parse
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import requests
 import spacy
@@ -50,8 +52,7 @@ from ..about import __version__
 logger = logging.getLogger(__name__)
 
 DEFAULT_USER_AGENT = (
-    f"spacy-textsan/{__version__} (web_risk re-identification check; "
-    f"python-requests/{requests.__version__})"
+    f"spacy-textsan/{__version__} (web_risk re-identification check; python-requests/{requests.__version__})"
 )
 #: HTTP statuses that are retried (with backoff, or after ``Retry-After``).
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -73,6 +74,7 @@ class SearchError(Exception):
 # --------------------------------------------------------------------------- #
 # Pure helpers
 # --------------------------------------------------------------------------- #
+
 
 def normalize_query(query: str) -> str:
     """The cache key form of a query: NFKC, whitespace collapsed, case-folded."""
@@ -99,7 +101,7 @@ def resolve_path(obj: Any, path: str) -> Any:
     return obj
 
 
-def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP
     date); None when absent or unreadable."""
     if value is None:
@@ -120,20 +122,19 @@ def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Opti
     return max(0.0, seconds)
 
 
-def backoff_delay(attempt: int, base_s: float, max_s: float, jitter: float,
-                  rng: Optional[random.Random]) -> float:
+def backoff_delay(attempt: int, base_s: float, max_s: float, jitter: float, rng: random.Random | None) -> float:
     """Exponential backoff before retry number ``attempt`` (0-based):
     ``min(max_s, base_s * 2**attempt)``, stretched by up to ``jitter`` (a
     fraction) drawn from ``rng``."""
-    delay = min(max_s, base_s * (2 ** attempt))
+    delay = min(max_s, base_s * (2**attempt))
     if jitter > 0 and rng is not None:
         delay *= 1.0 + jitter * rng.random()
     return delay
 
 
-def dedupe(urls: Iterable[str]) -> List[str]:
+def dedupe(urls: Iterable[str]) -> list[str]:
     """URLs in first-seen order without repeats."""
-    seen: Set[str] = set()
+    seen: set[str] = set()
     out = []
     for url in urls:
         if url not in seen:
@@ -142,7 +143,7 @@ def dedupe(urls: Iterable[str]) -> List[str]:
     return out
 
 
-def fill_template(template: str, values: Dict[str, str], encode: bool = False) -> str:
+def fill_template(template: str, values: dict[str, str], encode: bool = False) -> str:
     """Replace ``{name}`` for each known placeholder (nothing else, so literal
     braces survive); values are URL-encoded when ``encode``."""
     out = template
@@ -153,7 +154,7 @@ def fill_template(template: str, values: Dict[str, str], encode: bool = False) -
     return out
 
 
-def fill_structure(obj: Any, values: Dict[str, str]) -> Any:
+def fill_structure(obj: Any, values: dict[str, str]) -> Any:
     """:func:`fill_template` applied to every string of a JSON-like structure."""
     if isinstance(obj, str):
         return fill_template(obj, values)
@@ -183,13 +184,14 @@ def _hash(*parts: str) -> str:
 # Secrets never reach the logs
 # --------------------------------------------------------------------------- #
 
+
 class _SecretScrubber(logging.Filter):
     """Replaces registered secrets in log records of the HTTP libraries
     (urllib3 logs request URLs, with their query strings, at DEBUG)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.secrets: Set[str] = set()
+        self.secrets: set[str] = set()
 
     def filter(self, record: logging.LogRecord) -> bool:
         if self.secrets:
@@ -220,6 +222,7 @@ def _register_secret(secret: str) -> None:
 # Cache
 # --------------------------------------------------------------------------- #
 
+
 class SearchCache:
     """Persistent search results in an sqlite3 file: one row per (backend,
     normalised query), both stored as SHA-256 hashes, with the URLs (JSON) and
@@ -227,26 +230,25 @@ class SearchCache:
     (``None``: never expire). Cache failures (locked, corrupt file) are logged
     and treated as misses: they never fail a search."""
 
-    def __init__(self, path: str, ttl_s: Optional[float] = 7 * 24 * 3600.0,
-                 now: Callable[[], float] = time.time):
+    def __init__(self, path: str, ttl_s: float | None = 7 * 24 * 3600.0, now: Callable[[], float] = time.time):
         self.path = str(path)
         self.ttl_s = ttl_s
         self.now = now
         self._lock = threading.Lock()
-        self._conn: Optional[sqlite3.Connection] = None
-        self._pid: Optional[int] = None
+        self._conn: sqlite3.Connection | None = None
+        self._pid: int | None = None
         self._broken = False
 
-    def __getstate__(self) -> Dict[str, Any]:  # connections do not travel to other processes
+    def __getstate__(self) -> dict[str, Any]:  # connections do not travel to other processes
         state = dict(self.__dict__)
         state.update(_conn=None, _pid=None, _lock=None)
         return state
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def _connection(self) -> Optional[sqlite3.Connection]:
+    def _connection(self) -> sqlite3.Connection | None:
         if self._broken:
             return None
         if self._conn is None or self._pid != os.getpid():
@@ -267,7 +269,7 @@ class SearchCache:
             self._conn, self._pid = conn, os.getpid()
         return self._conn
 
-    def get(self, backend: str, query: str) -> Optional[List[str]]:
+    def get(self, backend: str, query: str) -> list[str] | None:
         """The cached URLs for a query, or None (miss or expired)."""
         key = _hash(normalize_query(query))
         with self._lock:
@@ -275,8 +277,9 @@ class SearchCache:
             if conn is None:
                 return None
             try:
-                row = conn.execute("SELECT urls, created FROM search_cache WHERE backend = ? AND query = ?",
-                                   (backend, key)).fetchone()
+                row = conn.execute(
+                    "SELECT urls, created FROM search_cache WHERE backend = ? AND query = ?", (backend, key)
+                ).fetchone()
             except sqlite3.Error as e:
                 logger.warning("web search cache read failed: %s", type(e).__name__)
                 return None
@@ -301,8 +304,10 @@ class SearchCache:
             if conn is None:
                 return
             try:
-                conn.execute("INSERT OR REPLACE INTO search_cache (backend, query, urls, created) "
-                             "VALUES (?, ?, ?, ?)", (backend, key, json.dumps(list(urls)), self.now()))
+                conn.execute(
+                    "INSERT OR REPLACE INTO search_cache (backend, query, urls, created) VALUES (?, ?, ?, ?)",
+                    (backend, key, json.dumps(list(urls)), self.now()),
+                )
                 conn.commit()
             except sqlite3.Error as e:
                 logger.warning("web search cache write failed: %s", type(e).__name__)
@@ -318,6 +323,7 @@ class SearchCache:
 # Clients
 # --------------------------------------------------------------------------- #
 
+
 class SearchClient:
     """The interface ``web_risk`` needs: ``search(query)`` returns the result
     URLs (top ``n_results``, rank order) or raises :class:`SearchError`.
@@ -326,7 +332,7 @@ class SearchClient:
     #: Short backend name for messages ("searxng", "json").
     kind = "search"
 
-    def search(self, query: str, deadline: Optional[float] = None) -> List[str]:  # pragma: no cover
+    def search(self, query: str, deadline: float | None = None) -> list[str]:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -338,13 +344,13 @@ class _RateLimiter:
         self._lock = threading.Lock()
         self._next = 0.0
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         return {"min_interval_s": self.min_interval_s}
 
-    def __setstate__(self, state: Dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["min_interval_s"])
 
-    def wait(self, deadline: Optional[float], label: str) -> None:
+    def wait(self, deadline: float | None, label: str) -> None:
         with self._lock:
             now = time.monotonic()
             start = max(now, self._next)
@@ -371,12 +377,24 @@ class HttpSearchClient(SearchClient):
 
     kind = "http"
 
-    def __init__(self, *, n_results: int = 50, timeout_s: float = 10.0, max_retries: int = 2,
-                 backoff_s: float = 0.5, backoff_max_s: float = 8.0, jitter: float = 0.1,
-                 seed: Optional[int] = 0, retry_after_max_s: float = 30.0, min_interval_s: float = 1.0,
-                 user_agent: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
-                 max_response_bytes: int = 5_000_000, cache_path: Optional[str] = None,
-                 cache_ttl_s: Optional[float] = 7 * 24 * 3600.0):
+    def __init__(
+        self,
+        *,
+        n_results: int = 50,
+        timeout_s: float = 10.0,
+        max_retries: int = 2,
+        backoff_s: float = 0.5,
+        backoff_max_s: float = 8.0,
+        jitter: float = 0.1,
+        seed: int | None = 0,
+        retry_after_max_s: float = 30.0,
+        min_interval_s: float = 1.0,
+        user_agent: str | None = None,
+        headers: dict[str, str] | None = None,
+        max_response_bytes: int = 5_000_000,
+        cache_path: str | None = None,
+        cache_ttl_s: float | None = 7 * 24 * 3600.0,
+    ):
         if n_results < 1:
             raise ValueError(f"{self.kind} client: n_results must be at least 1, not {n_results}")
         if timeout_s <= 0:
@@ -397,8 +415,8 @@ class HttpSearchClient(SearchClient):
         self._rng = random.Random(seed)
         self._rate = _RateLimiter(min_interval_s)
         self.cache = SearchCache(cache_path, cache_ttl_s) if cache_path else None
-        self._session: Optional[requests.Session] = None
-        self._session_pid: Optional[int] = None
+        self._session: requests.Session | None = None
+        self._session_pid: int | None = None
         #: Requests actually sent (not cache hits), for monitoring and tests.
         self.requests_sent = 0
 
@@ -416,7 +434,7 @@ class HttpSearchClient(SearchClient):
         raise NotImplementedError  # pragma: no cover
 
     # -- the interface ----------------------------------------------------- #
-    def search(self, query: str, deadline: Optional[float] = None) -> List[str]:
+    def search(self, query: str, deadline: float | None = None) -> list[str]:
         """The top ``n_results`` result URLs for ``query`` (from the cache when fresh)."""
         if not isinstance(query, str) or not query.strip():
             raise SearchError(f"{self.label}: empty query")
@@ -430,7 +448,7 @@ class HttpSearchClient(SearchClient):
             self.cache.set(namespace, query, urls)
         return urls
 
-    def _fetch(self, query: str, deadline: Optional[float]) -> List[str]:  # pragma: no cover
+    def _fetch(self, query: str, deadline: float | None) -> list[str]:  # pragma: no cover
         raise NotImplementedError
 
     def close(self) -> None:
@@ -440,7 +458,7 @@ class HttpSearchClient(SearchClient):
         if self.cache is not None:
             self.cache.close()
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.update(_session=None, _session_pid=None)
         return state
@@ -454,19 +472,26 @@ class HttpSearchClient(SearchClient):
             self._session, self._session_pid = session, os.getpid()
         return self._session
 
-    def _remaining(self, deadline: Optional[float]) -> Optional[float]:
+    def _remaining(self, deadline: float | None) -> float | None:
         return None if deadline is None else deadline - time.monotonic()
 
-    def _sleep(self, seconds: float, deadline: Optional[float], why: str) -> None:
+    def _sleep(self, seconds: float, deadline: float | None, why: str) -> None:
         remaining = self._remaining(deadline)
         if remaining is not None and seconds >= remaining:
             raise SearchError(f"{self.label}: time budget exhausted ({why})")
         if seconds > 0:
             time.sleep(seconds)
 
-    def _request_json(self, method: str, url: str, *, params: Optional[Dict[str, Any]] = None,
-                      headers: Optional[Dict[str, str]] = None, json_body: Any = None,
-                      deadline: Optional[float] = None) -> Any:
+    def _request_json(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        json_body: Any = None,
+        deadline: float | None = None,
+    ) -> Any:
         """One logical request with retries; the parsed JSON body or SearchError."""
         last = "no attempt"
         attempts = self.max_retries + 1
@@ -481,10 +506,9 @@ class HttpSearchClient(SearchClient):
                 if remaining <= 0:
                     raise SearchError(f"{self.label}: time budget exhausted")
                 timeout = min(timeout, remaining)
-            wait: Optional[float] = None
+            wait: float | None = None
             try:
-                status, retry_after, body = self._send(method, url, params, headers, json_body,
-                                                       timeout, deadline)
+                status, retry_after, body = self._send(method, url, params, headers, json_body, timeout, deadline)
             except requests.exceptions.Timeout:
                 last = f"timeout after {timeout:.3g} s"
             except _TruncatedBody:
@@ -503,26 +527,41 @@ class HttpSearchClient(SearchClient):
                     raise SearchError(f"{self.label}: {last}")
                 if status in RETRY_AFTER_STATUSES and retry_after is not None:
                     if retry_after > self.retry_after_max_s:
-                        raise SearchError(f"{self.label}: {last}, Retry-After {retry_after:g} s exceeds "
-                                          f"the cap of {self.retry_after_max_s:g} s")
+                        raise SearchError(
+                            f"{self.label}: {last}, Retry-After {retry_after:g} s exceeds "
+                            f"the cap of {self.retry_after_max_s:g} s"
+                        )
                     wait = retry_after
             if attempt + 1 < attempts:
                 if wait is None:
                     wait = backoff_delay(attempt, self.backoff_s, self.backoff_max_s, self.jitter, self._rng)
-                logger.debug("%s: %s; retry %d/%d in %.2f s", self.label, last, attempt + 1,
-                             self.max_retries, wait)
+                logger.debug("%s: %s; retry %d/%d in %.2f s", self.label, last, attempt + 1, self.max_retries, wait)
                 self._sleep(wait, deadline, last)
         raise SearchError(f"{self.label}: {last} ({attempts} attempt{'s' if attempts > 1 else ''})")
 
-    def _send(self, method: str, url: str, params: Optional[Dict[str, Any]],
-              headers: Optional[Dict[str, str]], json_body: Any, timeout: float,
-              deadline: Optional[float]):
+    def _send(
+        self,
+        method: str,
+        url: str,
+        params: dict[str, Any] | None,
+        headers: dict[str, str] | None,
+        json_body: Any,
+        timeout: float,
+        deadline: float | None,
+    ):
         all_headers = dict(self.headers)
         all_headers.update(headers or {})
         self.requests_sent += 1
-        with self._get_session().request(method, url, params=params, headers=all_headers,
-                                         json=json_body, timeout=timeout, stream=True,
-                                         allow_redirects=True) as resp:
+        with self._get_session().request(
+            method,
+            url,
+            params=params,
+            headers=all_headers,
+            json=json_body,
+            timeout=timeout,
+            stream=True,
+            allow_redirects=True,
+        ) as resp:
             retry_after = parse_retry_after(resp.headers.get("Retry-After"))
             if not 200 <= resp.status_code < 300:
                 return resp.status_code, retry_after, b""
@@ -536,8 +575,7 @@ class HttpSearchClient(SearchClient):
                     remaining = self._remaining(deadline)
                     if remaining is not None and remaining <= 0:
                         raise requests.exceptions.Timeout()
-            except (requests.exceptions.ChunkedEncodingError,
-                    requests.exceptions.ContentDecodingError):
+            except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError):
                 raise _TruncatedBody() from None
             return resp.status_code, retry_after, b"".join(chunks)
 
@@ -565,14 +603,16 @@ class _TooLarge(Exception):
 def _connection_reason(error: Exception) -> str:
     """A short description of a connection error without the URL (which may hold a key)."""
     text = repr(error)
-    for needle, reason in (("Read timed out", "read timeout"),
-                           ("refused", "connection refused"),
-                           ("RemoteDisconnected", "closed without a response"),
-                           ("ConnectionResetError", "connection reset"),
-                           ("Name or service not known", "unknown host"),
-                           ("NameResolutionError", "unknown host"),
-                           ("nodename nor servname", "unknown host"),
-                           ("SSLError", "TLS error")):
+    for needle, reason in (
+        ("Read timed out", "read timeout"),
+        ("refused", "connection refused"),
+        ("RemoteDisconnected", "closed without a response"),
+        ("ConnectionResetError", "connection reset"),
+        ("Name or service not known", "unknown host"),
+        ("NameResolutionError", "unknown host"),
+        ("nodename nor servname", "unknown host"),
+        ("SSLError", "TLS error"),
+    ):
         if needle in text:
             return reason
     return type(error).__name__
@@ -589,8 +629,7 @@ class SearxngClient(HttpSearchClient):
 
     kind = "searxng"
 
-    def __init__(self, base_url: str, *, max_pages: int = 10, params: Optional[Dict[str, Any]] = None,
-                 **http: Any):
+    def __init__(self, base_url: str, *, max_pages: int = 10, params: dict[str, Any] | None = None, **http: Any):
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"searxng client: base_url must be an http(s) URL, not {base_url!r}")
         self.base_url = base_url.rstrip("/")
@@ -602,11 +641,12 @@ class SearxngClient(HttpSearchClient):
         return self.base_url + "/search"
 
     def cache_namespace(self) -> str:
-        return "searxng:" + _hash(self.base_url, json.dumps(self.params, sort_keys=True, default=str),
-                                  str(self.n_results))
+        return "searxng:" + _hash(
+            self.base_url, json.dumps(self.params, sort_keys=True, default=str), str(self.n_results)
+        )
 
-    def _fetch(self, query: str, deadline: Optional[float]) -> List[str]:
-        urls: List[str] = []
+    def _fetch(self, query: str, deadline: float | None) -> list[str]:
+        urls: list[str] = []
         for page in range(1, self.max_pages + 1):
             params = dict(self.params)
             params.update(q=query, format="json", pageno=page)
@@ -618,7 +658,7 @@ class SearxngClient(HttpSearchClient):
                 break
         return urls[: self.n_results]
 
-    def _page_urls(self, data: Any, page: int) -> List[str]:
+    def _page_urls(self, data: Any, page: int) -> list[str]:
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
             raise SearchError(f"{self.label}: unexpected response shape (no results list)")
         urls = []
@@ -628,8 +668,9 @@ class SearxngClient(HttpSearchClient):
                 raise SearchError(f"{self.label}: unexpected response shape (result without url)")
             urls.append(url)
         if not urls and page == 1 and data.get("unresponsive_engines"):
-            names = sorted({str(e[0]) if isinstance(e, (list, tuple)) and e else str(e)
-                            for e in data["unresponsive_engines"]})
+            names = sorted(
+                {str(e[0]) if isinstance(e, (list, tuple)) and e else str(e) for e in data["unresponsive_engines"]}
+            )
             raise SearchError(f"{self.label}: no results and unresponsive engines ({', '.join(names[:5])})")
         return urls
 
@@ -666,12 +707,23 @@ class JsonHttpClient(HttpSearchClient):
 
     kind = "json"
 
-    def __init__(self, url: str, *, method: str = "GET", params: Optional[Dict[str, Any]] = None,
-                 headers: Optional[Dict[str, str]] = None, json_body: Any = None,
-                 results_path: str = "items", url_field: str = "link",
-                 api_key_env: Optional[str] = None, api_key_file: Optional[str] = None,
-                 page_size: int = 10, max_pages: int = 5, allow_missing_results: bool = False,
-                 **http: Any):
+    def __init__(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        json_body: Any = None,
+        results_path: str = "items",
+        url_field: str = "link",
+        api_key_env: str | None = None,
+        api_key_file: str | None = None,
+        page_size: int = 10,
+        max_pages: int = 5,
+        allow_missing_results: bool = False,
+        **http: Any,
+    ):
         method = method.upper()
         if method not in ("GET", "POST"):
             raise ValueError(f"json search client: method must be GET or POST, not {method!r}")
@@ -681,8 +733,9 @@ class JsonHttpClient(HttpSearchClient):
         if not any(uses_placeholder(t, "query") for t in templates):
             raise ValueError("json search client: no template contains the {query} placeholder")
         if any(uses_placeholder(t, "api_key") for t in templates) and not (api_key_env or api_key_file):
-            raise ValueError("json search client: a template uses {api_key} but neither api_key_env "
-                             "nor api_key_file is set")
+            raise ValueError(
+                "json search client: a template uses {api_key} but neither api_key_env nor api_key_file is set"
+            )
         if api_key_env and api_key_file:
             raise ValueError("json search client: set api_key_env or api_key_file, not both")
         if page_size < 1:
@@ -699,14 +752,14 @@ class JsonHttpClient(HttpSearchClient):
         self.allow_missing_results = bool(allow_missing_results)
         paged = any(uses_placeholder(t, p) for t in templates for p in ("page", "page0", "offset", "start"))
         self.max_pages = max(1, int(max_pages)) if paged else 1
-        self._api_key: Optional[str] = None
+        self._api_key: str | None = None
         self._template_headers = dict(headers or {})
         super().__init__(**http)
 
     def __repr__(self) -> str:  # the key never shows, even in a debugger
         return f"JsonHttpClient(url={self.url!r}, method={self.method!r})"
 
-    def __getstate__(self) -> Dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         state["_api_key"] = None  # re-read in the new process
         return state
@@ -715,9 +768,16 @@ class JsonHttpClient(HttpSearchClient):
         return self.url
 
     def cache_namespace(self) -> str:
-        return "json:" + _hash(self.method, self.url, json.dumps(self.params, sort_keys=True, default=str),
-                               json.dumps(self.json_body, sort_keys=True, default=str),
-                               self.results_path, self.url_field, str(self.page_size), str(self.n_results))
+        return "json:" + _hash(
+            self.method,
+            self.url,
+            json.dumps(self.params, sort_keys=True, default=str),
+            json.dumps(self.json_body, sort_keys=True, default=str),
+            self.results_path,
+            self.url_field,
+            str(self.page_size),
+            str(self.n_results),
+        )
 
     def _key(self) -> str:
         if self._api_key is not None:
@@ -731,8 +791,9 @@ class JsonHttpClient(HttpSearchClient):
                 with open(self.api_key_file, encoding="utf-8") as f:
                     key = f.read().strip()
             except OSError as e:
-                raise SearchError(f"{self.label}: API key file {self.api_key_file} unreadable "
-                                  f"({type(e).__name__})") from None
+                raise SearchError(
+                    f"{self.label}: API key file {self.api_key_file} unreadable ({type(e).__name__})"
+                ) from None
             if not key:
                 raise SearchError(f"{self.label}: API key file {self.api_key_file} is empty")
         else:
@@ -742,13 +803,20 @@ class JsonHttpClient(HttpSearchClient):
         self._api_key = key
         return key
 
-    def _fetch(self, query: str, deadline: Optional[float]) -> List[str]:
+    def _fetch(self, query: str, deadline: float | None) -> list[str]:
         key = self._key()
-        urls: List[str] = []
+        urls: list[str] = []
         for page in range(1, self.max_pages + 1):
             offset = (page - 1) * self.page_size
-            values = {"query": query, "api_key": key, "page": str(page), "page0": str(page - 1),
-                      "offset": str(offset), "start": str(offset + 1), "count": str(self.page_size)}
+            values = {
+                "query": query,
+                "api_key": key,
+                "page": str(page),
+                "page0": str(page - 1),
+                "offset": str(offset),
+                "start": str(offset + 1),
+                "count": str(self.page_size),
+            }
             data = self._request_json(
                 self.method,
                 fill_template(self.url, values, encode=True),
@@ -764,7 +832,7 @@ class JsonHttpClient(HttpSearchClient):
                 break
         return urls[: self.n_results]
 
-    def _page_urls(self, data: Any) -> List[str]:
+    def _page_urls(self, data: Any) -> list[str]:
         try:
             items = resolve_path(data, self.results_path)
         except (KeyError, IndexError, TypeError, ValueError):
@@ -780,8 +848,9 @@ class JsonHttpClient(HttpSearchClient):
             except (KeyError, IndexError, TypeError, ValueError):
                 url = None
             if not isinstance(url, str) or not url:
-                raise SearchError(f"{self.label}: unexpected response shape (result without "
-                                  f"{self.url_field or 'URL'!r})")
+                raise SearchError(
+                    f"{self.label}: unexpected response shape (result without {self.url_field or 'URL'!r})"
+                )
             urls.append(url)
         return urls
 
@@ -790,39 +859,98 @@ class JsonHttpClient(HttpSearchClient):
 # Registered factories
 # --------------------------------------------------------------------------- #
 
+
 @spacy.registry.misc("spacy_textsan.searxng_client.v1")
-def create_searxng_client(base_url: str, n_results: int = 50, max_pages: int = 10,
-                          params: Optional[Dict[str, Any]] = None, headers: Optional[Dict[str, str]] = None,
-                          timeout_s: float = 10.0, max_retries: int = 2, backoff_s: float = 0.5,
-                          backoff_max_s: float = 8.0, jitter: float = 0.1, seed: Optional[int] = 0,
-                          retry_after_max_s: float = 30.0, min_interval_s: float = 1.0,
-                          user_agent: Optional[str] = None, cache_path: Optional[str] = None,
-                          cache_ttl_s: Optional[float] = 604800.0) -> SearxngClient:
+def create_searxng_client(
+    base_url: str,
+    n_results: int = 50,
+    max_pages: int = 10,
+    params: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    timeout_s: float = 10.0,
+    max_retries: int = 2,
+    backoff_s: float = 0.5,
+    backoff_max_s: float = 8.0,
+    jitter: float = 0.1,
+    seed: int | None = 0,
+    retry_after_max_s: float = 30.0,
+    min_interval_s: float = 1.0,
+    user_agent: str | None = None,
+    cache_path: str | None = None,
+    cache_ttl_s: float | None = 604800.0,
+) -> SearxngClient:
     """A :class:`SearxngClient` for ``[components.web_risk.client]``."""
-    return SearxngClient(base_url, max_pages=max_pages, params=params, headers=headers,
-                         n_results=n_results, timeout_s=timeout_s, max_retries=max_retries,
-                         backoff_s=backoff_s, backoff_max_s=backoff_max_s, jitter=jitter, seed=seed,
-                         retry_after_max_s=retry_after_max_s, min_interval_s=min_interval_s,
-                         user_agent=user_agent, cache_path=cache_path, cache_ttl_s=cache_ttl_s)
+    return SearxngClient(
+        base_url,
+        max_pages=max_pages,
+        params=params,
+        headers=headers,
+        n_results=n_results,
+        timeout_s=timeout_s,
+        max_retries=max_retries,
+        backoff_s=backoff_s,
+        backoff_max_s=backoff_max_s,
+        jitter=jitter,
+        seed=seed,
+        retry_after_max_s=retry_after_max_s,
+        min_interval_s=min_interval_s,
+        user_agent=user_agent,
+        cache_path=cache_path,
+        cache_ttl_s=cache_ttl_s,
+    )
 
 
 @spacy.registry.misc("spacy_textsan.json_search_client.v1")
-def create_json_search_client(url: str, method: str = "GET", params: Optional[Dict[str, Any]] = None,
-                              headers: Optional[Dict[str, str]] = None, json_body: Any = None,
-                              results_path: str = "items", url_field: str = "link",
-                              api_key_env: Optional[str] = None, api_key_file: Optional[str] = None,
-                              n_results: int = 50, page_size: int = 10, max_pages: int = 5,
-                              allow_missing_results: bool = False, timeout_s: float = 10.0, max_retries: int = 2, backoff_s: float = 0.5,
-                              backoff_max_s: float = 8.0, jitter: float = 0.1, seed: Optional[int] = 0,
-                              retry_after_max_s: float = 30.0, min_interval_s: float = 1.0,
-                              user_agent: Optional[str] = None, cache_path: Optional[str] = None,
-                              cache_ttl_s: Optional[float] = 604800.0) -> JsonHttpClient:
+def create_json_search_client(
+    url: str,
+    method: str = "GET",
+    params: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    json_body: Any = None,
+    results_path: str = "items",
+    url_field: str = "link",
+    api_key_env: str | None = None,
+    api_key_file: str | None = None,
+    n_results: int = 50,
+    page_size: int = 10,
+    max_pages: int = 5,
+    allow_missing_results: bool = False,
+    timeout_s: float = 10.0,
+    max_retries: int = 2,
+    backoff_s: float = 0.5,
+    backoff_max_s: float = 8.0,
+    jitter: float = 0.1,
+    seed: int | None = 0,
+    retry_after_max_s: float = 30.0,
+    min_interval_s: float = 1.0,
+    user_agent: str | None = None,
+    cache_path: str | None = None,
+    cache_ttl_s: float | None = 604800.0,
+) -> JsonHttpClient:
     """A :class:`JsonHttpClient` for ``[components.web_risk.client]``."""
-    return JsonHttpClient(url, method=method, params=params, headers=headers, json_body=json_body,
-                          results_path=results_path, url_field=url_field, api_key_env=api_key_env,
-                          api_key_file=api_key_file, page_size=page_size, max_pages=max_pages,
-                          allow_missing_results=allow_missing_results,
-                          n_results=n_results, timeout_s=timeout_s, max_retries=max_retries,
-                          backoff_s=backoff_s, backoff_max_s=backoff_max_s, jitter=jitter, seed=seed,
-                          retry_after_max_s=retry_after_max_s, min_interval_s=min_interval_s,
-                          user_agent=user_agent, cache_path=cache_path, cache_ttl_s=cache_ttl_s)
+    return JsonHttpClient(
+        url,
+        method=method,
+        params=params,
+        headers=headers,
+        json_body=json_body,
+        results_path=results_path,
+        url_field=url_field,
+        api_key_env=api_key_env,
+        api_key_file=api_key_file,
+        page_size=page_size,
+        max_pages=max_pages,
+        allow_missing_results=allow_missing_results,
+        n_results=n_results,
+        timeout_s=timeout_s,
+        max_retries=max_retries,
+        backoff_s=backoff_s,
+        backoff_max_s=backoff_max_s,
+        jitter=jitter,
+        seed=seed,
+        retry_after_max_s=retry_after_max_s,
+        min_interval_s=min_interval_s,
+        user_agent=user_agent,
+        cache_path=cache_path,
+        cache_ttl_s=cache_ttl_s,
+    )

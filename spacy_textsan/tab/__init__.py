@@ -4,6 +4,7 @@
 * :mod:`.writer`: write masked spans / TAB-format predictions.
 * :mod:`.metrics`: TAB's evaluation metrics, matching its official script.
 """
+
 from .metrics import (
     SKIP_REGEX,
     GoldDoc,

@@ -24,55 +24,88 @@ Conventions of the official script reproduced here:
   overlapping system spans counts twice; it is micro-averaged over the
   annotators of each document.
 """
+
 from __future__ import annotations
 
 import bisect
 import operator
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import (
-    Callable,
-    Dict,
-    Iterable,
-    Iterator,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Set,
-    Tuple,
     Union,
 )
 
 from ..extensions import DIRECT, QUASI
 from .reader import TabDocument
 
-Offsets = Tuple[int, int]
+Offsets = tuple[int, int]
 #: System output: doc_id -> masked character spans.
 MaskedSpans = Mapping[str, Sequence[Sequence[int]]]
 #: ``weights(text, spans) -> one weight per span`` (e.g. information content).
-WeightFunction = Callable[[str, List[Offsets]], Sequence[float]]
+WeightFunction = Callable[[str, list[Offsets]], Sequence[float]]
 
 _TOKEN_REGEX = re.compile(r"\w+")
 
 #: Words ignored when left unmasked inside a mention (matched as whole words).
 SKIP_WORDS = (
-    "mr", "mrs", "ms", "and", "or", "from", "until", "to", "about", "after", "as",
-    "at", "before", "between", "by", "during", "for", "in", "into", "of", "on",
-    "over", "since", "with", "the", "a", "an", "no", "nr", "’s", "'s",
+    "mr",
+    "mrs",
+    "ms",
+    "and",
+    "or",
+    "from",
+    "until",
+    "to",
+    "about",
+    "after",
+    "as",
+    "at",
+    "before",
+    "between",
+    "by",
+    "during",
+    "for",
+    "in",
+    "into",
+    "of",
+    "on",
+    "over",
+    "since",
+    "with",
+    "the",
+    "a",
+    "an",
+    "no",
+    "nr",
+    "’s",
+    "'s",
 )
 #: Single characters ignored when left unmasked inside a mention (space included).
 SKIP_CHARS = (
-    ",", ".", "-", ";", ":", "/", "&", "(", ")", "[", "]", "–", "'", '"', " ",
-    "’", "“", "”",
+    ",",
+    ".",
+    "-",
+    ";",
+    ":",
+    "/",
+    "&",
+    "(",
+    ")",
+    "[",
+    "]",
+    "–",
+    "'",
+    '"',
+    " ",
+    "’",
+    "“",
+    "”",
 )
 #: What may stay uncovered in a mention that counts as masked.
 SKIP_REGEX = re.compile(
-    "|".join(
-        [r"\b%s\b" % re.escape(word) for word in SKIP_WORDS]
-        + [re.escape(char) for char in SKIP_CHARS]
-    ),
+    "|".join([rf"\b{re.escape(word)}\b" for word in SKIP_WORDS] + [re.escape(char) for char in SKIP_CHARS]),
     re.IGNORECASE,
 )
 
@@ -86,8 +119,8 @@ class GoldEntity:
     entity_type: str
     is_direct: bool
     need_masking: bool
-    mentions: List[Offsets] = field(default_factory=list)
-    mention_level_masking: List[bool] = field(default_factory=list)
+    mentions: list[Offsets] = field(default_factory=list)
+    mention_level_masking: list[bool] = field(default_factory=list)
 
 
 class GoldDoc:
@@ -105,34 +138,27 @@ class GoldDoc:
                 mention
                 for entity in self.entities
                 if entity.annotator == annotator and entity.need_masking
-                for mention, to_mask in zip(entity.mentions, entity.mention_level_masking)
+                for mention, to_mask in zip(entity.mentions, entity.mention_level_masking, strict=False)
                 if to_mask
             )
             for annotator in self.annotators
         }
 
-    def entities_to_mask(
-        self, include_direct: bool = True, include_quasi: bool = True
-    ) -> List[GoldEntity]:
+    def entities_to_mask(self, include_direct: bool = True, include_quasi: bool = True) -> list[GoldEntity]:
         """The entities that need masking, filtered on direct / quasi identifiers."""
         return [
             entity
             for entity in self.entities
-            if entity.need_masking
-            and (include_direct if entity.is_direct else include_quasi)
+            if entity.need_masking and (include_direct if entity.is_direct else include_quasi)
         ]
 
-    def annotators_for_span(self, start: int, end: int) -> Set[str]:
+    def annotators_for_span(self, start: int, end: int) -> set[str]:
         """Annotators having a mention that needs masking and contains ``[start, end)``.
 
         An empty span gets no annotator (as the interval query of TAB's script)."""
         if start >= end:
             return set()
-        return {
-            annotator
-            for annotator, cover in self._coverage.items()
-            if cover.contains(start, end)
-        }
+        return {annotator for annotator, cover in self._coverage.items() if cover.contains(start, end)}
 
 
 class _IntervalCover:
@@ -141,7 +167,7 @@ class _IntervalCover:
     def __init__(self, intervals: Iterable[Offsets]) -> None:
         ordered = sorted(intervals)
         self._starts = [start for start, _ in ordered]
-        self._max_ends: List[int] = []
+        self._max_ends: list[int] = []
         max_end = -1
         for _, end in ordered:
             max_end = max(max_end, end)
@@ -154,14 +180,14 @@ class _IntervalCover:
         return index > 0 and self._max_ends[index - 1] >= end
 
 
-def build_entities(tab_doc: TabDocument) -> List[GoldEntity]:
+def build_entities(tab_doc: TabDocument) -> list[GoldEntity]:
     """Group each annotator's mentions into entities (see the module docstring).
 
     Raises ``ValueError`` if two annotators of the document use the same entity
     id (TAB's script refuses that too; :func:`~spacy_textsan.tab.reader.parse_tab`
     already rejects such files).
     """
-    entities: Dict[str, GoldEntity] = {}
+    entities: dict[str, GoldEntity] = {}
     for annotator, mentions in tab_doc.annotations.items():
         for mention in mentions:
             to_mask = mention.identifier_type in (DIRECT, QUASI)
@@ -191,15 +217,15 @@ def split_by_tokens(text: str, start: int, end: int) -> Iterator[Offsets]:
         yield match.start(), match.end()
 
 
-def masked_offsets_set(spans: Iterable[Sequence[int]]) -> Set[int]:
+def masked_offsets_set(spans: Iterable[Sequence[int]]) -> set[int]:
     """The set of character offsets covered by the masked spans."""
-    offsets: Set[int] = set()
+    offsets: set[int] = set()
     for start, end in spans:
         offsets.update(range(start, end))
     return offsets
 
 
-def is_mention_masked(text: str, masked_offsets: Set[int], start: int, end: int) -> bool:
+def is_mention_masked(text: str, masked_offsets: set[int], start: int, end: int) -> bool:
     """Whether ``text[start:end]`` counts as masked: every character is covered
     by ``masked_offsets`` except skippable ones (:data:`SKIP_REGEX`, matched on
     the lower-cased span as TAB's script does). A lone uncovered "Mr" thus
@@ -215,7 +241,7 @@ def is_mention_masked(text: str, masked_offsets: Set[int], start: int, end: int)
 # Preparation shared by all metrics
 # --------------------------------------------------------------------------- #
 
-GoldInput = Union[Iterable[TabDocument], Mapping[str, Union[TabDocument, GoldDoc]]]
+GoldInput = Union[Iterable[TabDocument], Mapping[str, TabDocument | GoldDoc]]
 
 
 @dataclass
@@ -223,11 +249,11 @@ class _Scored:
     """One document being scored: gold, system spans, covered offsets."""
 
     gold: GoldDoc
-    spans: List[Offsets]
-    offsets: Set[int]
+    spans: list[Offsets]
+    offsets: set[int]
 
 
-def prepare_gold(gold_docs: GoldInput) -> Dict[str, GoldDoc]:
+def prepare_gold(gold_docs: GoldInput) -> dict[str, GoldDoc]:
     """Index gold documents by doc_id, building their entities once.
 
     Accepts a list of :class:`TabDocument`, or a mapping doc_id -> TabDocument
@@ -235,12 +261,10 @@ def prepare_gold(gold_docs: GoldInput) -> Dict[str, GoldDoc]:
     rebuilding the entities each time.
     """
     values = gold_docs.values() if isinstance(gold_docs, Mapping) else gold_docs
-    return {
-        doc.doc_id: doc if isinstance(doc, GoldDoc) else GoldDoc(doc) for doc in values
-    }
+    return {doc.doc_id: doc if isinstance(doc, GoldDoc) else GoldDoc(doc) for doc in values}
 
 
-def _prepare(gold_docs: GoldInput, masked: MaskedSpans) -> List[_Scored]:
+def _prepare(gold_docs: GoldInput, masked: MaskedSpans) -> list[_Scored]:
     """Pair every masked document with its gold; check the system spans."""
     gold = prepare_gold(gold_docs)
     scored = []
@@ -253,8 +277,7 @@ def _prepare(gold_docs: GoldInput, masked: MaskedSpans) -> List[_Scored]:
             start, end = (operator.index(x) for x in raw)
             if not 0 <= start <= end <= len(gold_doc.text):
                 raise ValueError(
-                    f"document {doc_id}: masked span [{start}, {end}] outside the "
-                    f"text (length {len(gold_doc.text)})"
+                    f"document {doc_id}: masked span [{start}, {end}] outside the text (length {len(gold_doc.text)})"
                 )
             spans.append((start, end))
         scored.append(_Scored(gold_doc, spans, masked_offsets_set(spans)))
@@ -266,9 +289,7 @@ def _ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else 0.0
 
 
-def _ratios_by_type(
-    masked_by_type: Dict[str, int], total_by_type: Dict[str, int]
-) -> Dict[str, float]:
+def _ratios_by_type(masked_by_type: dict[str, int], total_by_type: dict[str, int]) -> dict[str, float]:
     """Per-type recall from per-type counts, types sorted."""
     return {
         entity_type: _ratio(masked_by_type.get(entity_type, 0), total)
@@ -282,20 +303,18 @@ def _ratios_by_type(
 
 
 def _recall_counts(
-    scored: List[_Scored], include_direct: bool, include_quasi: bool, token_level: bool
-) -> Tuple[Dict[str, int], Dict[str, int]]:
+    scored: list[_Scored], include_direct: bool, include_quasi: bool, token_level: bool
+) -> tuple[dict[str, int], dict[str, int]]:
     """(masked, total) numbers of tokens or mentions, by entity type."""
-    masked_by_type: Dict[str, int] = defaultdict(int)
-    total_by_type: Dict[str, int] = defaultdict(int)
+    masked_by_type: dict[str, int] = defaultdict(int)
+    total_by_type: dict[str, int] = defaultdict(int)
     for item in scored:
         text = item.gold.text
         for entity in item.gold.entities_to_mask(include_direct, include_quasi):
             total_by_type[entity.entity_type] += 0  # types with no token still show up
             for mention_start, mention_end in entity.mentions:
                 units = (
-                    split_by_tokens(text, mention_start, mention_end)
-                    if token_level
-                    else [(mention_start, mention_end)]
+                    split_by_tokens(text, mention_start, mention_end) if token_level else [(mention_start, mention_end)]
                 )
                 for start, end in units:
                     total_by_type[entity.entity_type] += 1
@@ -305,26 +324,22 @@ def _recall_counts(
 
 
 def _summed_recall_counts(
-    scored: List[_Scored], include_direct: bool, include_quasi: bool, token_level: bool
-) -> List[int]:
+    scored: list[_Scored], include_direct: bool, include_quasi: bool, token_level: bool
+) -> list[int]:
     """[masked, total] numbers of tokens or mentions, all types together."""
-    masked_by_type, total_by_type = _recall_counts(
-        scored, include_direct, include_quasi, token_level
-    )
+    masked_by_type, total_by_type = _recall_counts(scored, include_direct, include_quasi, token_level)
     return [sum(masked_by_type.values()), sum(total_by_type.values())]
 
 
-def _is_entity_masked(text: str, offsets: Set[int], entity: GoldEntity) -> bool:
+def _is_entity_masked(text: str, offsets: set[int], entity: GoldEntity) -> bool:
     """All mentions masked, except mentions that are NO_MASK themselves."""
     return all(
         is_mention_masked(text, offsets, start, end) or not to_mask
-        for (start, end), to_mask in zip(entity.mentions, entity.mention_level_masking)
+        for (start, end), to_mask in zip(entity.mentions, entity.mention_level_masking, strict=False)
     )
 
 
-def _entity_counts(
-    scored: List[_Scored], include_direct: bool, include_quasi: bool
-) -> Tuple[int, int]:
+def _entity_counts(scored: list[_Scored], include_direct: bool, include_quasi: bool) -> tuple[int, int]:
     """(masked, total) numbers of entities."""
     masked = total = 0
     for item in scored:
@@ -334,14 +349,12 @@ def _entity_counts(
     return masked, total
 
 
-def _precision_counts(
-    scored: List[_Scored], weights: Optional[WeightFunction], token_level: bool
-) -> Tuple[float, float]:
+def _precision_counts(scored: list[_Scored], weights: WeightFunction | None, token_level: bool) -> tuple[float, float]:
     """(weighted true positives, weighted system masks), micro-averaged over annotators."""
     true_positives = system_masks = 0.0
     for item in scored:
         text = item.gold.text
-        units: List[Offsets] = []
+        units: list[Offsets] = []
         for start, end in item.spans:
             if token_level:
                 units.extend(split_by_tokens(text, start, end))
@@ -354,7 +367,7 @@ def _precision_counts(
                 f"{len(unit_weights)} weights for {len(units)} spans"
             )
         nb_annotators = len(item.gold.annotators)
-        for (start, end), weight in zip(units, unit_weights):
+        for (start, end), weight in zip(units, unit_weights, strict=False):
             true_positives += len(item.gold.annotators_for_span(start, end)) * weight
             system_masks += nb_annotators * weight
     return true_positives, system_masks
@@ -372,11 +385,7 @@ def token_recall(
     include_quasi: bool = True,
 ) -> float:
     """Token-level recall R (R_di+qi by default), micro-averaged over annotators."""
-    return _ratio(
-        *_summed_recall_counts(
-            _prepare(gold_docs, masked), include_direct, include_quasi, token_level=True
-        )
-    )
+    return _ratio(*_summed_recall_counts(_prepare(gold_docs, masked), include_direct, include_quasi, token_level=True))
 
 
 def mention_recall(
@@ -386,11 +395,7 @@ def mention_recall(
     include_quasi: bool = True,
 ) -> float:
     """Mention-level recall: whole mentions instead of tokens."""
-    return _ratio(
-        *_summed_recall_counts(
-            _prepare(gold_docs, masked), include_direct, include_quasi, token_level=False
-        )
-    )
+    return _ratio(*_summed_recall_counts(_prepare(gold_docs, masked), include_direct, include_quasi, token_level=False))
 
 
 def per_type_recall(
@@ -399,11 +404,9 @@ def per_type_recall(
     include_direct: bool = True,
     include_quasi: bool = True,
     token_level: bool = True,
-) -> Dict[str, float]:
+) -> dict[str, float]:
     """Recall by entity type (token level by default); 0 for a type without token."""
-    masked_n, total_n = _recall_counts(
-        _prepare(gold_docs, masked), include_direct, include_quasi, token_level
-    )
+    masked_n, total_n = _recall_counts(_prepare(gold_docs, masked), include_direct, include_quasi, token_level)
     return _ratios_by_type(masked_n, total_n)
 
 
@@ -422,7 +425,7 @@ def entity_recall(
 def precision(
     gold_docs: GoldInput,
     masked: MaskedSpans,
-    weights: Optional[WeightFunction] = None,
+    weights: WeightFunction | None = None,
     token_level: bool = True,
 ) -> float:
     """Token-level precision P_di+qi, micro-averaged over annotators.
@@ -437,7 +440,7 @@ def precision(
 def evaluate(
     gold_docs: GoldInput,
     masked: MaskedSpans,
-    weights: Optional[WeightFunction] = None,
+    weights: WeightFunction | None = None,
 ) -> dict:
     """All TAB metrics at once, with the raw counts behind them.
 

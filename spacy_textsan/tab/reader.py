@@ -15,13 +15,15 @@ Document and mention indices in error messages are 0-based positions in the
 JSON lists. :func:`tab_to_docs` turns the documents into spaCy ``Doc`` objects
 that carry the gold mentions in one span group per annotator.
 """
+
 from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any
 
 import spacy
 from spacy.language import Language
@@ -31,7 +33,7 @@ from ..extensions import DIRECT, NO_MASK, QUASI
 
 #: The identifier types allowed in a TAB gold file.
 TAB_IDENTIFIER_TYPES = (DIRECT, QUASI, NO_MASK)
-UNKNOWN_IDENTIFIER = "UNKNOWN"   # mentions-only files (read_tab(..., mentions_only=True))
+UNKNOWN_IDENTIFIER = "UNKNOWN"  # mentions-only files (read_tab(..., mentions_only=True))
 
 #: Prefix of the span groups that hold the gold mentions (one group per annotator).
 GOLD_SPANS_PREFIX = "tab_gold_"
@@ -55,8 +57,8 @@ class GoldMention:
     identifier_type: str
     entity_id: str
     annotator: str
-    mention_id: Optional[str] = None
-    confidential_status: Optional[str] = None
+    mention_id: str | None = None
+    confidential_status: str | None = None
 
 
 @dataclass
@@ -65,12 +67,12 @@ class TabDocument:
 
     doc_id: str
     text: str
-    dataset_type: Optional[str] = None
-    meta: Dict[str, Any] = field(default_factory=dict)
-    annotations: Dict[str, List[GoldMention]] = field(default_factory=dict)
+    dataset_type: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    annotations: dict[str, list[GoldMention]] = field(default_factory=dict)
 
 
-def read_tab(path: Union[str, Path], mentions_only: bool = False) -> List[TabDocument]:
+def read_tab(path: str | Path, mentions_only: bool = False) -> list[TabDocument]:
     """Read and validate a TAB JSON file.
 
     ``mentions_only=True`` accepts files whose mentions have no identifier
@@ -90,20 +92,17 @@ def read_tab(path: Union[str, Path], mentions_only: bool = False) -> List[TabDoc
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise TabFormatError(
-            f"{source}: not UTF-8 text: invalid byte 0x{data[err.start]:02x} "
-            f"at byte offset {err.start}"
+            f"{source}: not UTF-8 text: invalid byte 0x{data[err.start]:02x} at byte offset {err.start}"
         ) from None
     text = text.lstrip("\ufeff")  # tolerate a UTF-8 byte order mark
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
-        raise TabFormatError(
-            f"{source}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}"
-        ) from None
+        raise TabFormatError(f"{source}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
     return parse_tab(obj, source=source, mentions_only=mentions_only)
 
 
-def parse_tab(obj: Any, source: str = "<tab>", mentions_only: bool = False) -> List[TabDocument]:
+def parse_tab(obj: Any, source: str = "<tab>", mentions_only: bool = False) -> list[TabDocument]:
     """Validate already-loaded TAB JSON and convert it to :class:`TabDocument` objects.
 
     Checks that the top level is a list; that every document has a unique
@@ -116,11 +115,9 @@ def parse_tab(obj: Any, source: str = "<tab>", mentions_only: bool = False) -> L
     refuses that too). ``source`` names the input in error messages.
     """
     if not isinstance(obj, list):
-        raise TabFormatError(
-            f"{source}: top level must be a list of documents, got {type(obj).__name__}"
-        )
-    docs: List[TabDocument] = []
-    seen_ids: Dict[str, int] = {}
+        raise TabFormatError(f"{source}: top level must be a list of documents, got {type(obj).__name__}")
+    docs: list[TabDocument] = []
+    seen_ids: dict[str, int] = {}
     for index, raw in enumerate(obj):
         doc = _parse_document(raw, index, source, mentions_only)
         if doc.doc_id in seen_ids:
@@ -159,22 +156,20 @@ def _parse_document(raw: Any, index: int, source: str, mentions_only: bool = Fal
     if not isinstance(raw_annotations, dict):
         raise TabFormatError(f"{where}: 'annotations' must be an object")
 
-    annotations: Dict[str, List[GoldMention]] = {}
-    entity_owner: Dict[str, str] = {}  # entity_id -> annotator that uses it
+    annotations: dict[str, list[GoldMention]] = {}
+    entity_owner: dict[str, str] = {}  # entity_id -> annotator that uses it
     for annotator, raw_ann in raw_annotations.items():
-        if not isinstance(raw_ann, dict) or not isinstance(
-            raw_ann.get("entity_mentions"), list
-        ):
-            raise TabFormatError(
-                f"{where}, {annotator}: must be an object with an 'entity_mentions' list"
-            )
+        if not isinstance(raw_ann, dict) or not isinstance(raw_ann.get("entity_mentions"), list):
+            raise TabFormatError(f"{where}, {annotator}: must be an object with an 'entity_mentions' list")
         mentions = []
         for m_index, raw_mention in enumerate(raw_ann["entity_mentions"]):
             m_where = f"{where}, {annotator} mention {m_index}"
             if mentions_only and isinstance(raw_mention, dict):
-                raw_mention = {**raw_mention,
-                               "entity_id": raw_mention.get("entity_id") or f"{annotator}_m{m_index}",
-                               "identifier_type": raw_mention.get("identifier_type") or UNKNOWN_IDENTIFIER}
+                raw_mention = {
+                    **raw_mention,
+                    "entity_id": raw_mention.get("entity_id") or f"{annotator}_m{m_index}",
+                    "identifier_type": raw_mention.get("identifier_type") or UNKNOWN_IDENTIFIER,
+                }
             mention = _parse_mention(raw_mention, text, annotator, m_where, mentions_only)
             owner = entity_owner.setdefault(mention.entity_id, annotator)
             if owner != annotator:
@@ -202,10 +197,7 @@ def _parse_mention(raw: Any, text: str, annotator: str, where: str, mentions_onl
             raise TabFormatError(f"{where}: missing or non-string {key!r}")
     identifier_type = raw.get("identifier_type")
     if identifier_type not in TAB_IDENTIFIER_TYPES and not (mentions_only and identifier_type == UNKNOWN_IDENTIFIER):
-        raise TabFormatError(
-            f"{where}: identifier_type {identifier_type!r} not in "
-            f"{', '.join(TAB_IDENTIFIER_TYPES)}"
-        )
+        raise TabFormatError(f"{where}: identifier_type {identifier_type!r} not in {', '.join(TAB_IDENTIFIER_TYPES)}")
     offsets = []
     for key in ("start_offset", "end_offset"):
         value = raw.get(key)
@@ -216,13 +208,9 @@ def _parse_mention(raw: Any, text: str, annotator: str, where: str, mentions_onl
     if start < 0:
         raise TabFormatError(f"{where}: negative start_offset {start}")
     if end > len(text):
-        raise TabFormatError(
-            f"{where}: end_offset {end} beyond text length {len(text)}"
-        )
+        raise TabFormatError(f"{where}: end_offset {end} beyond text length {len(text)}")
     if start >= end:
-        raise TabFormatError(
-            f"{where}: start_offset {start} not before end_offset {end}"
-        )
+        raise TabFormatError(f"{where}: start_offset {start} not before end_offset {end}")
     for key in ("entity_mention_id", "confidential_status"):
         if raw.get(key) is not None and not isinstance(raw[key], str):
             raise TabFormatError(f"{where}: {key!r} must be a string")
@@ -269,7 +257,8 @@ def tab_doc_to_doc(nlp: Language, tab_doc: TabDocument) -> Doc:
                 warnings.warn(
                     f"TAB document {tab_doc.doc_id}, {annotator}: mention "
                     f"[{mention.start}, {mention.end}) {mention.text!r} covers no "
-                    "token; skipped"
+                    "token; skipped",
+                    stacklevel=2,
                 )
                 continue
             spans.append(span)
@@ -277,13 +266,13 @@ def tab_doc_to_doc(nlp: Language, tab_doc: TabDocument) -> Doc:
     return doc
 
 
-def tab_to_docs(nlp: Language, tab_docs: Iterable[TabDocument]) -> List[Doc]:
+def tab_to_docs(nlp: Language, tab_docs: Iterable[TabDocument]) -> list[Doc]:
     """Convert TAB documents to spaCy Docs with gold span groups (see :func:`tab_doc_to_doc`)."""
     return [tab_doc_to_doc(nlp, tab_doc) for tab_doc in tab_docs]
 
 
 @spacy.registry.misc("spacy_textsan.tab_reader.v1")
-def create_tab_reader(path: Union[str, Path]) -> Callable[[Language], Iterator[Doc]]:
+def create_tab_reader(path: str | Path) -> Callable[[Language], Iterator[Doc]]:
     """A corpus-like reader for configs: ``reader(nlp)`` yields the Docs of a TAB file.
 
     The file is read and validated when the reader is called, lazily, one Doc

@@ -5,21 +5,23 @@
 * :func:`predictions_to_tab`: full TAB documents whose only annotator is the
   system, re-readable by :func:`spacy_textsan.tab.reader.parse_tab`.
 """
+
 from __future__ import annotations
 
 import operator
 import os
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Union
 
 import srsly
 
-from .reader import TAB_IDENTIFIER_TYPES, TabDocument
 from ..extensions import QUASI, UNKNOWN
+from .reader import TAB_IDENTIFIER_TYPES, TabDocument
 
 
-def _span(raw: Sequence[Any], where: str) -> Tuple[int, int]:
+def _span(raw: Sequence[Any], where: str) -> tuple[int, int]:
     """Validate one ``(start, end)`` span: two integers, ``0 <= start < end``."""
     try:
         start, end = (operator.index(value) for value in raw)
@@ -30,7 +32,7 @@ def _span(raw: Sequence[Any], where: str) -> Tuple[int, int]:
     return start, end
 
 
-def masked_spans_json(pred: Mapping[str, Iterable[Sequence[int]]]) -> Dict[str, List[List[int]]]:
+def masked_spans_json(pred: Mapping[str, Iterable[Sequence[int]]]) -> dict[str, list[list[int]]]:
     """Normalise masked spans to ``{doc_id: [[start, end], ...]}``.
 
     Spans are kept exactly (overlapping or adjacent spans are not merged) but
@@ -39,16 +41,12 @@ def masked_spans_json(pred: Mapping[str, Iterable[Sequence[int]]]) -> Dict[str, 
     ``0 <= start < end``.
     """
     return {
-        str(doc_id): [
-            list(span) for span in sorted({_span(raw, f"document {doc_id}") for raw in spans})
-        ]
+        str(doc_id): [list(span) for span in sorted({_span(raw, f"document {doc_id}") for raw in spans})]
         for doc_id, spans in pred.items()
     }
 
 
-def write_masked_spans(
-    path: Union[str, Path], pred: Mapping[str, Iterable[Sequence[int]]]
-) -> Path:
+def write_masked_spans(path: str | Path, pred: Mapping[str, Iterable[Sequence[int]]]) -> Path:
     """Write :func:`masked_spans_json` of ``pred`` to ``path`` atomically.
 
     The JSON goes to a temporary file in the same directory, which then
@@ -56,9 +54,7 @@ def write_masked_spans(
     """
     path = Path(path)
     data = masked_spans_json(pred)
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
-    )
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         srsly.write_json(tmp_name, data)
@@ -70,14 +66,14 @@ def write_masked_spans(
     return path
 
 
-DocsOrPairs = Union[Iterable[TabDocument], Iterable[Tuple[str, str]]]
+DocsOrPairs = Union[Iterable[TabDocument], Iterable[tuple[str, str]]]
 
 
 def predictions_to_tab(
     tab_docs_or_pairs: DocsOrPairs,
     predictions: Mapping[str, Iterable[Mapping[str, Any]]],
     annotator: str = "textsan",
-) -> List[Dict[str, Any]]:
+) -> list[dict[str, Any]]:
     """TAB-format documents whose annotator ``annotator`` holds the predictions.
 
     ``tab_docs_or_pairs``: :class:`TabDocument` objects (their doc_id, text,
@@ -90,13 +86,13 @@ def predictions_to_tab(
     ``KeyError``. Mentions are sorted by offsets and numbered from 1:
     ``{doc_id}_{annotator}_em{i}``.
     """
-    output: List[Dict[str, Any]] = []
+    output: list[dict[str, Any]] = []
     seen = set()
     for item in tab_docs_or_pairs:
         if isinstance(item, TabDocument):
             doc_id, text = item.doc_id, item.text
-            dataset_type: Optional[str] = item.dataset_type
-            meta: Dict[str, Any] = dict(item.meta)
+            dataset_type: str | None = item.dataset_type
+            meta: dict[str, Any] = dict(item.meta)
         else:
             doc_id, text = item
             dataset_type, meta = None, {}
@@ -117,9 +113,7 @@ def predictions_to_tab(
     return output
 
 
-def _mentions(
-    doc_id: str, text: str, spans: Iterable[Mapping[str, Any]], annotator: str
-) -> List[Dict[str, Any]]:
+def _mentions(doc_id: str, text: str, spans: Iterable[Mapping[str, Any]], annotator: str) -> list[dict[str, Any]]:
     """TAB mention dicts for the predicted spans of one document."""
     checked = []
     for span in spans:
@@ -150,8 +144,7 @@ def _mentions(
                 "span_text": text[start:end],
                 "edit_type": "check",
                 "identifier_type": identifier_type,
-                "entity_id": str(entity_id) if entity_id is not None
-                else f"{doc_id}_{annotator}_e{i}",
+                "entity_id": str(entity_id) if entity_id is not None else f"{doc_id}_{annotator}_e{i}",
                 "confidential_status": "NOT_CONFIDENTIAL",
             }
         )

@@ -15,8 +15,9 @@ one Doc per annotator (spaCy's usual way to train on disagreeing
 annotations); ``"first"`` takes the first annotator, any other value that
 annotator only (documents without it are skipped).
 """
+
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 import typer
 from spacy.language import Language
@@ -32,7 +33,7 @@ ANNOTATOR_KEY = "tab_annotator"
 ALL_IDENTIFIERS = ("DIRECT", "QUASI", "NO_MASK", "UNKNOWN")
 
 
-def _annotators(tab_doc: TabDocument, annotator: str) -> List[str]:
+def _annotators(tab_doc: TabDocument, annotator: str) -> list[str]:
     names = list(tab_doc.annotations)
     if annotator == "all":
         return names
@@ -41,9 +42,14 @@ def _annotators(tab_doc: TabDocument, annotator: str) -> List[str]:
     return [annotator] if annotator in tab_doc.annotations else []
 
 
-def tab_to_training_docs(nlp: Language, tab_docs: Iterable[TabDocument], *, annotator: str = "all",
-                         identifiers: Sequence[str] = ALL_IDENTIFIERS,
-                         exclude_ids: Iterable[str] = ()) -> Iterator[Doc]:
+def tab_to_training_docs(
+    nlp: Language,
+    tab_docs: Iterable[TabDocument],
+    *,
+    annotator: str = "all",
+    identifiers: Sequence[str] = ALL_IDENTIFIERS,
+    exclude_ids: Iterable[str] = (),
+) -> Iterator[Doc]:
     """Docs with gold entities and the ``textsan_gold`` span group (see the module doc)."""
     excluded = set(exclude_ids)
     keep = set(identifiers)
@@ -54,10 +60,16 @@ def tab_to_training_docs(nlp: Language, tab_docs: Iterable[TabDocument], *, anno
             doc = nlp.make_doc(tab_doc.text)
             doc.user_data[DOC_ID_KEY] = tab_doc.doc_id
             doc.user_data[ANNOTATOR_KEY] = name
-            spans: List[Span] = []
+            spans: list[Span] = []
             for m in tab_doc.annotations[name]:
-                span = doc.char_span(m.start, m.end, label=m.entity_type, kb_id=m.entity_id,
-                                     span_id=m.identifier_type, alignment_mode="expand")
+                span = doc.char_span(
+                    m.start,
+                    m.end,
+                    label=m.entity_type,
+                    kb_id=m.entity_id,
+                    span_id=m.identifier_type,
+                    alignment_mode="expand",
+                )
                 if span is not None and len(span):
                     spans.append(span)
             doc.spans[GOLD_KEY] = spans
@@ -65,16 +77,24 @@ def tab_to_training_docs(nlp: Language, tab_docs: Iterable[TabDocument], *, anno
             yield doc
 
 
-def convert_tab(nlp: Language, paths: Sequence[Union[str, Path]], output: Union[str, Path], *,
-                annotator: str = "all", identifiers: Sequence[str] = ALL_IDENTIFIERS,
-                exclude_ids: Iterable[str] = (), mentions_only: bool = False) -> Dict[str, int]:
+def convert_tab(
+    nlp: Language,
+    paths: Sequence[str | Path],
+    output: str | Path,
+    *,
+    annotator: str = "all",
+    identifiers: Sequence[str] = ALL_IDENTIFIERS,
+    exclude_ids: Iterable[str] = (),
+    mentions_only: bool = False,
+) -> dict[str, int]:
     """Convert TAB files into one DocBin at ``output``; returns counts."""
     db = DocBin(store_user_data=True)
     exclude_ids = set(exclude_ids)
     for path in paths:
         tab_docs = read_tab(path, mentions_only=mentions_only)
-        for doc in tab_to_training_docs(nlp, tab_docs, annotator=annotator, identifiers=identifiers,
-                                        exclude_ids=exclude_ids):
+        for doc in tab_to_training_docs(
+            nlp, tab_docs, annotator=annotator, identifiers=identifiers, exclude_ids=exclude_ids
+        ):
             db.add(doc)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -82,10 +102,14 @@ def convert_tab(nlp: Language, paths: Sequence[Union[str, Path]], output: Union[
     return docbin_stats(list(db.get_docs(nlp.vocab)))
 
 
-def docbin_stats(docs: Sequence[Doc]) -> Dict[str, int]:
+def docbin_stats(docs: Sequence[Doc]) -> dict[str, int]:
     """Docs, tokens, entities and gold mentions (by identifier type)."""
-    stats = {"docs": len(docs), "tokens": sum(len(d) for d in docs), "ents": sum(len(d.ents) for d in docs),
-             "mentions": sum(len(d.spans.get(GOLD_KEY, [])) for d in docs)}
+    stats = {
+        "docs": len(docs),
+        "tokens": sum(len(d) for d in docs),
+        "ents": sum(len(d.ents) for d in docs),
+        "mentions": sum(len(d.spans.get(GOLD_KEY, [])) for d in docs),
+    }
     for doc in docs:
         for span in doc.spans.get(GOLD_KEY, []):
             stats[f"mentions_{span.id_}"] = stats.get(f"mentions_{span.id_}", 0) + 1
@@ -93,15 +117,20 @@ def docbin_stats(docs: Sequence[Doc]) -> Dict[str, int]:
 
 
 def convert_cmd(
-    inputs: List[Path] = typer.Argument(..., help="TAB JSON file(s)"),
+    inputs: list[Path] = typer.Argument(..., help="TAB JSON file(s)"),
     output: Path = typer.Option(..., "--output", "-o", help="DocBin to write (.spacy)"),
     annotator: str = typer.Option("all", "--annotator", help="all (one Doc per annotator), first, or a name"),
-    identifiers: str = typer.Option("DIRECT,QUASI,NO_MASK,UNKNOWN", "--identifiers",
-                                    help="Identifier types whose mentions become doc.ents (e.g. DIRECT,QUASI)"),
-    exclude_docs: List[Path] = typer.Option([], "--exclude-docs",
-                                            help="TAB file(s) whose doc_ids are left out (e.g. dev.json)"),
-    mentions_only: bool = typer.Option(False, "--mentions-only",
-                                       help="Mentions without identifier type / entity id (dev127_mentions_only)"),
+    identifiers: str = typer.Option(
+        "DIRECT,QUASI,NO_MASK,UNKNOWN",
+        "--identifiers",
+        help="Identifier types whose mentions become doc.ents (e.g. DIRECT,QUASI)",
+    ),
+    exclude_docs: list[Path] = typer.Option(
+        [], "--exclude-docs", help="TAB file(s) whose doc_ids are left out (e.g. dev.json)"
+    ),
+    mentions_only: bool = typer.Option(
+        False, "--mentions-only", help="Mentions without identifier type / entity id (dev127_mentions_only)"
+    ),
     lang: str = typer.Option("en", "--lang", help="Language of the tokenizer"),
 ) -> None:
     """Convert TAB JSON to a .spacy DocBin: gold entities + the textsan_gold span group."""
@@ -117,11 +146,20 @@ def convert_cmd(
         fail(f"--identifiers takes {', '.join(ALL_IDENTIFIERS)}, not {identifiers!r}")
     try:
         exclude_ids = {d.doc_id for p in exclude_docs for d in read_tab(p, mentions_only=True)}
-        stats = convert_tab(spacy.blank(lang), inputs, output, annotator=annotator, identifiers=idents,
-                            exclude_ids=exclude_ids, mentions_only=mentions_only)
+        stats = convert_tab(
+            spacy.blank(lang),
+            inputs,
+            output,
+            annotator=annotator,
+            identifiers=idents,
+            exclude_ids=exclude_ids,
+            mentions_only=mentions_only,
+        )
     except TabFormatError as e:
         fail(str(e))
     except OSError as e:
         fail(f"{e.filename}: {e.strerror}")
-    msg.good(f"wrote {output}: {stats['docs']} docs, {stats['tokens']} tokens, {stats['ents']} entities, "
-             f"{stats['mentions']} mentions")
+    msg.good(
+        f"wrote {output}: {stats['docs']} docs, {stats['tokens']} tokens, {stats['ents']} entities, "
+        f"{stats['mentions']} mentions"
+    )

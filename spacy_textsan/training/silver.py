@@ -13,9 +13,10 @@ TAB file does.
 A document whose labelling fails is left out (and counted), never written
 with partial labels.
 """
+
 import logging
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import typer
 from spacy.language import Language
@@ -36,16 +37,15 @@ def silver_doc(doc: Doc, spans_key: str = SPANS_KEY, source: str = "") -> Doc:
     """A training Doc (own vocab-compatible copy) from a processed one: masked
     candidates as entities, all candidates in ``textsan_gold``."""
     out = Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc])
-    gold: List[Span] = []
+    gold: list[Span] = []
     for span in get_candidates(doc, spans_key):
-        masked = span._.masked is not False           # undecided counts as masked (fail closed)
+        masked = span._.masked is not False  # undecided counts as masked (fail closed)
         ident = span._.identifier_type or UNKNOWN
         if masked and ident in (UNKNOWN, NO_MASK):
             ident = QUASI
         if not masked:
             ident = NO_MASK
-        gold.append(Span(out, span.start, span.end, label=span.label_, kb_id=span._.entity_id or "",
-                         span_id=ident))
+        gold.append(Span(out, span.start, span.end, label=span.label_, kb_id=span._.entity_id or "", span_id=ident))
     out.spans[GOLD_KEY] = gold
     out.ents = filter_spans([s for s in gold if s.id_ in (DIRECT, QUASI)])
     if source:
@@ -53,23 +53,24 @@ def silver_doc(doc: Doc, spans_key: str = SPANS_KEY, source: str = "") -> Doc:
     return out
 
 
-def annotate_silver(nlp: Language, texts: Iterable[Tuple[str, str]], *, spans_key: str = SPANS_KEY,
-                    batch_size: int = 8) -> Iterator[Tuple[str, Optional[Doc], Optional[str]]]:
+def annotate_silver(
+    nlp: Language, texts: Iterable[tuple[str, str]], *, spans_key: str = SPANS_KEY, batch_size: int = 8
+) -> Iterator[tuple[str, Doc | None, str | None]]:
     """``(source, text)`` pairs → ``(source, silver Doc or None, error or None)``, in order."""
     items = list(texts)
     for start in range(0, len(items), batch_size):
-        batch = items[start:start + batch_size]
+        batch = items[start : start + batch_size]
         try:
             docs = list(nlp.pipe([t for _, t in batch]))
-        except Exception:                                  # one bad document must not sink the batch
+        except Exception:  # one bad document must not sink the batch
             docs = []
             for source, text in batch:
                 try:
                     docs.append(nlp(text))
-                except Exception as e:                     # noqa: BLE001 - reported per document
+                except Exception as e:  # noqa: BLE001 - reported per document
                     logger.warning("silver: %s failed: %s", source, e)
                     docs.append(e)
-        for (source, _), doc in zip(batch, docs):
+        for (source, _), doc in zip(batch, docs, strict=False):
             if isinstance(doc, Exception) or (isinstance(doc, Doc) and doc._.sanitize_errors):
                 err = str(doc) if isinstance(doc, Exception) else "; ".join(doc._.sanitize_errors)
                 yield source, None, err
@@ -77,9 +78,11 @@ def annotate_silver(nlp: Language, texts: Iterable[Tuple[str, str]], *, spans_ke
                 yield source, silver_doc(doc, spans_key, source), None
 
 
-def _texts(paths: Sequence[Path], field: Optional[str], columns: Sequence[str],
-           exclude_ids: Iterable[str] = ()) -> Iterator[Tuple[str, str]]:
+def _texts(
+    paths: Sequence[Path], field: str | None, columns: Sequence[str], exclude_ids: Iterable[str] = ()
+) -> Iterator[tuple[str, str]]:
     from ..io import read_input
+
     excluded = set(exclude_ids)
     for path in paths:
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
@@ -94,14 +97,15 @@ def _texts(paths: Sequence[Path], field: Optional[str], columns: Sequence[str],
 
 
 def silver_cmd(
-    inputs: List[Path] = typer.Argument(..., help="Unlabeled documents: files (TXT, CSV, JSONL, TAB JSON) or folders"),
+    inputs: list[Path] = typer.Argument(..., help="Unlabeled documents: files (TXT, CSV, JSONL, TAB JSON) or folders"),
     output: Path = typer.Option(..., "--output", "-o", help="Silver DocBin to write (.spacy)"),
-    pipeline: Optional[str] = typer.Option(None, "--pipeline", help="Labelling pipeline (default: configs/silver.cfg)"),
-    field: Optional[str] = typer.Option(None, "--field", help="JSONL field with the text"),
-    column: List[str] = typer.Option([], "--column", help="CSV column with the text (repeatable)"),
-    setting: List[str] = typer.Option([], "--set", help="Config override section.key=value"),
-    exclude_docs: List[Path] = typer.Option([], "--exclude-docs",
-                                            help="TAB file(s) whose doc_ids are left out (e.g. the dev set)"),
+    pipeline: str | None = typer.Option(None, "--pipeline", help="Labelling pipeline (default: configs/silver.cfg)"),
+    field: str | None = typer.Option(None, "--field", help="JSONL field with the text"),
+    column: list[str] = typer.Option([], "--column", help="CSV column with the text (repeatable)"),
+    setting: list[str] = typer.Option([], "--set", help="Config override section.key=value"),
+    exclude_docs: list[Path] = typer.Option(
+        [], "--exclude-docs", help="TAB file(s) whose doc_ids are left out (e.g. the dev set)"
+    ),
 ) -> None:
     """Label unlabeled documents with a sanitization pipeline into a silver DocBin."""
     from tqdm import tqdm

