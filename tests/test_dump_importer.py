@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from spacy_textsan.gazetteer.dump_cli import import_dump_cmd, parse_type_pairs
+from spacy_textsan.cli.gazetteer_dump import import_dump_cmd, parse_type_pairs
 from spacy_textsan.gazetteer.dump_importer import (DumpFormatError, chain_step, claim_targets, import_dump,
                                                    iter_dump_entities, keep_closure)
 from spacy_textsan.gazetteer.kb import KnowledgeBase

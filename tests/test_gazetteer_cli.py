@@ -6,7 +6,7 @@ import srsly
 import typer
 from typer.testing import CliRunner
 
-from spacy_textsan.gazetteer.gazetteer_cli import gazetteer_app
+from spacy_textsan.cli.gazetteer import gazetteer_app
 from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase, normalise_surface
 from spacy_textsan.gazetteer.offline_build import class_entries, read_classes
 from spacy_textsan.gazetteer.wordnet import read_wordnet

@@ -9,7 +9,7 @@ import pytest
 import srsly
 from typer.testing import CliRunner
 
-from spacy_textsan.gazetteer.gazetteer_cli import gazetteer_app
+from spacy_textsan.cli.gazetteer import gazetteer_app
 from spacy_textsan.gazetteer.kb import KB_FILE_GZ, KnowledgeBase
 from spacy_textsan.gazetteer.offline_build import DEFAULT_CLASSES_PATH, DEFAULT_EXCLUSIONS_PATH, DEFAULT_QUASI_PATH
 from spacy_textsan.gazetteer.wikidata_gazetteer import SHIPPED_KB_PATH, default_kb_path, load_shared_kb

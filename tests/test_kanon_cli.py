@@ -5,7 +5,7 @@ import srsly
 import typer
 from typer.testing import CliRunner
 
-from spacy_textsan.risk.kanon_cli import kanon_app
+from spacy_textsan.cli.kanon import kanon_app
 from spacy_textsan.risk.kanon_index import InvertedIndex
 
 FIX = Path(__file__).parent / "fixtures" / "kanon"

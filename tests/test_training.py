@@ -20,8 +20,8 @@ from spacy_textsan.risk.supervised_risk import build_candidate_suggester, create
 from spacy_textsan.tab import read_tab
 from spacy_textsan.tab.reader import TabFormatError
 from spacy_textsan.training import GOLD_KEY, convert_tab, tab_to_training_docs
-from spacy_textsan.training.convert import convert_cmd
-from spacy_textsan.training.silver import annotate_silver, silver_cmd, silver_doc
+from spacy_textsan.cli.training import convert_cmd, silver_cmd
+from spacy_textsan.training.silver import annotate_silver, silver_doc
 
 ROOT = Path(__file__).parent.parent
 FIX = Path(__file__).parent / "fixtures"

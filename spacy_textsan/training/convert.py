@@ -19,14 +19,13 @@ annotator only (documents without it are skipped).
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-import typer
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin, Span
 from spacy.util import filter_spans
 
 from ..tab.reader import DOC_ID_KEY, TabDocument, read_tab
 
-__all__ = ["GOLD_KEY", "ANNOTATOR_KEY", "tab_to_training_docs", "convert_tab", "docbin_stats", "convert_cmd"]
+__all__ = ["GOLD_KEY", "ANNOTATOR_KEY", "tab_to_training_docs", "convert_tab", "docbin_stats"]
 
 GOLD_KEY = "textsan_gold"
 ANNOTATOR_KEY = "tab_annotator"
@@ -114,52 +113,3 @@ def docbin_stats(docs: Sequence[Doc]) -> dict[str, int]:
         for span in doc.spans.get(GOLD_KEY, []):
             stats[f"mentions_{span.id_}"] = stats.get(f"mentions_{span.id_}", 0) + 1
     return stats
-
-
-def convert_cmd(
-    inputs: list[Path] = typer.Argument(..., help="TAB JSON file(s)"),
-    output: Path = typer.Option(..., "--output", "-o", help="DocBin to write (.spacy)"),
-    annotator: str = typer.Option("all", "--annotator", help="all (one Doc per annotator), first, or a name"),
-    identifiers: str = typer.Option(
-        "DIRECT,QUASI,NO_MASK,UNKNOWN",
-        "--identifiers",
-        help="Identifier types whose mentions become doc.ents (e.g. DIRECT,QUASI)",
-    ),
-    exclude_docs: list[Path] = typer.Option(
-        [], "--exclude-docs", help="TAB file(s) whose doc_ids are left out (e.g. dev.json)"
-    ),
-    mentions_only: bool = typer.Option(
-        False, "--mentions-only", help="Mentions without identifier type / entity id (dev127_mentions_only)"
-    ),
-    lang: str = typer.Option("en", "--lang", help="Language of the tokenizer"),
-) -> None:
-    """Convert TAB JSON to a .spacy DocBin: gold entities + the textsan_gold span group."""
-    import spacy
-    from wasabi import msg
-
-    from ..cli_util import fail
-    from ..tab.reader import TabFormatError
-
-    idents = tuple(i.strip() for i in identifiers.split(",") if i.strip())
-    bad = [i for i in idents if i not in ALL_IDENTIFIERS]
-    if bad or not idents:
-        fail(f"--identifiers takes {', '.join(ALL_IDENTIFIERS)}, not {identifiers!r}")
-    try:
-        exclude_ids = {d.doc_id for p in exclude_docs for d in read_tab(p, mentions_only=True)}
-        stats = convert_tab(
-            spacy.blank(lang),
-            inputs,
-            output,
-            annotator=annotator,
-            identifiers=idents,
-            exclude_ids=exclude_ids,
-            mentions_only=mentions_only,
-        )
-    except TabFormatError as e:
-        fail(str(e))
-    except OSError as e:
-        fail(f"{e.filename}: {e.strerror}")
-    msg.good(
-        f"wrote {output}: {stats['docs']} docs, {stats['tokens']} tokens, {stats['ents']} entities, "
-        f"{stats['mentions']} mentions"
-    )

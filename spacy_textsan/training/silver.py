@@ -18,19 +18,20 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-import typer
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin, Span
 from spacy.util import filter_spans
 
+from ..io import read_input
 from ..extensions import DIRECT, NO_MASK, QUASI, SPANS_KEY, UNKNOWN, get_candidates
 from .convert import GOLD_KEY
 
 logger = logging.getLogger("spacy_textsan")
 
-__all__ = ["silver_doc", "annotate_silver", "silver_cmd"]
+__all__ = ["silver_doc", "annotate_silver"]
 
 SOURCE_KEY = "silver_source"
+SILVER_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "silver.cfg"
 
 
 def silver_doc(doc: Doc, spans_key: str = SPANS_KEY, source: str = "") -> Doc:
@@ -78,11 +79,9 @@ def annotate_silver(
                 yield source, silver_doc(doc, spans_key, source), None
 
 
-def _texts(
+def read_texts(
     paths: Sequence[Path], field: str | None, columns: Sequence[str], exclude_ids: Iterable[str] = ()
 ) -> Iterator[tuple[str, str]]:
-    from ..io import read_input
-
     excluded = set(exclude_ids)
     for path in paths:
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
@@ -94,48 +93,3 @@ def _texts(
                 for name, text in record.texts.items():
                     if text.strip():
                         yield f"{record.doc_id}:{name}", text
-
-
-def silver_cmd(
-    inputs: list[Path] = typer.Argument(..., help="Unlabeled documents: files (TXT, CSV, JSONL, TAB JSON) or folders"),
-    output: Path = typer.Option(..., "--output", "-o", help="Silver DocBin to write (.spacy)"),
-    pipeline: str | None = typer.Option(None, "--pipeline", help="Labelling pipeline (default: configs/silver.cfg)"),
-    field: str | None = typer.Option(None, "--field", help="JSONL field with the text"),
-    column: list[str] = typer.Option([], "--column", help="CSV column with the text (repeatable)"),
-    setting: list[str] = typer.Option([], "--set", help="Config override section.key=value"),
-    exclude_docs: list[Path] = typer.Option(
-        [], "--exclude-docs", help="TAB file(s) whose doc_ids are left out (e.g. the dev set)"
-    ),
-) -> None:
-    """Label unlabeled documents with a sanitization pipeline into a silver DocBin."""
-    from tqdm import tqdm
-    from wasabi import msg
-
-    from ..cli import parse_settings
-    from ..cli_util import fail
-    from ..io import InputError
-    from ..pipeline import load_pipeline
-    from ..tab.reader import TabFormatError, read_tab
-
-    default = Path(__file__).resolve().parent.parent / "configs" / "silver.cfg"
-    try:
-        nlp = load_pipeline(pipeline or str(default), parse_settings(setting))
-        exclude_ids = {d.doc_id for p in exclude_docs for d in read_tab(p, mentions_only=True)}
-        texts = list(_texts(inputs, field, column, exclude_ids))
-    except (InputError, TabFormatError) as e:
-        fail(str(e))
-    except (OSError, ValueError) as e:
-        fail(f"cannot load the labelling pipeline: {e}")
-    if not texts:
-        fail(f"no text found in {', '.join(map(str, inputs))}")
-    db = DocBin(store_user_data=True)
-    failed = 0
-    for source, doc, err in tqdm(annotate_silver(nlp, texts), total=len(texts), desc="silver", unit="doc"):
-        if doc is None:
-            failed += 1
-            msg.warn(f"{source}: left out ({err})")
-        else:
-            db.add(doc)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    db.to_disk(output)
-    msg.good(f"wrote {output}: {len(db)} silver docs ({failed} left out)")

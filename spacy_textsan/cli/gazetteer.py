@@ -19,10 +19,9 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..cli_util import fail as _fail
-from .dump_cli import import_dump_cmd
-from .kb import KnowledgeBase
-from .offline_build import (
+from ..gazetteer.kb import KnowledgeBase
+from ..gazetteer.matcher import SurfaceMatcher
+from ..gazetteer.offline_build import (
     CLASS_ID_PREFIX,
     DEFAULT_CLASSES_PATH,
     DEFAULT_EXCLUSIONS_PATH,
@@ -34,8 +33,11 @@ from .offline_build import (
     read_exclusions,
     read_quasi_identifiers,
 )
-from .wikidata_gazetteer import default_kb_path, user_kb_path
-from .wordnet import WordNetError, find_wordnet, read_wordnet
+from ..gazetteer.wikidata_gazetteer import default_kb_path, user_kb_path
+from ..gazetteer.wordnet import WordNetError, find_wordnet, read_wordnet
+from ..tab.reader import TabFormatError, read_tab
+from .gazetteer_dump import import_dump_cmd
+from .util import fail as _fail
 
 gazetteer_app = typer.Typer(
     name="gazetteer",
@@ -187,9 +189,6 @@ def exclusions_cmd(
     """Derive the list of surfaces that are names of classes but are (almost)
     never identifiers, from gold annotations (TAB: a mention to mask)."""
     import spacy
-
-    from ..tab.reader import TabFormatError, read_tab
-    from .matcher import SurfaceMatcher
 
     try:
         kb = KnowledgeBase.from_disk(kb_path)

@@ -21,7 +21,11 @@ import typer
 from tqdm import tqdm
 from wasabi import msg
 
-from ..cli_util import fail as _fail
+from ..io import InputError, read_input
+from ..pipeline import load_pipeline, spans_key_of
+from ..risk.kanon_index import InvertedIndex, index_from_records_file
+from ..risk.kanon_risk import doc_terms
+from .util import fail as _fail
 
 __all__ = ["kanon_app", "build"]
 
@@ -40,8 +44,6 @@ def kanon() -> None:
 
 def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Iterator[list[str]]:
     """One term list per input record (all its fields), in order."""
-    from .kanon_risk import doc_terms
-
     jobs = ((rec.index, text) for f in files for rec in f.records for text in rec.texts.values())
     keys = ((f.path, rec.index) for f in files for rec in f.records for _ in rec.texts)
     current, terms = None, {}
@@ -79,8 +81,6 @@ def build(
     batch_size: int = typer.Option(32, "--batch-size", min=1),
 ):
     """Build the inverted index (terms → records) that kanon_risk loads."""
-    from ..io import InputError, read_input
-    from .kanon_index import InvertedIndex, index_from_records_file
 
     if (records is None) == (not docs):
         raise typer.BadParameter("pass either --records FILE or --docs FILE (one of them)")
@@ -108,8 +108,6 @@ def build(
                 for p in docs
             ]
             nlp = _load(pipeline)
-            from ..pipeline import spans_key_of
-
             total = sum(len(rec.texts) for f in files for rec in f.records)
             index = InvertedIndex.from_records(_doc_records(nlp, files, spans_key_of(nlp), batch_size, total))
     except InputError as error:
@@ -127,8 +125,6 @@ def build(
 
 def _load(pipeline: str | None):
     """The pipeline without kanon_risk components (they would need this index)."""
-    from ..pipeline import load_pipeline
-
     try:
         nlp = load_pipeline(pipeline)
     except (OSError, ValueError) as error:

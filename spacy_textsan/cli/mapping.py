@@ -8,9 +8,8 @@ from typing import Any
 import typer
 from wasabi import msg
 
-from ..cli_util import fail
-from .keys import MAPPING_KEY_ENV, MissingKeyError, Secret, read_key
-from .mapping import (
+from ..generalizer.keys import MAPPING_KEY_ENV, MissingKeyError, Secret, read_key
+from ..generalizer.mapping import (
     MappingError,
     decrypt_mapping,
     encrypt_mapping,
@@ -19,6 +18,8 @@ from .mapping import (
     restore_text,
     text_digest,
 )
+from ..io import InputError, atomic_write, read_input, write_output
+from .util import fail
 
 MAPPING_FILE = "mapping.enc"
 
@@ -67,8 +68,6 @@ class MappingWriter:
         )
 
     def write(self, out_dir: Path, key: Secret) -> Path:
-        from ..io import atomic_write
-
         path = Path(out_dir) / MAPPING_FILE
         with atomic_write(path, "wb") as fh:
             fh.write(encrypt_mapping({"files": self.files}, key))
@@ -98,8 +97,6 @@ def restore_cmd(
     key_file: Path | None = typer.Option(None, "--key-file", help=f"Mapping key file (default: ${MAPPING_KEY_ENV})"),
 ):
     """Put the original strings back into the files of a reversible run."""
-    from ..io import InputError, read_input, write_output
-
     path = sanitized_dir / MAPPING_FILE
     if not path.is_file():
         fail(f"{path} not found: was the directory written by `textsan sanitize --reversible`?")

@@ -22,9 +22,9 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..cli_util import fail as _fail
-from .dump_importer import DEFAULT_CLASS_TYPES, SOURCE, DumpFormatError, import_dump, qid_to_int
-from .kb import KB_TYPES
+from ..gazetteer.dump_importer import DEFAULT_CLASS_TYPES, SOURCE, DumpFormatError, import_dump, qid_to_int
+from ..gazetteer.kb import KB_TYPES
+from .util import fail as _fail
 
 __all__ = ["import_dump_cmd", "parse_type_pairs"]
 

@@ -1,0 +1,115 @@
+"""What the commands share: config overrides from the command line, list files,
+loading the pipeline with a clear error."""
+
+import json
+from pathlib import Path
+
+import typer
+
+from ..extensions import TAB_LABELS
+from ..generalizer.generalizer_component import STRATEGIES
+from ..io import InputError
+from ..pipeline import load_pipeline
+from .util import fail as _fail
+
+PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
+
+
+def _read_list_file(path: Path) -> list[str]:
+    """One entry per line; blank lines and lines starting with # are ignored."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(str(path), line, "not valid UTF-8") from None
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _deny_entries(path: Path) -> list[dict]:
+    """Deny-list lines: "term", or "LABEL<TAB>term" / "LABEL:term"."""
+    entries = []
+    for line in _read_list_file(path):
+        for sep in ("\t", ":"):
+            label, found, term = line.partition(sep)
+            if found and label.strip() in TAB_LABELS:
+                entries.append({"label": label.strip(), "text": term.strip()})
+                break
+        else:
+            entries.append({"label": "MISC", "text": line})
+    return entries
+
+
+def parse_settings(settings: list[str]) -> dict[str, object]:
+    """``--set section.key=value`` (value parsed as JSON when it is JSON)."""
+    out: dict[str, object] = {}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or "." not in key:
+            raise typer.BadParameter(f"--set must be section.key=value, e.g. paths.kanon_index=assets/idx: {item!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
+def build_overrides(
+    patterns: list[str],
+    allow_list: Path | None,
+    deny_list: Path | None,
+    mask_format: str | None,
+    settings: list[str] = (),
+) -> dict[str, object]:
+    overrides: dict[str, object] = parse_settings(list(settings))
+    user_patterns = []
+    for i, p in enumerate(patterns):
+        label, sep, regex = p.partition("=")
+        if not sep or label not in TAB_LABELS or not regex:
+            raise typer.BadParameter(f"--pattern must be LABEL=REGEX with LABEL one of {', '.join(TAB_LABELS)}: {p!r}")
+        user_patterns.append({"name": f"cli_{i + 1}", "label": label, "pattern": regex})
+    if user_patterns:
+        overrides["components.privacy_ner.patterns"] = user_patterns
+    if allow_list:
+        overrides["components.privacy_ner.allow_list"] = _read_list_file(allow_list)
+    if deny_list:
+        overrides["components.privacy_ner.deny_list"] = _deny_entries(deny_list)
+    if mask_format:
+        overrides["components.generalizer.mask_format"] = mask_format
+    return overrides
+
+
+def parse_strategy(value: str | None) -> dict[str, object]:
+    """``--strategy generalize`` or ``--strategy pseudonym,DATETIME=generalize,CODE=mask``:
+    the default strategy and per-type exceptions, as generalizer overrides."""
+    if not value:
+        return {}
+    default, by_label = None, {}
+    for item in (v.strip() for v in value.split(",") if v.strip()):
+        label, sep, strategy = item.rpartition("=")
+        if sep and label not in TAB_LABELS:
+            raise typer.BadParameter(f"--strategy: {label!r} is not one of {', '.join(TAB_LABELS)}")
+        if strategy not in STRATEGIES:
+            raise typer.BadParameter(f"--strategy: {strategy!r} is not one of {', '.join(STRATEGIES)}")
+        if sep:
+            by_label[label] = strategy
+        elif default is None:
+            default = strategy
+        else:
+            raise typer.BadParameter(f"--strategy names two default strategies: {value!r}")
+    out: dict[str, object] = {}
+    if default:
+        out["components.generalizer.strategy"] = default
+    if by_label:
+        out["components.generalizer.strategy_by_label"] = by_label
+    return out
+
+
+def load_or_fail(pipeline: str | None, overrides: dict[str, object] | None = None):
+    try:
+        return load_pipeline(pipeline, overrides)
+    except (OSError, ValueError) as e:
+        _fail(f"cannot load pipeline {pipeline or '(default)'}: {e}")

@@ -1,0 +1,255 @@
+"""``textsan sanitize``: files in, sanitized copies and a report out."""
+
+import time
+from pathlib import Path
+
+import typer
+from tqdm import tqdm
+from wasabi import msg
+
+from ..io import InputError, read_input, write_json, write_jsonl, write_output
+from ..runner import (
+    ON_ERROR,
+    SanitizationError,
+    column_votes,
+    mask_cell,
+    mask_format_of,
+    report_row,
+    sanitize_texts,
+    skipped_row,
+)
+from ..spark_engine import describe_error, sanitize_files_spark
+from ..tab import predictions_to_tab, write_masked_spans
+from .mapping import MappingWriter, mapping_key
+from .options import PIPELINE_HELP, build_overrides, load_or_fail, parse_strategy
+from .util import fail as _fail
+
+
+def sanitize(
+    inputs: list[Path] = typer.Argument(..., help="TXT, CSV/TSV, JSONL or TAB JSON files", exists=False),
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory"),
+    pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="txt, csv, tsv, jsonl or tab (default: by extension)"),
+    columns: list[str] = typer.Option([], "--column", "-c", help="CSV column to sanitize (repeatable)"),
+    field: str = typer.Option("text", "--field", help="JSONL field to sanitize"),
+    encoding: str | None = typer.Option(None, "--encoding", help="Input encoding (default: UTF-8)"),
+    delimiter: str | None = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
+    pattern: list[str] = typer.Option([], "--pattern", help="Extra rule LABEL=REGEX (repeatable)"),
+    allow_list: Path | None = typer.Option(None, "--allow-list", help="File of terms never to mask"),
+    deny_list: Path | None = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
+    mask_format: str | None = typer.Option(None, "--mask-format", help='Replacement, e.g. "***" or "[{label} {n}]"'),
+    strategy: str | None = typer.Option(
+        None,
+        "--strategy",
+        help="mask, generalize, pseudonym or hash, with per-type exceptions: pseudonym,DATETIME=generalize",
+    ),
+    key_file: Path | None = typer.Option(
+        None, "--key-file", help="Secret key file of the hash and pseudonym strategies (default: $TEXTSAN_KEY)"
+    ),
+    reversible: bool = typer.Option(
+        False, "--reversible", help="Also write mapping.enc, the encrypted way back (see textsan restore)"
+    ),
+    mapping_key_file: Path | None = typer.Option(
+        None,
+        "--mapping-key-file",
+        help="Fernet key file of --reversible (default: $TEXTSAN_MAPPING_KEY; textsan keygen)",
+    ),
+    on_bad_line: str = typer.Option(
+        "error", "--on-bad-line", help="error: stop on a malformed row; skip: report and drop it"
+    ),
+    settings: list[str] = typer.Option(
+        [], "--set", help="Config override section.key=value, e.g. paths.kanon_index=assets/idx (repeatable)"
+    ),
+    batch_size: int = typer.Option(32, "--batch-size", min=1),
+    n_process: int = typer.Option(1, "--n-process", min=1),
+    engine: str = typer.Option(
+        "local",
+        "--engine",
+        help="local: this process (--n-process); spark: PySpark, the pipeline loaded once per executor (pip install spacy-textsan[spark])",
+    ),
+    spark_master: str = typer.Option(
+        "local[2]",
+        "--spark-master",
+        help="--engine spark: Spark master URL (an active SparkSession is used if there is one)",
+    ),
+    output_format: str = typer.Option(
+        "parquet",
+        "--output-format",
+        help="--engine spark: also write OUT/results.parquet or results.jsonl (Spark dataset: sanitized text + report columns); none: not",
+    ),
+    on_error: str = typer.Option(
+        "mask-all",
+        "--on-error",
+        help="A document whose processing fails or times out: mask-all (mask every candidate; the redaction notice if that fails too), skip (the redaction notice), fail (stop, write nothing); --engine spark: always mask-all",
+    ),
+    doc_timeout: float = typer.Option(
+        0.0,
+        "--doc-timeout",
+        min=0.0,
+        help="Time budget per document in seconds (0: none); beyond it --on-error applies",
+    ),
+):
+    """Sanitize files; writes each file's sanitized copy, report.jsonl and, for
+    TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
+    and predictions.json (the detected spans as TAB annotations) into OUT."""
+
+    if on_error not in ON_ERROR:
+        raise typer.BadParameter(f"--on-error must be one of {', '.join(ON_ERROR)}")
+    if on_bad_line not in ("error", "skip"):
+        raise typer.BadParameter("--on-bad-line must be 'error' or 'skip'")
+    if engine not in ("local", "spark") or output_format not in ("parquet", "jsonl", "none"):
+        raise typer.BadParameter("--engine must be local or spark; --output-format parquet, jsonl or none")
+    try:
+        overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
+        overrides.update(parse_strategy(strategy))
+        if key_file is not None:
+            if not key_file.is_file():
+                raise InputError(key_file, None, "key file not found")
+            overrides["components.generalizer.key_file"] = str(key_file)
+        files = [
+            read_input(
+                p,
+                fmt=fmt,
+                columns=columns or None,
+                field=field,
+                encoding=encoding,
+                delimiter=delimiter,
+                on_bad_line=on_bad_line,
+            )
+            for p in inputs
+        ]
+    except InputError as e:
+        _fail(str(e))
+    mapping = None
+    if reversible:
+        mapping, key = MappingWriter(), mapping_key(mapping_key_file)
+    nlp = load_or_fail(pipeline, overrides)
+
+    # the run's own outputs keep their names; inputs with those names get "-2"
+    report_rows, masked_spans, n_docs = [], {}, 0
+    counts = {"ok": 0, "degraded": 0, "fallback": 0, "failed": 0}
+    pending = []  # everything is sanitized before anything is written
+    tab_texts, tab_predictions = [], {}
+    used = {"report.jsonl", "masked_spans.json", "predictions.json"}
+    start = time.time()
+    spark_results = None
+    if engine == "spark":  # the same pipeline and overrides on each executor (nlp above: checked on the driver)
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            spark_run = sanitize_files_spark(
+                files,
+                out,
+                pipeline,
+                overrides,
+                output_format.replace("none", "") or None,
+                master=spark_master,
+                batch_size=batch_size,
+                write_copies=False,
+                used=used,
+            )
+        except ImportError as e:
+            _fail(f"--engine spark needs pyspark (pip install spacy-textsan[spark]): {e}")
+        except Exception as e:  # a failed Spark job: nothing of this run's outputs written but the dataset
+            _fail(f"--engine spark failed: {describe_error(e)}")
+        spark_results = iter(spark_run.results)
+        if spark_run.dataset:
+            msg.good(f"wrote {spark_run.dataset}")
+    for f in files:
+        for bad in f.skipped:
+            msg.warn(f"skipped {bad}")
+            report_rows.append(skipped_row(f, bad))
+        jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()]
+        texts = (text for _, _, text in jobs)
+        sanitized = [dict() for _ in f.records]
+        offset_maps = [dict() for _ in f.records]
+        results = (
+            next(spark_results)
+            if spark_results is not None
+            else sanitize_texts(
+                nlp, texts, batch_size=batch_size, n_process=n_process, on_error=on_error, timeout_s=doc_timeout or None
+            )
+        )
+        progress = tqdm(
+            zip(jobs, results, strict=False),
+            total=len(jobs),
+            desc=Path(f.path).name,
+            unit="doc",
+            leave=False,
+            disable=None,
+        )
+        try:
+            done = list(progress)
+        except SanitizationError as e:
+            _fail(f"{f.path}: a document could not be sanitized ({e}); --on-error fail: nothing written")
+        if f.fmt not in ("txt", "tab"):  # a column of names without context is still a column of names
+            votes = column_votes([(name, text, res) for (_, name, text), res in done])
+            mask_format = mask_format_of(nlp)
+            for i, label in votes.items():
+                (rec, name, text), res = done[i]
+                done[i] = ((rec, name, text), mask_cell(text, res, label, mask_format))
+        for (rec, name, _), res in done:
+            n_docs += 1
+            row = report_row(f, rec, name, res)
+            counts[row["status"]] += 1
+            sanitized[rec.index][name] = res.sanitized
+            offset_maps[rec.index][name] = res.offset_map
+            if f.fmt == "tab":
+                if rec.doc_id in masked_spans:
+                    _fail(f"{f.path}:{rec.line}: doc_id {rec.doc_id} appears twice in the inputs")
+                masked_spans[rec.doc_id] = res.masked
+                tab_texts.append((rec.doc_id, rec.texts[name]))
+                tab_predictions[rec.doc_id] = [
+                    dict(sp, identifier_type="NO_MASK") if sp["masked"] is False else sp for sp in res.spans
+                ]
+            report_rows.append(row)
+        pending.append((f, sanitized, offset_maps))
+    out.mkdir(parents=True, exist_ok=True)
+    for f, sanitized, offset_maps in pending:
+        try:
+            written = write_output(f, sanitized, out, used=used)
+        except ValueError as e:
+            _fail(f"{f.path}: {e}")
+        for path in written:
+            msg.good(f"wrote {path}")
+        if mapping is not None:
+            mapping.add_file(f, written[0], sanitized, [r.texts for r in f.records], offset_maps)
+    write_jsonl(out / "report.jsonl", report_rows)
+    if mapping is not None:
+        msg.good(
+            f"wrote {mapping.write(out, key)} (encrypted; `textsan restore` with the key brings the originals back)"
+        )
+    if masked_spans:
+        write_masked_spans(out / "masked_spans.json", masked_spans)
+        write_json(out / "predictions.json", predictions_to_tab(tab_texts, tab_predictions))
+        msg.good(f"wrote {out / 'masked_spans.json'} and {out / 'predictions.json'} (TAB format)")
+    elapsed = time.time() - start
+    msg.info(
+        f"{n_docs} documents in {elapsed:.1f}s: {counts['ok']} ok, {counts['degraded']} degraded, "
+        f"{counts['fallback']} fallback, {counts['failed']} failed; report: {out / 'report.jsonl'}"
+    )
+    exit_code = run_exit_code(counts)
+    if counts["failed"]:
+        msg.fail(
+            f"{counts['failed']} document(s) could not be sanitized and were replaced by a redaction "
+            f"notice; see the report"
+        )
+    if counts["fallback"]:
+        msg.fail(
+            f"{counts['fallback']} document(s) failed and were sanitized by masking every candidate span "
+            f"(--on-error mask-all); see the report"
+        )
+    if counts["degraded"]:
+        msg.warn(
+            f"{counts['degraded']} document(s) had a component fail closed (counted as risky, masked "
+            f"more); see the errors in the report"
+        )
+    if exit_code:
+        raise typer.Exit(code=exit_code)
+
+
+def run_exit_code(counts: dict[str, int]) -> int:
+    """0: every document as configured; 2: a document was redacted or fell back
+    to masking every candidate; 3: only fail-closed component errors."""
+    if counts.get("failed") or counts.get("fallback"):
+        return 2
+    return 3 if counts.get("degraded") else 0

@@ -1,0 +1,39 @@
+"""``textsan visualize``: an HTML page of the spans, decisions and replacements."""
+
+from pathlib import Path
+
+import typer
+from wasabi import msg
+
+from ..io import InputError, atomic_write, read_input
+from ..runner import sanitize_texts
+from ..visualize import render_page
+from .options import PIPELINE_HELP, load_or_fail, parse_settings
+from .util import fail as _fail
+
+
+def visualize(
+    input_path: Path = typer.Argument(..., help="A TXT, CSV, JSONL or TAB JSON file"),
+    out: Path = typer.Option(Path("textsan.html"), "--out", "-o", help="HTML file to write"),
+    pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    fmt: str | None = typer.Option(None, "--format", "-f"),
+    columns: list[str] = typer.Option([], "--column", "-c"),
+    field: str = typer.Option("text", "--field"),
+    encoding: str | None = typer.Option(None, "--encoding"),
+    limit: int = typer.Option(20, "--limit", help="At most N documents"),
+    settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
+):
+    """Write an HTML page with the spans, their types, decisions and replacements."""
+
+    try:
+        f = read_input(input_path, fmt=fmt, columns=columns or None, field=field, encoding=encoding)
+    except InputError as e:
+        _fail(str(e))
+    nlp = load_or_fail(pipeline, parse_settings(settings))
+    jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()][: max(1, limit)]
+    results = list(sanitize_texts(nlp, (t for _, _, t in jobs), keep_docs=True))
+    docs = [r.doc for r in results if r.doc is not None]
+    titles = [f"{rec.doc_id} ({name})" for (rec, name, _), r in zip(jobs, results, strict=False) if r.doc is not None]
+    with atomic_write(out) as fh:
+        fh.write(render_page(docs, titles))
+    msg.good(f"wrote {out} ({len(docs)} documents)")
