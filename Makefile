@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow evaluate bench eval-multidomain gazetteer kb train clean
+.PHONY: demo test lint test-slow evaluate bench eval-multidomain gazetteer kb train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,14 @@ demo: $(STAMP)
 	@echo "----- sanitized text (out/demo/sample.txt) -----"
 	@cat out/demo/sample.txt
 
-test: $(STAMP)
+test: $(STAMP) lint
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# ruff (lint + format check) and mypy on the package; settings in pyproject.toml
+lint: $(STAMP)
+	$(VENV)/bin/ruff check spacy_textsan
+	$(VENV)/bin/ruff format --check spacy_textsan
+	$(VENV)/bin/mypy
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m slow

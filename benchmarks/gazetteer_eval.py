@@ -29,8 +29,8 @@ import spacy
 import srsly
 
 from spacy_textsan.extensions import masked_offsets
-from spacy_textsan.gazetteer.kb import KnowledgeBase
-from spacy_textsan.gazetteer.wikidata_gazetteer import default_kb_path
+from spacy_textsan.gazetteer.kb import GazetteerKB
+from spacy_textsan.gazetteer.paths import default_kb_path
 from spacy_textsan.pipeline import load_pipeline
 from spacy_textsan.tab import evaluate, read_tab
 from spacy_textsan.tab.metrics import per_type_recall
@@ -75,7 +75,7 @@ def main():
     loads = []
     for _ in range(5):
         start = time.perf_counter()
-        kb = KnowledgeBase.from_disk(args.kb)
+        kb = GazetteerKB.from_disk(args.kb)
         loads.append(time.perf_counter() - start)
     meta = srsly.read_json(Path(args.kb) / "meta.json")
     gold = read_tab(os.path.join(args.tab_dir, f"{args.split}.json"))
@@ -122,7 +122,7 @@ def main():
         "date": datetime.date.today().isoformat(), "machine": platform.machine(), "cpus": os.cpu_count(),
         "kb": {"path": args.kb, "entries": len(kb), "by_type": kb.stats(),
                "surfaces": meta.get("n_surfaces"), "build_s": meta.get("build_s"),
-               "file_bytes": KnowledgeBase.file_in(args.kb).stat().st_size,
+               "file_bytes": GazetteerKB.file_in(args.kb).stat().st_size,
                "load_s_median": statistics.median(loads), "sources": meta.get("sources"),
                "exclusions": meta.get("n_excluded")},
         "gazetteer_config": extra, "variants": results,

@@ -33,11 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from spacy_textsan.risk.kanon_index import (  # noqa: E402
-    InvertedIndex,
-    risky_combinations,
-    terms_to_mask,
-)
+from spacy_textsan.risk.kanon_algorithm import risky_combinations, terms_to_mask  # noqa: E402
+from spacy_textsan.risk.kanon_index import InvertedIndex  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "kanon_index.json"
 

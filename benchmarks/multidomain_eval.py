@@ -175,7 +175,7 @@ def kept_share(original: str, sanitized: str) -> float:
 
 def load_textsan(strategy: str) -> Tuple[Callable[[List[str]], List[str]], dict]:
     from spacy_textsan.pipeline import load_pipeline
-    from spacy_textsan.runner import sanitize_texts
+    from spacy_textsan.run import sanitize_texts
 
     os.environ.setdefault("TEXTSAN_KEY", TEST_KEY)
     nlp = load_pipeline(None, overrides={"components.generalizer.strategy": strategy})

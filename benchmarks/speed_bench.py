@@ -151,7 +151,7 @@ def load_system(system: str, args):
     info: dict = {}
     if system == "textsan":
         from spacy_textsan.pipeline import load_pipeline
-        from spacy_textsan.runner import sanitize_texts
+        from spacy_textsan.run import sanitize_texts
 
         nlp = load_pipeline(args.pipeline)
         info["pipe_names"] = nlp.pipe_names
@@ -245,8 +245,8 @@ def worker_system(args) -> dict:
 def worker_breakdown(args) -> dict:
     """Time each textsan component over all texts, one component at a time."""
     from spacy_textsan.pipeline import load_pipeline, spans_key_of
-    from spacy_textsan.privacy_ner import privacy_ner_component as pnc
-    from spacy_textsan.runner import result_from_doc
+    from spacy_textsan.privacy_ner import privacy_ner as pnc
+    from spacy_textsan.run import result_from_doc
 
     texts = worker_texts(args)
     nlp = load_pipeline(args.pipeline)

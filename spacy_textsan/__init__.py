@@ -13,8 +13,9 @@ from .privacy_ner import PrivacyNER, make_privacy_ner
 from .risk.kanon_risk import KanonRisk, make_kanon_risk
 from .risk.lm_backends import MaskedLMBackend, WordfreqBackend, token_weighting
 from .risk.lm_risk import LMRisk, make_lm_risk
+from .risk.search_client import SearchError
 from .risk.web_risk import WebRisk, make_web_risk
-from .risk.web_search import JsonHttpClient, SearchError, SearxngClient
+from .risk.web_search import JsonHttpClient, SearxngClient
 
 __all__ = [
     "__version__",

@@ -18,6 +18,7 @@ object is ever shared between spans: use :func:`set_risk` and
 """
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from spacy.attrs import ORTH, SPACY
 from spacy.tokens import Doc, Span
@@ -77,14 +78,34 @@ DOC_EXTENSIONS = {
 }
 
 
+class ExtensionClashError(RuntimeError):
+    """Another package declared one of our extensions differently."""
+
+
 def register_extensions() -> None:
-    """Declare the extensions (idempotent; never overrides another package's)."""
-    for name, default in SPAN_EXTENSIONS.items():
-        if not Span.has_extension(name):
-            Span.set_extension(name, default=default)
-    for name, default in DOC_EXTENSIONS.items():
-        if not Doc.has_extension(name):
-            Doc.set_extension(name, default=default)
+    """Declare the extensions (idempotent).
+
+    The names are short (``risk``, ``masked``, ``source``...) and part of the
+    public API, so a clash with another package is an error rather than
+    silently sharing its extension: ``masked = None`` must keep meaning "no
+    decision yet, mask it", and a getter or default of someone else would
+    change that. An extension already declared exactly as ours (a default, no
+    getter, setter or method) is left alone.
+    """
+    for owner, extensions in ((Span, SPAN_EXTENSIONS), (Doc, DOC_EXTENSIONS)):
+        for name, default in extensions.items():
+            if not owner.has_extension(name):
+                owner.set_extension(name, default=default)
+                continue
+            found = owner.get_extension(name)
+            if found != (default, None, None, None):
+                found_default, method, getter, setter = found
+                raise ExtensionClashError(
+                    f"spacy-textsan: the {owner.__name__} extension '{name}' (._.{name}) is already declared by "
+                    f"another package with another definition (default={found_default!r}, method={method!r}, "
+                    f"getter={getter!r}, setter={setter!r}); spacy-textsan needs default={default!r} and no getter, "
+                    "setter or method, and cannot run beside that package"
+                )
 
 
 register_extensions()
@@ -105,7 +126,8 @@ def doc_text(doc: Doc) -> str:
     """``doc.text``, computed once per doc: spaCy rebuilds it from every token on
     each access (milliseconds for a long document), so the components share one
     copy in ``doc.user_data``, checked against the doc's length."""
-    cached = doc.user_data.get(_TEXT_KEY)
+    user_data: dict[Any, Any] = doc.user_data  # spaCy's own keys are tuples too
+    cached = user_data.get(_TEXT_KEY)
     end = doc[-1].idx + len(doc[-1].text_with_ws) if len(doc) else 0
     if isinstance(cached, str) and len(cached) == end:
         return cached
@@ -114,7 +136,7 @@ def doc_text(doc: Doc) -> str:
     text = "".join(
         strings[orth] + " " if space else strings[orth] for orth, space in doc.to_array([ORTH, SPACY]).tolist()
     )
-    doc.user_data[_TEXT_KEY] = text
+    user_data[_TEXT_KEY] = text
     return text
 
 
@@ -157,6 +179,15 @@ def add_error(doc: Doc, error: str) -> None:
     errors = list(doc._.sanitize_errors or [])
     errors.append(error)
     doc._.sanitize_errors = errors
+
+
+def fail_closed(doc: Doc, measure: str, spans: Iterable[Span], reason: str, error: str) -> None:
+    """How a risk measure fails: ``error`` is recorded (:func:`add_error`) and
+    each of ``spans`` becomes risky alone for ``measure`` with ``reason``, so
+    that the decision masks it (what cannot be assessed is not safe)."""
+    for span in spans:
+        add_risky_set(doc, measure, [span], reason)
+    add_error(doc, error)
 
 
 def span_record(span: Span) -> dict:

@@ -5,12 +5,25 @@ from pathlib import Path
 
 import spacy
 from spacy.language import Language
-from thinc.api import Config
 
 from .extensions import SPANS_KEY
 
 DEFAULT_CONFIG_PATH = Path(__file__).parent / "configs" / "zero_shot.cfg"
-DECISION_FACTORIES = ("mask_all", "mask_optimizer")
+#: What a spacy-textsan component does, by its ``textsan_stage`` class attribute, in
+#: pipeline order: propose candidate spans, score them, decide what to mask, write the
+#: sanitized text.
+STAGES = ("detect", "risk", "decide", "render")
+
+
+def stage_of(component: object) -> str | None:
+    """The component's ``textsan_stage`` (None: not a spacy-textsan component)."""
+    stage = getattr(component, "textsan_stage", None)
+    return stage if stage in STAGES else None
+
+
+def stages_of(nlp: Language) -> set[str]:
+    """The stages the pipeline's components cover."""
+    return {s for _, proc in nlp.pipeline if (s := stage_of(proc)) is not None}
 
 
 def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] | None = None) -> Language:
@@ -31,26 +44,26 @@ def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] 
         path = DEFAULT_CONFIG_PATH if name_or_path is None else Path(name_or_path)
         if not path.exists():
             raise FileNotFoundError(f"pipeline config {path} does not exist")
-        config = Config().from_disk(path, interpolate=False)
-        overrides = _applicable(config, overrides)
-        config = config.merge(Config(_nest(overrides))) if overrides else config
+        components = spacy.util.load_config(path, interpolate=False).get("components", {})
+        config = spacy.util.load_config(path, overrides=_applicable(components, overrides), interpolate=False)
         return spacy.util.load_model_from_config(config.interpolate(), auto_fill=True, validate=True)
     nlp = spacy.load(name_or_path)
     return complete_pipeline(nlp, overrides)
 
 
 def complete_pipeline(nlp: Language, overrides: dict[str, object] | None = None) -> Language:
-    """Add the spacy-textsan components a foreign pipeline lacks."""
+    """Add the spacy-textsan stages a foreign pipeline lacks: a detector
+    (privacy_ner, reading the pipeline's ``ner``), a decision (mask_all) and
+    the generalizer."""
     overrides = overrides or {}
-    names = nlp.pipe_names
-    factories = {nlp.get_pipe_meta(n).factory for n in names}
-    if "privacy_ner" not in factories:
-        cfg = {"sources": ["doc.ents"] if "ner" in names else []}
+    stages = stages_of(nlp)
+    if "detect" not in stages:
+        cfg: dict[str, object] = {"sources": ["doc.ents"] if "ner" in nlp.pipe_names else []}
         cfg.update(_component_overrides(overrides, "privacy_ner"))
         nlp.add_pipe("privacy_ner", config=cfg)
-    if not factories & set(DECISION_FACTORIES):
+    if "decide" not in stages:
         nlp.add_pipe("mask_all", config=_component_overrides(overrides, "mask_all"))
-    if "generalizer" not in factories:
+    if "render" not in stages:
         nlp.add_pipe("generalizer", config=_component_overrides(overrides, "generalizer"))
     return nlp
 
@@ -60,25 +73,14 @@ def _component_overrides(overrides: dict[str, object], component: str) -> dict[s
     return {k[len(prefix) :]: v for k, v in overrides.items() if k.startswith(prefix)}
 
 
-def _applicable(config: Config, overrides: dict[str, object]) -> dict[str, object]:
-    components = config.get("components", {})
+def _applicable(components: dict, overrides: dict[str, object]) -> dict[str, object]:
+    """The overrides of sections the config has (those of absent components are ignored)."""
     return {k: v for k, v in overrides.items() if not k.startswith("components.") or k.split(".")[1] in components}
-
-
-def _nest(flat: dict[str, object]) -> dict:
-    out: dict = {}
-    for key, value in flat.items():
-        node = out
-        *parents, last = key.split(".")
-        for p in parents:
-            node = node.setdefault(p, {})
-        node[last] = value
-    return out
 
 
 def spans_key_of(nlp: Language) -> str:
     """The span group the pipeline's generalizer reads."""
-    for name in nlp.pipe_names:
-        if nlp.get_pipe_meta(name).factory == "generalizer":
-            return getattr(nlp.get_pipe(name), "spans_key", SPANS_KEY)
+    for _, proc in nlp.pipeline:
+        if stage_of(proc) == "render":
+            return getattr(proc, "spans_key", SPANS_KEY)
     return SPANS_KEY

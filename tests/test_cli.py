@@ -8,7 +8,7 @@ from spacy.language import Language
 from typer.testing import CliRunner
 
 from spacy_textsan.cli import app
-from spacy_textsan.runner import FAILED_TEXT
+from spacy_textsan.run import FAILED_TEXT
 from spacy_textsan.tab import parse_tab
 
 FIX = Path(__file__).parent / "fixtures" / "cli"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from spacy_textsan.cli import app
-from spacy_textsan.runner import DocResult, column_votes, mask_cell
+from spacy_textsan.run import DocResult, column_votes, mask_cell
 
 RULES = str(Path(__file__).parent / "fixtures" / "cli" / "rules_only.cfg")
 

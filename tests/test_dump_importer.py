@@ -11,9 +11,9 @@ import typer
 from typer.testing import CliRunner
 
 from spacy_textsan.cli.gazetteer_dump import import_dump_cmd, parse_type_pairs
-from spacy_textsan.gazetteer.dump_importer import (DumpFormatError, chain_step, claim_targets, import_dump,
-                                                   iter_dump_entities, keep_closure)
-from spacy_textsan.gazetteer.kb import KnowledgeBase
+from spacy_textsan.gazetteer.dump_importer import import_dump, keep_closure
+from spacy_textsan.gazetteer.dump_reader import DumpFormatError, chain_step, claim_targets, iter_dump_entities
+from spacy_textsan.gazetteer.kb import GazetteerKB
 
 KEEP = {"Q28640": "DEM", "Q486972": "LOC", "Q6256": "LOC"}   # profession, human settlement, country
 
@@ -277,7 +277,7 @@ def test_cli_writes_kb(tmp_path):
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "(12 entries)" in text and "kept LOC 9" in text
-    assert summary(KnowledgeBase.from_disk(out)) == EXPECTED
+    assert summary(GazetteerKB.from_disk(out)) == EXPECTED
     meta = json.loads((out / "meta.json").read_text())
     assert meta["source"] == "wikidata-dump" and meta["keep_classes"] == KEEP
     assert meta["import_stats"]["kept"] == 12 and meta["n_entries"] == 12
@@ -290,7 +290,7 @@ def test_cli_default_preset_and_errors(tmp_path):
     assert result.exit_code == 1 and f"{dump}:{len(ENTITIES) + 2}:" in result.output
     result = runner.invoke(app, ["import-dump", str(dump), str(out), "--on-error", "skip", "--no-progress"])
     assert result.exit_code == 0, result.output
-    kb = KnowledgeBase.from_disk(out)   # preset: profession (DEM), human settlement and country (LOC), ...
+    kb = GazetteerKB.from_disk(out)   # preset: profession (DEM), human settlement and country (LOC), ...
     assert kb.get("Q1").tab_type == "DEM" and kb.get("Q585").tab_type == "LOC"
     assert len(kb) == 13 and kb.get("Q28640").chain == ["occupation"]   # profession: subclass of occupation
     assert runner.invoke(app, ["import-dump", str(dump), str(out), "--type", "Q5=PERSON"]).exit_code == 1

@@ -13,7 +13,7 @@ import srsly
 from typer.testing import CliRunner
 
 from spacy_textsan.cli import app
-from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase
+from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
 from web_server import SearchServer, free_port
 from wikidata_server import WikidataServer
 
@@ -28,7 +28,7 @@ BUDGET_S = 6.0
 
 def write_config(base: Path, wikidata_url: str, sparql_url: str, search_url: str) -> Path:
     kb = base / "kb"
-    KnowledgeBase([KBEntry("wn:1-n", "drummer", "DEM", ["drummers"], ["percussionist", "musician"],
+    GazetteerKB([KBEntry("wn:1-n", "drummer", "DEM", ["drummers"], ["percussionist", "musician"],
                            "wordnet-3.0")]).to_disk(kb)
     cfg = base / "faults.cfg"
     cfg.write_text(f"""

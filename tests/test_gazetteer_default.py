@@ -10,10 +10,10 @@ import srsly
 from typer.testing import CliRunner
 
 from spacy_textsan.cli.gazetteer import gazetteer_app
-from spacy_textsan.gazetteer.kb import KB_FILE_GZ, KnowledgeBase
-from spacy_textsan.gazetteer.offline_build import DEFAULT_CLASSES_PATH, DEFAULT_EXCLUSIONS_PATH, DEFAULT_QUASI_PATH
-from spacy_textsan.gazetteer.wikidata_gazetteer import SHIPPED_KB_PATH, default_kb_path, load_shared_kb
-from spacy_textsan.gazetteer.wordnet import default_cache_dir
+from spacy_textsan.gazetteer.curated import DEFAULT_CLASSES_PATH, DEFAULT_QUASI_PATH
+from spacy_textsan.gazetteer.kb import KB_FILE_GZ, GazetteerKB, load_shared_kb
+from spacy_textsan.gazetteer.offline_build import DEFAULT_EXCLUSIONS_PATH
+from spacy_textsan.gazetteer.paths import SHIPPED_KB_PATH, default_cache_dir, default_kb_path
 from spacy_textsan.pipeline import load_pipeline
 
 META = srsly.read_json(SHIPPED_KB_PATH / "meta.json")
@@ -35,7 +35,7 @@ def test_kb_path_null_falls_back_to_the_shipped_kb(no_user_kb, monkeypatch):
 
 
 def test_a_user_built_kb_overrides_the_shipped_one(no_user_kb, monkeypatch):
-    small = KnowledgeBase.from_disk(SHIPPED_KB_PATH)
+    small = GazetteerKB.from_disk(SHIPPED_KB_PATH)
     small.to_disk(no_user_kb / ".cache" / "spacy_textsan" / "kb_offline")
     assert default_kb_path() == no_user_kb / ".cache" / "spacy_textsan" / "kb_offline"
     small.to_disk(no_user_kb / "mine", compact=True)
@@ -66,7 +66,7 @@ def test_default_pipeline_tags_quasi_identifiers(no_user_kb, model_available):
 
 
 def test_textsan_sanitize_without_a_built_kb(no_user_kb, model_available):
-    from spacy_textsan.runner import sanitize_texts
+    from spacy_textsan.run import sanitize_texts
     [result] = list(sanitize_texts(load_pipeline(), ["The patient, a nurse from Leeds, has HIV."]))
     assert result.ok and "nurse" not in result.sanitized and "HIV" not in result.sanitized
 
@@ -80,7 +80,7 @@ def test_shipped_kb_is_small_compact_and_fast_to_load():
     assert file.stat().st_size < 4_000_000
     assert not (SHIPPED_KB_PATH / "kb.msgpack").exists()
     start = time.perf_counter()
-    kb = KnowledgeBase.from_disk(SHIPPED_KB_PATH)
+    kb = GazetteerKB.from_disk(SHIPPED_KB_PATH)
     assert time.perf_counter() - start < 1.5                              # ~0.3 s on a 2-core machine
     assert len(kb) == META["n_entries"] and kb.stats() == META["by_type"]
     assert sum(1 for _ in kb.surface_ids()) == META["n_surfaces"]

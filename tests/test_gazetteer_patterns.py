@@ -3,8 +3,8 @@ the curated quasi-identifiers and the compact KB file, on small inputs."""
 import pytest
 import spacy
 
-from spacy_textsan.gazetteer.kb import KB_FILE, KB_FILE_GZ, KBEntry, KnowledgeBase
-from spacy_textsan.gazetteer.offline_build import quasi_identifier_entries, read_quasi_identifiers
+from spacy_textsan.gazetteer.kb import KB_FILE, KB_FILE_GZ, GazetteerKB, KBEntry
+from spacy_textsan.gazetteer.curated import quasi_identifier_entries, read_quasi_identifiers
 from spacy_textsan.gazetteer.patterns import (
     INSTITUTIONS_PATH,
     InstitutionFinder,
@@ -13,7 +13,8 @@ from spacy_textsan.gazetteer.patterns import (
     extend_condition,
     read_list,
 )
-from spacy_textsan.gazetteer.wikidata_gazetteer import WikidataGazetteer, load_shared_kb
+from spacy_textsan.gazetteer.kb import load_shared_kb
+from spacy_textsan.gazetteer.wikidata_gazetteer import WikidataGazetteer
 
 NLP = spacy.blank("en")
 
@@ -78,7 +79,7 @@ def test_quasi_identifier_table(tmp_path):
 
 
 def make_gazetteer(**config):
-    kb = KnowledgeBase([
+    kb = GazetteerKB([
         KBEntry("qi:DEM:nurse", "nurse", "DEM", ["nurses"], ["health professional", "person"], "textsan-quasi"),
         KBEntry("wn:1-n", "fracture", "DEM", [], ["injury", "ill health"], "wordnet-3.0"),
         KBEntry("class:ORG:prison", "prison", "ORG", ["jail"], ["penal institution", "organization"],
@@ -117,21 +118,21 @@ def test_linking_results_are_cached_per_text_and_label():
 
 
 def test_compact_kb_round_trip(tmp_path):
-    kb = KnowledgeBase([KBEntry("a", "Oslo", "LOC", ["Christiania"], ["city"], "geo", "capital of Norway")])
+    kb = GazetteerKB([KBEntry("a", "Oslo", "LOC", ["Christiania"], ["city"], "geo", "capital of Norway")])
     kb.to_disk(tmp_path / "kb", compact=True)
     assert (tmp_path / "kb" / KB_FILE_GZ).exists() and not (tmp_path / "kb" / KB_FILE).exists()
     first = (tmp_path / "kb" / KB_FILE_GZ).read_bytes()
     kb.to_disk(tmp_path / "kb", compact=True)
     assert (tmp_path / "kb" / KB_FILE_GZ).read_bytes() == first          # reproducible bytes
-    back = KnowledgeBase.from_disk(tmp_path / "kb")
+    back = GazetteerKB.from_disk(tmp_path / "kb")
     assert back.get("a").to_list() == ["a", "Oslo", "LOC", ["Christiania"], ["city"], "geo", ""]
     kb.to_disk(tmp_path / "kb")                                           # plain again: one file only
     assert (tmp_path / "kb" / KB_FILE).exists() and not (tmp_path / "kb" / KB_FILE_GZ).exists()
-    assert KnowledgeBase.from_disk(tmp_path / "kb").get("a").description == "capital of Norway"
+    assert GazetteerKB.from_disk(tmp_path / "kb").get("a").description == "capital of Norway"
 
 
 def test_components_share_a_kb_loaded_from_one_path(tmp_path):
-    KnowledgeBase([KBEntry("a", "nurse", "DEM")]).to_disk(tmp_path / "kb", compact=True)
+    GazetteerKB([KBEntry("a", "nurse", "DEM")]).to_disk(tmp_path / "kb", compact=True)
     one, two = WikidataGazetteer(kb_path=tmp_path / "kb"), WikidataGazetteer(kb_path=tmp_path / "kb")
     assert one.kb is two.kb is load_shared_kb(tmp_path / "kb")
     assert one.matcher is two.matcher

@@ -7,18 +7,15 @@ from hypothesis import given, settings, strategies as st
 from pyroaring import BitMap
 
 from spacy_textsan.io import InputError
-from spacy_textsan.risk.kanon_index import (
+from spacy_textsan.risk.kanon_algorithm import (
     CombinationBudgetExceeded,
-    InvertedIndex,
-    index_from_records_file,
-    normalise_term,
-    read_records_csv,
-    read_records_jsonl,
     risky_combinations,
     risky_terms,
     select_terms,
     terms_to_mask,
 )
+from spacy_textsan.risk.kanon_index import InvertedIndex, normalise_term
+from spacy_textsan.risk.kanon_records import index_from_records_file, read_records_csv, read_records_jsonl
 
 FIX = Path(__file__).parent / "fixtures" / "kanon"
 

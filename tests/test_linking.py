@@ -6,7 +6,7 @@ import time
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from spacy_textsan.gazetteer.kb import KBEntry, KnowledgeBase
+from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
 from spacy_textsan.gazetteer.linking import (
     FuzzyIndex, LinkResult, find_contained, fuzzy_index, link_surface, word_boundaries,
 )
@@ -16,7 +16,7 @@ from wikidata_server import wikidata_server  # noqa: F401  (fixture)
 
 @pytest.fixture
 def kb():
-    return KnowledgeBase([
+    return GazetteerKB([
         KBEntry("Q20", "Norway", "LOC", aliases=["Kingdom of Norway"], chain=["country"]),
         KBEntry("geo:oslo", "Oslo", "LOC", chain=["national capital", "city"]),
         KBEntry("org:odc", "Oslo District Court", "ORG", chain=["district court", "court"]),
@@ -96,7 +96,7 @@ def test_fuzzy_index_is_rebuilt_after_additions(kb):
 
 
 def test_fuzzy_tie_goes_to_first_added():
-    kb = KnowledgeBase([KBEntry("a", "Hamarkollen", "LOC"), KBEntry("b", "Hamarkolled", "LOC")])
+    kb = GazetteerKB([KBEntry("a", "Hamarkollen", "LOC"), KBEntry("b", "Hamarkolled", "LOC")])
     r = link_surface("Hamarkolleb", kb)
     assert (r.entry.id, r.method) == ("a", "fuzzy")
     assert find_contained("hamarkolleb", kb) is None
@@ -105,7 +105,7 @@ def test_fuzzy_tie_goes_to_first_added():
 def test_fuzzy_on_a_large_kb_is_fast():
     rng = random.Random(0)
     words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 10))) for _ in range(30000)]
-    kb = KnowledgeBase(KBEntry(f"x{i}", f"{w} {words[i - 1]}", "MISC") for i, w in enumerate(words))
+    kb = GazetteerKB(KBEntry(f"x{i}", f"{w} {words[i - 1]}", "MISC") for i, w in enumerate(words))
     target = kb.entries[12345].label
     typo = target[:3] + "#" + target[4:]
     index = FuzzyIndex(kb)

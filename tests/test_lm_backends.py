@@ -7,17 +7,8 @@ from pathlib import Path
 import pytest
 import spacy
 
-from spacy_textsan.risk.lm_backends import (
-    MaskedLMBackend,
-    Piece,
-    WordfreqBackend,
-    best_window,
-    group_pieces,
-    make_windows,
-    split_span,
-    token_range,
-    token_weighting,
-)
+from spacy_textsan.risk.lm_backends import MaskedLMBackend, WordfreqBackend, token_weighting
+from spacy_textsan.risk.lm_windows import Piece, best_window, group_pieces, make_windows, split_span, token_range
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "lm"))
 from tiny_mlm import build_tiny_mlm  # noqa: E402

@@ -4,18 +4,17 @@ import time
 
 import pytest
 
+from spacy_textsan.privacy_ner.name_mentions import find_name_mentions, name_variants
 from spacy_textsan.privacy_ner.names import (
     COMMON,
     FIRST,
     LEXICON_PATH,
     find_lexicon_names,
-    find_name_mentions,
-    find_script_names,
     is_common_word,
     is_first_name,
     name_lexicon,
-    name_variants,
 )
+from spacy_textsan.privacy_ner.script_names import find_script_names
 
 
 def spans(text, cands):
@@ -228,10 +227,10 @@ def test_mixed_script_words_are_no_runs():
     ("Dear Sir, To: All staff. Name: N/A. Note: see above. He moved from Ankara to Istanbul.", []),
 ])
 def test_cued_names(text, expected):
-    from spacy_textsan.privacy_ner.names import find_cued_names
+    from spacy_textsan.privacy_ner.cued_names import find_cued_names
     assert [(text[s:e], rule) for s, e, _, rule in find_cued_names(text)] == expected
 
 
 def test_cue_words_are_whole_words():
-    from spacy_textsan.privacy_ner.names import find_cued_names
+    from spacy_textsan.privacy_ner.cued_names import find_cued_names
     assert find_cued_names("The patient has HIV. Discharged to his home. Hello Anna") == [(51, 55, "PERSON", "cued_name")]

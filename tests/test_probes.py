@@ -19,7 +19,7 @@ def probes():
 @pytest.mark.parametrize("strategy", ["mask", "generalize", "pseudonym"])
 def test_no_probe_leaks(probes, strategy, model_available, monkeypatch):
     from spacy_textsan.pipeline import load_pipeline
-    from spacy_textsan.runner import sanitize_texts
+    from spacy_textsan.run import sanitize_texts
 
     monkeypatch.setenv("TEXTSAN_KEY", "probe-test-key")
     nlp = load_pipeline(None, overrides={"components.generalizer.strategy": strategy})

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from spacy_textsan.generalizer.mapping import mapping_segments, restore_text
 from spacy_textsan.pipeline import load_pipeline
-from spacy_textsan.runner import sanitize_texts
+from spacy_textsan.run import sanitize_texts
 
 RULES = str(Path(__file__).parent / "fixtures" / "cli" / "rules_only.cfg")
 FAST = 150

@@ -1,4 +1,4 @@
-"""--engine spark / spacy_textsan.spark_engine in Spark local mode: the same
+"""--engine spark / spacy_textsan.run.spark in Spark local mode: the same
 output as the single-process run (text, counts, spans, order, fail-closed)."""
 import csv
 import json
@@ -15,10 +15,10 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip i
 if shutil.which("java") is None:
     pytest.skip("Spark needs Java (17) on PATH: `java` not found", allow_module_level=True)
 
-from spacy_textsan import spark_engine  # noqa: E402
+from spacy_textsan.run import spark as spark_engine  # noqa: E402
 from spacy_textsan.cli import app  # noqa: E402
 from spacy_textsan.pipeline import load_pipeline  # noqa: E402
-from spacy_textsan.runner import FAILED_TEXT, sanitize_texts  # noqa: E402
+from spacy_textsan.run import FAILED_TEXT, sanitize_texts  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 

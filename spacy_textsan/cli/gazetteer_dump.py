@@ -22,7 +22,8 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..gazetteer.dump_importer import DEFAULT_CLASS_TYPES, SOURCE, DumpFormatError, import_dump, qid_to_int
+from ..gazetteer.dump_importer import DEFAULT_CLASS_TYPES, SOURCE, import_dump
+from ..gazetteer.dump_reader import DumpFormatError, qid_to_int
 from ..gazetteer.kb import KB_TYPES
 from .util import fail as _fail
 

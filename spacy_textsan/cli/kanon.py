@@ -23,7 +23,8 @@ from wasabi import msg
 
 from ..io import InputError, read_input
 from ..pipeline import load_pipeline, spans_key_of
-from ..risk.kanon_index import InvertedIndex, index_from_records_file
+from ..risk.kanon_index import InvertedIndex
+from ..risk.kanon_records import index_from_records_file
 from ..risk.kanon_risk import doc_terms
 from .util import fail as _fail
 
@@ -46,7 +47,8 @@ def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Ite
     """One term list per input record (all its fields), in order."""
     jobs = ((rec.index, text) for f in files for rec in f.records for text in rec.texts.values())
     keys = ((f.path, rec.index) for f in files for rec in f.records for _ in rec.texts)
-    current, terms = None, {}
+    current: tuple | None = None
+    terms: dict[str, None] = {}
     docs = nlp.pipe((text for _, text in jobs), batch_size=batch_size)
     for key, doc in tqdm(zip(keys, docs, strict=False), total=total, desc="documents", unit="doc", disable=None):
         if key != current:

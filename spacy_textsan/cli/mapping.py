@@ -3,7 +3,6 @@ and the helpers ``textsan sanitize --reversible`` writes the mapping with."""
 
 import os
 from pathlib import Path
-from typing import Any
 
 import typer
 from wasabi import msg
@@ -12,66 +11,22 @@ from ..generalizer.keys import MAPPING_KEY_ENV, MissingKeyError, Secret, read_ke
 from ..generalizer.mapping import (
     MappingError,
     decrypt_mapping,
-    encrypt_mapping,
     generate_key,
-    mapping_segments,
     restore_text,
-    text_digest,
 )
-from ..io import InputError, atomic_write, read_input, write_output
+from ..io import InputError, read_input, write_output
+from ..run.outputs import MAPPING_FILE
 from .util import fail
-
-MAPPING_FILE = "mapping.enc"
 
 
 def mapping_key(key_file: Path | None) -> Secret:
     """The Fernet key of reversible mode (``--key-file`` or ``$TEXTSAN_MAPPING_KEY``)."""
     try:
-        return read_key(key_file, MAPPING_KEY_ENV, what="mapping key")
+        key = read_key(key_file, MAPPING_KEY_ENV, what="mapping key")
     except MissingKeyError as e:
         fail(f"{e} (make one with `textsan keygen --out FILE`)")
-
-
-class MappingWriter:
-    """Collects, per output file, what restoring it needs; writes it encrypted."""
-
-    def __init__(self) -> None:
-        self.files: list[dict[str, Any]] = []
-
-    def add_file(
-        self,
-        input_file,
-        output: Path,
-        sanitized: list[dict[str, str]],
-        originals: list[dict[str, str]],
-        offset_maps: list[dict[str, Any]],
-    ) -> None:
-        fmt = "jsonl" if input_file.fmt == "tab" else input_file.fmt
-        records = []
-        for rec, san, orig, omaps in zip(input_file.records, sanitized, originals, offset_maps, strict=False):
-            fields = {
-                name: {
-                    "digest": text_digest(san[name]),
-                    "segments": mapping_segments(orig[name], san[name], omaps.get(name)),
-                }
-                for name in san
-            }
-            records.append({"index": rec.index, "doc_id": rec.doc_id, "fields": fields})
-        self.files.append(
-            {
-                "output": output.name,
-                "format": fmt,
-                "fields": list(input_file.fields),
-                "delimiter": input_file.delimiter,
-                "records": records,
-            }
-        )
-
-    def write(self, out_dir: Path, key: Secret) -> Path:
-        path = Path(out_dir) / MAPPING_FILE
-        with atomic_write(path, "wb") as fh:
-            fh.write(encrypt_mapping({"files": self.files}, key))
-        return path
+    assert key is not None  # required: a missing key raised above
+    return key
 
 
 def keygen_cmd(

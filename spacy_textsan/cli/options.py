@@ -2,13 +2,14 @@
 loading the pipeline with a clear error."""
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
 
 from ..extensions import TAB_LABELS
-from ..generalizer.generalizer_component import STRATEGIES
-from ..io import InputError
+from ..generalizer.operators import strategy_names
+from ..io import read_text
 from ..pipeline import load_pipeline
 from .util import fail as _fail
 
@@ -16,16 +17,10 @@ PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the
 
 
 def _read_list_file(path: Path) -> list[str]:
-    """One entry per line; blank lines and lines starting with # are ignored."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise InputError(str(path), line, "not valid UTF-8") from None
+    """One entry per line; blank lines and lines starting with # are ignored.
+    UTF-8 (or UTF-16/32 with a BOM); raises :class:`InputError` naming the line
+    of undecodable bytes."""
+    text, _ = read_text(path, allow_empty=True, detect_binary=False, hint="save the file as UTF-8")
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
 
 
@@ -62,7 +57,7 @@ def build_overrides(
     allow_list: Path | None,
     deny_list: Path | None,
     mask_format: str | None,
-    settings: list[str] = (),
+    settings: Sequence[str] = (),
 ) -> dict[str, object]:
     overrides: dict[str, object] = parse_settings(list(settings))
     user_patterns = []
@@ -92,8 +87,8 @@ def parse_strategy(value: str | None) -> dict[str, object]:
         label, sep, strategy = item.rpartition("=")
         if sep and label not in TAB_LABELS:
             raise typer.BadParameter(f"--strategy: {label!r} is not one of {', '.join(TAB_LABELS)}")
-        if strategy not in STRATEGIES:
-            raise typer.BadParameter(f"--strategy: {strategy!r} is not one of {', '.join(STRATEGIES)}")
+        if strategy not in strategy_names():  # the registered operators, those of other packages too
+            raise typer.BadParameter(f"--strategy: {strategy!r} is not one of {', '.join(strategy_names())}")
         if sep:
             by_label[label] = strategy
         elif default is None:

@@ -4,23 +4,14 @@ import time
 from pathlib import Path
 
 import typer
-from tqdm import tqdm
 from wasabi import msg
 
-from ..io import InputError, read_input, write_json, write_jsonl, write_output
-from ..runner import (
-    ON_ERROR,
-    SanitizationError,
-    column_votes,
-    mask_cell,
-    mask_format_of,
-    report_row,
-    sanitize_texts,
-    skipped_row,
-)
-from ..spark_engine import describe_error, sanitize_files_spark
-from ..tab import predictions_to_tab, write_masked_spans
-from .mapping import MappingWriter, mapping_key
+from ..io import InputError, read_input
+from ..run import RunResult, SanitizationError, reserved_names, sanitize_files, write_run
+from ..run.local import ON_ERROR
+from ..run.outputs import MAPPING_FILE
+from ..run.spark import describe_error
+from .mapping import mapping_key
 from .options import PIPELINE_HELP, build_overrides, load_or_fail, parse_strategy
 from .util import fail as _fail
 
@@ -120,114 +111,63 @@ def sanitize(
         ]
     except InputError as e:
         _fail(str(e))
-    mapping = None
-    if reversible:
-        mapping, key = MappingWriter(), mapping_key(mapping_key_file)
+    key = mapping_key(mapping_key_file) if reversible else None
     nlp = load_or_fail(pipeline, overrides)
-
-    # the run's own outputs keep their names; inputs with those names get "-2"
-    report_rows, masked_spans, n_docs = [], {}, 0
-    counts = {"ok": 0, "degraded": 0, "fallback": 0, "failed": 0}
-    pending = []  # everything is sanitized before anything is written
-    tab_texts, tab_predictions = [], {}
-    used = {"report.jsonl", "masked_spans.json", "predictions.json"}
+    used = reserved_names()
     start = time.time()
-    spark_results = None
+    spark_options = {
+        "out_dir": out,
+        "pipeline": pipeline,
+        "overrides": overrides,
+        "output_format": output_format.replace("none", "") or None,
+        "master": spark_master,
+        "used": used,
+    }
     if engine == "spark":  # the same pipeline and overrides on each executor (nlp above: checked on the driver)
         out.mkdir(parents=True, exist_ok=True)
-        try:
-            spark_run = sanitize_files_spark(
-                files,
-                out,
-                pipeline,
-                overrides,
-                output_format.replace("none", "") or None,
-                master=spark_master,
-                batch_size=batch_size,
-                write_copies=False,
-                used=used,
-            )
-        except ImportError as e:
-            _fail(f"--engine spark needs pyspark (pip install spacy-textsan[spark]): {e}")
-        except Exception as e:  # a failed Spark job: nothing of this run's outputs written but the dataset
-            _fail(f"--engine spark failed: {describe_error(e)}")
-        spark_results = iter(spark_run.results)
-        if spark_run.dataset:
-            msg.good(f"wrote {spark_run.dataset}")
+    try:
+        run = sanitize_files(
+            files,
+            nlp,
+            engine=engine,
+            batch_size=batch_size,
+            n_process=n_process,
+            on_error=on_error,
+            timeout_s=doc_timeout or None,
+            spark_options=spark_options,
+        )
+    except SanitizationError as e:
+        _fail(f"{e}; --on-error fail: nothing written")
+    except InputError as e:
+        _fail(str(e))
+    except ImportError as e:
+        _fail(f"--engine spark needs pyspark (pip install spacy-textsan[spark]): {e}")
+    except Exception as e:  # a failed Spark job: nothing of this run's outputs written but the dataset
+        if engine != "spark":
+            raise
+        _fail(f"--engine spark failed: {describe_error(e)}")
+    if run.dataset:
+        msg.good(f"wrote {run.dataset}")
     for f in files:
         for bad in f.skipped:
             msg.warn(f"skipped {bad}")
-            report_rows.append(skipped_row(f, bad))
-        jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()]
-        texts = (text for _, _, text in jobs)
-        sanitized = [dict() for _ in f.records]
-        offset_maps = [dict() for _ in f.records]
-        results = (
-            next(spark_results)
-            if spark_results is not None
-            else sanitize_texts(
-                nlp, texts, batch_size=batch_size, n_process=n_process, on_error=on_error, timeout_s=doc_timeout or None
-            )
-        )
-        progress = tqdm(
-            zip(jobs, results, strict=False),
-            total=len(jobs),
-            desc=Path(f.path).name,
-            unit="doc",
-            leave=False,
-            disable=None,
-        )
-        try:
-            done = list(progress)
-        except SanitizationError as e:
-            _fail(f"{f.path}: a document could not be sanitized ({e}); --on-error fail: nothing written")
-        if f.fmt not in ("txt", "tab"):  # a column of names without context is still a column of names
-            votes = column_votes([(name, text, res) for (_, name, text), res in done])
-            mask_format = mask_format_of(nlp)
-            for i, label in votes.items():
-                (rec, name, text), res = done[i]
-                done[i] = ((rec, name, text), mask_cell(text, res, label, mask_format))
-        for (rec, name, _), res in done:
-            n_docs += 1
-            row = report_row(f, rec, name, res)
-            counts[row["status"]] += 1
-            sanitized[rec.index][name] = res.sanitized
-            offset_maps[rec.index][name] = res.offset_map
-            if f.fmt == "tab":
-                if rec.doc_id in masked_spans:
-                    _fail(f"{f.path}:{rec.line}: doc_id {rec.doc_id} appears twice in the inputs")
-                masked_spans[rec.doc_id] = res.masked
-                tab_texts.append((rec.doc_id, rec.texts[name]))
-                tab_predictions[rec.doc_id] = [
-                    dict(sp, identifier_type="NO_MASK") if sp["masked"] is False else sp for sp in res.spans
-                ]
-            report_rows.append(row)
-        pending.append((f, sanitized, offset_maps))
-    out.mkdir(parents=True, exist_ok=True)
-    for f, sanitized, offset_maps in pending:
-        try:
-            written = write_output(f, sanitized, out, used=used)
-        except ValueError as e:
-            _fail(f"{f.path}: {e}")
-        for path in written:
+    try:
+        written = write_run(run, out, used=used, mapping_key=key)
+    except ValueError as e:
+        _fail(str(e))
+    for path in written:
+        if path.name == MAPPING_FILE:
+            msg.good(f"wrote {path} (encrypted; `textsan restore` with the key brings the originals back)")
+        elif path.name not in ("report.jsonl", "masked_spans.json", "predictions.json"):
             msg.good(f"wrote {path}")
-        if mapping is not None:
-            mapping.add_file(f, written[0], sanitized, [r.texts for r in f.records], offset_maps)
-    write_jsonl(out / "report.jsonl", report_rows)
-    if mapping is not None:
-        msg.good(
-            f"wrote {mapping.write(out, key)} (encrypted; `textsan restore` with the key brings the originals back)"
-        )
-    if masked_spans:
-        write_masked_spans(out / "masked_spans.json", masked_spans)
-        write_json(out / "predictions.json", predictions_to_tab(tab_texts, tab_predictions))
+    if run.masked_spans:
         msg.good(f"wrote {out / 'masked_spans.json'} and {out / 'predictions.json'} (TAB format)")
     elapsed = time.time() - start
+    counts = run.counts
     msg.info(
-        f"{n_docs} documents in {elapsed:.1f}s: {counts['ok']} ok, {counts['degraded']} degraded, "
+        f"{run.n_docs} documents in {elapsed:.1f}s: {counts['ok']} ok, {counts['degraded']} degraded, "
         f"{counts['fallback']} fallback, {counts['failed']} failed; report: {out / 'report.jsonl'}"
     )
-    exit_code = run_exit_code(counts)
     if counts["failed"]:
         msg.fail(
             f"{counts['failed']} document(s) could not be sanitized and were replaced by a redaction "
@@ -243,13 +183,10 @@ def sanitize(
             f"{counts['degraded']} document(s) had a component fail closed (counted as risky, masked "
             f"more); see the errors in the report"
         )
-    if exit_code:
-        raise typer.Exit(code=exit_code)
+    if run.exit_code:
+        raise typer.Exit(code=run.exit_code)
 
 
 def run_exit_code(counts: dict[str, int]) -> int:
-    """0: every document as configured; 2: a document was redacted or fell back
-    to masking every candidate; 3: only fail-closed component errors."""
-    if counts.get("failed") or counts.get("fallback"):
-        return 2
-    return 3 if counts.get("degraded") else 0
+    """The exit code of a run with these status counts (see :attr:`RunResult.exit_code`)."""
+    return RunResult(counts=dict(counts)).exit_code

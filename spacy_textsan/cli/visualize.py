@@ -6,7 +6,7 @@ import typer
 from wasabi import msg
 
 from ..io import InputError, atomic_write, read_input
-from ..runner import sanitize_texts
+from ..run import sanitize_texts
 from ..visualize import render_page
 from .options import PIPELINE_HELP, load_or_fail, parse_settings
 from .util import fail as _fail

@@ -2,9 +2,9 @@
 
 A Wikidata JSON dump (``latest-all.json.gz`` / ``.json.bz2``) is one JSON
 array spread over lines: ``[`` on the first line, then one entity per line
-ending with ``,`` (the last one without), then ``]``. :func:`iter_dump_entities`
+ending with ``,`` (the last one without), then ``]``. :func:`~.dump_reader.iter_dump_entities`
 streams it line by line (plain, gzip or bz2); :func:`import_dump` turns it
-into a :class:`~spacy_textsan.gazetteer.kb.KnowledgeBase` of ``KBEntry``
+into a :class:`~spacy_textsan.gazetteer.kb.GazetteerKB` of ``KBEntry``
 objects with ``source="wikidata-dump"``.
 
 Which entities are kept
@@ -63,26 +63,27 @@ papers, stars, ...); ``tests/test_dump_importer.py`` checks that the peak
 stays flat when they grow tenfold. One line is parsed at a time.
 """
 
-import bz2
-import gzip
-import io
-import json
-import os
-import re
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm import tqdm
+from .dump_reader import (
+    INSTANCE_OF,
+    NO_HOP,
+    SUBCLASS_OF,
+    chain_step,
+    claim_targets,
+    entity_aliases,
+    entity_text,
+    is_class_like,
+    iter_dump_entities,
+    qid_to_int,
+)
+from .kb import KB_TYPES, GazetteerKB, KBEntry
 
-from .kb import KB_TYPES, KBEntry, KnowledgeBase
-
-__all__ = ["DumpFormatError", "iter_dump_entities", "import_dump", "DEFAULT_CLASS_TYPES", "CHAIN_RELATIONS", "SOURCE"]
+__all__ = ["import_dump", "keep_closure", "chain_path", "DEFAULT_CLASS_TYPES", "SOURCE"]
 
 SOURCE = "wikidata-dump"
-CHAIN_RELATIONS = ("P31", "P279", "P8225", "P361")  # seed 000's order
-INSTANCE_OF, SUBCLASS_OF, METACLASS_FOR = "P31", "P279", "P8225"
 
 #: Default classes to keep, with their TAB type (``textsan gazetteer import-dump``'s preset).
 DEFAULT_CLASS_TYPES: dict[str, str] = {
@@ -97,207 +98,6 @@ DEFAULT_CLASS_TYPES: dict[str, str] = {
     "Q43229": "ORG",  # organization (companies, agencies, schools, ...)
     "Q12136": "MISC",  # disease
 }
-
-_QID = re.compile(r"Q([1-9][0-9]*)\Z")
-_NO_HOP = -1  # a node known to have no chain step
-_PROGRESS_EVERY = 1000
-
-
-class DumpFormatError(ValueError):
-    """A dump line that is not one JSON entity; names the file and the line."""
-
-    def __init__(self, path: str | Path, line: int, reason: str):
-        self.path, self.line, self.reason = str(path), line, reason
-        super().__init__(f"{path}:{line}: malformed Wikidata dump line: {reason}")
-
-
-# -- reading -------------------------------------------------------------------------
-def _open_dump(path: Path) -> tuple[io.TextIOBase, io.BufferedReader]:
-    """(text stream, raw file): the raw file's position is the bytes read so far."""
-    raw = open(path, "rb")
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        binary = gzip.GzipFile(fileobj=raw, mode="rb")
-    elif name.endswith(".bz2"):
-        binary = bz2.BZ2File(raw, mode="rb")
-    else:
-        binary = raw
-    return io.TextIOWrapper(binary, encoding="utf-8"), raw
-
-
-def _entity_text(line: str) -> str | None:
-    """The JSON text of one entity line, or None for framing (``[``, ``]``, blank)."""
-    text = line.strip()
-    if text.endswith(","):
-        text = text[:-1].rstrip()
-    if text in ("", "[", "]"):
-        return None
-    return text
-
-
-def _parse_entity(text: str) -> tuple[dict | None, str]:
-    """(entity, "") or (None, reason)."""
-    try:
-        entity = json.loads(text)
-    except json.JSONDecodeError as e:
-        return None, f"{e.msg} (column {e.colno})"
-    if not isinstance(entity, dict):
-        return None, f"expected a JSON object, got {type(entity).__name__}"
-    if not isinstance(entity.get("id"), str):
-        return None, 'entity without an "id"'
-    return entity, ""
-
-
-def _progress_bar(path: Path, desc: str, progress: bool) -> tuple[tqdm, bool]:
-    """(bar, counts bytes): bytes of the file when its size is known, else
-    entities; hidden unless ``progress`` and stderr is a terminal."""
-    disable = not progress or not sys.stderr.isatty()
-    try:
-        total = os.path.getsize(path)
-    except OSError:
-        total = 0
-    if total:
-        return tqdm(total=total, desc=desc, unit="B", unit_scale=True, disable=disable), True
-    return tqdm(desc=desc, unit=" entities", disable=disable), False
-
-
-def iter_dump_entities(
-    path: str | Path,
-    *,
-    on_error: str = "raise",
-    stats: dict[str, int] | None = None,
-    progress: bool = False,
-    desc: str = "reading dump",
-) -> Iterator[dict]:
-    """Yield the entities of a Wikidata JSON dump (``.json``, ``.json.gz``,
-    ``.json.bz2``; also JSON Lines), one line at a time.
-
-    ``on_error="raise"`` raises :class:`DumpFormatError` (file and line
-    number) on a line that is not a JSON entity; ``"skip"`` counts it in
-    ``stats["malformed"]`` and goes on. ``stats["lines"]`` counts the lines.
-    The progress bar counts compressed bytes read (shown only on a TTY).
-    """
-    if on_error not in ("raise", "skip"):
-        raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
-    path = Path(path)
-    stats = stats if stats is not None else {}
-    stats.setdefault("malformed", 0)
-    stats.setdefault("lines", 0)
-    text_stream, raw = _open_dump(path)
-    bar, bytes_mode = _progress_bar(path, desc, progress)
-    try:
-        for lineno, line in enumerate(_lines(text_stream, path), start=1):
-            stats["lines"] += 1
-            if lineno % _PROGRESS_EVERY == 0 and bytes_mode:
-                bar.update(raw.tell() - bar.n)
-            text = _entity_text(line)
-            if text is None:
-                continue
-            entity, reason = _parse_entity(text)
-            if entity is None:
-                if on_error == "raise":
-                    raise DumpFormatError(path, lineno, reason)
-                stats["malformed"] += 1
-                continue
-            if not bytes_mode:
-                bar.update(1)
-            yield entity
-        if bytes_mode:
-            bar.update(raw.tell() - bar.n)
-    finally:
-        bar.close()
-        text_stream.close()
-        raw.close()
-
-
-def _lines(stream: io.TextIOBase, path: Path) -> Iterator[str]:
-    """The stream's lines; a decoding error (bad gzip/bz2/UTF-8) names the file."""
-    lineno = 0
-    while True:
-        try:
-            line = stream.readline()
-        except (OSError, EOFError, UnicodeDecodeError) as e:
-            raise DumpFormatError(path, lineno + 1, f"cannot decode: {e}") from None
-        if not line:
-            return
-        lineno += 1
-        yield line
-
-
-# -- entity fields -------------------------------------------------------------------
-def qid_to_int(qid: str) -> int | None:
-    """``"Q64"`` -> 64; None for anything that is not an item id."""
-    m = _QID.match(qid)
-    return int(m.group(1)) if m else None
-
-
-def claim_targets(entity: dict, prop: str) -> list[int]:
-    """Item targets (numeric ids) of one property: preferred rank first, then
-    normal, in dump order; deprecated claims and novalue/somevalue skipped."""
-    preferred, normal = [], []
-    for claim in (entity.get("claims") or {}).get(prop) or ():
-        rank = claim.get("rank", "normal")
-        if rank == "deprecated":
-            continue
-        target = _snak_target(claim.get("mainsnak") or {})
-        if target is not None:
-            (preferred if rank == "preferred" else normal).append(target)
-    return _unique(preferred + normal)
-
-
-def _snak_target(snak: dict) -> int | None:
-    if snak.get("snaktype", "value") != "value":
-        return None
-    value = (snak.get("datavalue") or {}).get("value")
-    if not isinstance(value, dict):
-        return None
-    if isinstance(value.get("numeric-id"), int) and value.get("entity-type", "item") == "item":
-        return value["numeric-id"]
-    return qid_to_int(value["id"]) if isinstance(value.get("id"), str) else None
-
-
-def _unique(ids: Iterable[int]) -> list[int]:
-    seen: set[int] = set()
-    return [i for i in ids if not (i in seen or seen.add(i))]
-
-
-def entity_text(entity: dict, field_name: str, language: str) -> str:
-    """A label or description in ``language``, else in ``"mul"``, else ""."""
-    values = entity.get(field_name) or {}
-    for lang in (language, "mul"):
-        value = (values.get(lang) or {}).get("value")
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return ""
-
-
-def entity_aliases(entity: dict, language: str) -> list[str]:
-    """The aliases in ``language``, in dump order."""
-    out = []
-    for alias in (entity.get("aliases") or {}).get(language) or ():
-        value = alias.get("value") if isinstance(alias, dict) else None
-        if isinstance(value, str) and value.strip():
-            out.append(value.strip())
-    return out
-
-
-def chain_step(entity: dict, prefer_subclass: bool = True) -> int:
-    """The next node of a chain from this entity: the first target of the first
-    relation present (P31, P279, P8225, P361; P279 first for a class when
-    ``prefer_subclass``), or ``-1`` when it has none."""
-    targets = {prop: claim_targets(entity, prop) for prop in CHAIN_RELATIONS}
-    order = CHAIN_RELATIONS
-    if prefer_subclass and targets[SUBCLASS_OF]:
-        order = (SUBCLASS_OF,) + tuple(p for p in CHAIN_RELATIONS if p != SUBCLASS_OF)
-    for prop in order:
-        if targets[prop]:
-            return targets[prop][0]
-    return _NO_HOP
-
-
-def is_class_like(entity: dict) -> bool:
-    """A node of the class hierarchy: it has a subclass-of or a metaclass-for claim."""
-    return bool(claim_targets(entity, SUBCLASS_OF) or claim_targets(entity, METACLASS_FOR))
 
 
 # -- the kept-class closure -------------------------------------------------------------
@@ -343,10 +143,10 @@ def chain_path(first: int, hops: Mapping[int, int], max_chain: int, own: int | N
     path: list[int] = []
     seen = {own} if own is not None else set()
     node = first
-    while node != _NO_HOP and len(path) < max_chain and node not in seen:
+    while node != NO_HOP and len(path) < max_chain and node not in seen:
         path.append(node)
         seen.add(node)
-        node = hops.get(node, _NO_HOP)
+        node = hops.get(node, NO_HOP)
     return path
 
 
@@ -362,7 +162,8 @@ class _Resolver:
     looked up, found or not, so no later pass asks again."""
 
     def __init__(self, hops: dict[int, int], language: str, prefer_subclass: bool, max_chain: int):
-        self.hops, self.labels = hops, {}
+        self.hops: dict[int, int] = hops
+        self.labels: dict[int, str] = {}
         self.language, self.prefer_subclass, self.max_chain = language, prefer_subclass, max_chain
         self.labels_done: set[int] = set()
         self._want_label: set[int] = set()
@@ -399,7 +200,7 @@ class _Resolver:
         room = self._want_hop.pop(qid, 0)
         if room and qid not in self.hops:
             step = self.hops[qid] = chain_step(entity, self.prefer_subclass)
-            if step != _NO_HOP:
+            if step != NO_HOP:
                 if step not in self.labels_done:
                     self._want_label.add(step)
                 if room > 1 and step not in self.hops:
@@ -409,7 +210,7 @@ class _Resolver:
         labels_asked, hops_asked = self._asked
         self.labels_done |= labels_asked
         for qid in hops_asked:
-            self.hops.setdefault(qid, _NO_HOP)  # not in the dump: chains end there
+            self.hops.setdefault(qid, NO_HOP)  # not in the dump: chains end there
         self._want_label, self._want_hop = set(), {}
 
 
@@ -436,14 +237,14 @@ def import_dump(
     on_error: str = "raise",
     transitive: bool = True,
     prefer_subclass: bool = True,
-) -> tuple[KnowledgeBase, dict]:
+) -> tuple[GazetteerKB, dict]:
     """Stream a Wikidata JSON dump into a knowledge base of its kept entities.
 
     ``keep_classes``: class QIDs to keep (instances and subclasses of them,
     transitively through P279 when ``transitive``); default the keys of
     ``class_types``, or of :data:`DEFAULT_CLASS_TYPES` when neither is given.
     ``class_types``: class QID -> TAB type (LOC, ORG, DEM, MISC); a keep class
-    without one is MISC. ``on_error``: ``"raise"`` (:class:`DumpFormatError`)
+    without one is MISC. ``on_error``: ``"raise"`` (:class:`~.dump_reader.DumpFormatError`)
     or ``"skip"`` malformed lines. Returns ``(kb, stats)``; ``stats`` counts
     ``read`` (entities), ``items``, ``skipped`` (properties, lexemes, ...),
     ``malformed`` (lines skipped), ``classes`` (class-like nodes mapped),
@@ -492,11 +293,11 @@ def import_dump(
             break
         resolver.start()
         for entity in read("ancestors"):
-            qid = _item_id(entity)
-            if qid is not None:
-                resolver.observe(qid, entity)
+            item = _item_id(entity)
+            if item is not None:
+                resolver.observe(item, entity)
         resolver.finish()
-    kb = KnowledgeBase(_entries(kept, hops, resolver.labels, max_chain))
+    kb = GazetteerKB(_entries(kept, hops, resolver.labels, max_chain))
     stats["by_type"] = kb.stats()
     return kb, stats
 

@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import srsly
 
@@ -70,7 +71,7 @@ class KBEntry:
         return cls(*row)
 
 
-class KnowledgeBase:
+class GazetteerKB:
     """Entries by id and by normalised surface form.
 
     A KB read with :meth:`from_bytes` / :meth:`from_disk` keeps its entries as
@@ -98,10 +99,15 @@ class KnowledgeBase:
         """KB positions (as in :meth:`surface_ids`) of the entries whose id starts with ``prefix``."""
         return [idx for entry_id, idx in self._by_id.items() if entry_id.startswith(prefix)]
 
+    def _raw(self, idx: int) -> Sequence:
+        """The row the entry at ``idx`` was read as; only while its KBEntry is not built
+        (exactly one of ``_objs[idx]`` and ``_rows[idx]`` is set)."""
+        return cast(Sequence, self._rows[idx])
+
     def _entry(self, idx: int) -> KBEntry:
         obj = self._objs[idx]
         if obj is None:
-            obj = self._objs[idx] = KBEntry.from_list(list(self._rows[idx]))
+            obj = self._objs[idx] = KBEntry.from_list(list(self._raw(idx)))
             obj.aliases, obj.chain = list(obj.aliases), list(obj.chain)
             self._rows[idx] = None
         return obj
@@ -114,11 +120,14 @@ class KnowledgeBase:
     def entry_type(self, idx: int) -> str:
         """TAB type of the entry at position ``idx``, without building it."""
         obj = self._objs[idx]
-        return obj.tab_type if obj is not None else self._rows[idx][2]
+        return obj.tab_type if obj is not None else self._raw(idx)[2]
 
     def entry_types(self) -> list[str]:
         """TAB types of all entries by position, without building them."""
-        return [row[2] if obj is None else obj.tab_type for obj, row in zip(self._objs, self._rows, strict=False)]
+        return [
+            cast(Sequence, row)[2] if obj is None else obj.tab_type
+            for obj, row in zip(self._objs, self._rows, strict=False)
+        ]
 
     def add(self, entry: KBEntry) -> KBEntry:
         """Add an entry; an entry with a known id merges its aliases (and
@@ -184,7 +193,7 @@ class KnowledgeBase:
     def to_bytes(self, *, descriptions: bool = True) -> bytes:
         """Entries plus the surface index, so that loading does not normalise again.
         ``descriptions=False`` leaves the descriptions out (nothing at run time reads them)."""
-        rows = [self._rows[i] if self._objs[i] is None else self._objs[i].to_list() for i in range(len(self))]
+        rows = [self._raw(i) if obj is None else obj.to_list() for i, obj in enumerate(self._objs)]
         if not descriptions:
             rows = [[*r[:6], ""] for r in rows]
         return srsly.msgpack_dumps(
@@ -192,7 +201,7 @@ class KnowledgeBase:
         )
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "KnowledgeBase":
+    def from_bytes(cls, data: bytes) -> "GazetteerKB":
         # Hundreds of thousands of small objects: the cyclic GC would rescan the
         # growing heap many times over; nothing here is cyclic.
         gc_was_enabled = gc.isenabled()
@@ -204,7 +213,7 @@ class KnowledgeBase:
                 gc.enable()
 
     @classmethod
-    def _from_msg(cls, msg) -> "KnowledgeBase":
+    def _from_msg(cls, msg) -> "GazetteerKB":
         if not isinstance(msg, dict) or msg.get("version") != KB_VERSION:
             raise ValueError(f"not a spacy-textsan knowledge base of version {KB_VERSION}")
         rows = msg.get("entries")
@@ -251,7 +260,7 @@ class KnowledgeBase:
         return None
 
     @classmethod
-    def from_disk(cls, path: str | Path) -> "KnowledgeBase":
+    def from_disk(cls, path: str | Path) -> "GazetteerKB":
         path = Path(path)
         file = cls.file_in(path)
         if file is None:
@@ -260,3 +269,21 @@ class KnowledgeBase:
             )
         data = file.read_bytes()
         return cls.from_bytes(gzip.decompress(data) if file.name.endswith(".gz") else data)
+
+
+_SHARED: dict[tuple[str, int, int], GazetteerKB] = {}
+
+
+def load_shared_kb(path: str | Path) -> GazetteerKB:
+    """The KB in ``path``, loaded once per process and file version and shared
+    by every component that reads it without a live client (which would add
+    entries to it)."""
+    file = GazetteerKB.file_in(path)
+    if file is None:
+        return GazetteerKB.from_disk(path)  # raises FileNotFoundError with the hint
+    stat = file.stat()
+    key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
+    kb = _SHARED.get(key)
+    if kb is None:
+        kb = _SHARED[key] = GazetteerKB.from_disk(path)
+    return kb

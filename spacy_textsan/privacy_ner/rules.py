@@ -269,6 +269,56 @@ def find_rule_matches(text: str, compiled: Sequence[tuple]) -> list[RuleMatch]:
     return out
 
 
+#: A compiled detector pattern: name, regex, group, and its prefilters (see :func:`find_prefiltered`).
+Compiled = tuple[str, "re.Pattern[str]", int, frozenset[str], tuple[str, ...], tuple[str, ...]]
+
+
+def compile_prefiltered(patterns: Iterable[dict]) -> list[Compiled]:
+    """Compile detector patterns (``name``, ``pattern``, optional ``flags``,
+    ``group``) with their prefilters: ``requires`` (words), ``needs``
+    (lower-case substrings) and ``endings`` (word endings)."""
+    return [
+        (
+            p["name"],
+            re.compile(p["pattern"], re.IGNORECASE if "i" in p.get("flags", "") else 0),
+            int(p.get("group", 0)),
+            frozenset(p.get("requires", ())),
+            tuple(p.get("needs", ())),
+            tuple(sorted(set(p.get("endings", ())))),
+        )
+        for p in patterns
+    ]
+
+
+def find_prefiltered(text: str, compiled: Sequence[Compiled], label: str = "CODE") -> Iterable[RuleMatch]:
+    """The matches of each pattern whose prefilters pass: one of its ``requires``
+    words is a word of the text ("rue" in "true" is none), one of its ``needs``
+    substrings is in the text, a word of the text ends with one of its ``endings``
+    ("Hauptstraße", "Keizersgracht"). Costly patterns run only where they can match."""
+    lowered: str | None = None
+    words: set[str] | None = None
+    for name, regex, group, requires, needs, endings in compiled:
+        if requires or endings:
+            words = words if words is not None else text_words(text)
+            if requires and words.isdisjoint(requires):
+                continue
+            if endings and not any(w.endswith(endings) for w in words):
+                continue
+        if needs:
+            lowered = lowered if lowered is not None else text.lower()
+            if not any(n in lowered for n in needs):
+                continue
+        for m in regex.finditer(text):
+            start, end = m.span(group)
+            if end > start:
+                yield RuleMatch(start, end, label, name)
+
+
+def words_pattern(term: str) -> str:
+    """A regex of ``term`` whose words may be separated by any whitespace."""
+    return r"\s+".join(re.escape(w) for w in term.split())
+
+
 TITLES = frozenset("mr mrs ms miss mx dr prof professor judge sir dame lady lord mme mlle m herr frau".split())
 
 
@@ -282,6 +332,13 @@ def is_name_token(text: str) -> bool:
 
 def count_digits(text: str) -> int:
     return sum(ch.isdigit() for ch in text)
+
+
+#: A date or a year (range) written in digits: not an identifier number.
+DATE_LIKE = re.compile(
+    r"^(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./-]\d{1,2}[./-]\d{1,2}"
+    r"|\d{4}(?:\s*[-–/]\s*\d{2,4})?|\d{1,2}[./]\d{4})$"
+)
 
 
 def find_titled_names(tokens: Sequence[str], max_name_tokens: int = 5) -> list[tuple]:

@@ -37,18 +37,14 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..extensions import SPANS_KEY, add_error, add_risky_set, entity_key, get_candidates, set_risk
-from .kanon_index import (
-    CombinationBudgetExceeded,
-    InvertedIndex,
-    normalise_term,
-    risky_combinations,
-    select_terms,
-)
+from ..entities import Entity, group_entities
+from ..extensions import SPANS_KEY, add_risky_set, fail_closed, get_candidates, set_risk
+from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
+from .kanon_index import InvertedIndex, normalise_term
 
 logger = logging.getLogger("spacy_textsan")
 
-__all__ = ["MEASURE", "KanonRisk", "make_kanon_risk", "index_from_docs", "doc_terms", "Entity"]
+__all__ = ["MEASURE", "KanonRisk", "make_kanon_risk", "index_from_docs", "doc_terms", "EntityTerms"]
 
 #: Name of the measure in ``span._.risk`` and ``doc._.risky_sets``.
 MEASURE = "kanon"
@@ -98,16 +94,19 @@ def make_kanon_risk(
     )
 
 
-class Entity:
-    """Mentions of one entity with their index keys and posting counts."""
+class EntityTerms:
+    """An entity with the index term and the posting count of each mention."""
 
-    __slots__ = ("key", "spans", "terms", "counts")
+    __slots__ = ("entity", "terms", "counts")
 
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.spans: list[Span] = []
-        self.terms: list[str] = []
-        self.counts: list[int] = []
+    def __init__(self, entity: Entity, terms: list[str], counts: list[int]) -> None:
+        self.entity = entity
+        self.terms = terms
+        self.counts = counts
+
+    @property
+    def spans(self) -> list[Span]:
+        return self.entity.spans
 
     def most_specific(self) -> int:
         """Position of the mention with the fewest postings (ties: first)."""
@@ -149,6 +148,9 @@ def index_from_docs(
 
 class KanonRisk:
     """k-anonymity risk of candidate spans against an inverted index."""
+
+    #: a risk measure (see :mod:`spacy_textsan.pipeline`)
+    textsan_stage = "risk"
 
     def __init__(
         self,
@@ -213,7 +215,7 @@ class KanonRisk:
         self._index_error = None
 
     def __call__(self, doc: Doc) -> Doc:
-        entities: list[Entity] = []
+        entities: list[EntityTerms] = []
         try:
             entities = self.entities(doc)
             if self.index is None:
@@ -236,11 +238,10 @@ class KanonRisk:
         except Exception as error:  # never crash the pipeline: fail closed
             logger.exception("kanon_risk failed")
             if not entities:  # grouping failed: every candidate on its own
-                entities = []
-                for span in get_candidates(doc, self.spans_key):
-                    entity = Entity(f"@{span.start_char}:{span.end_char}")
-                    entity.spans, entity.terms, entity.counts = [span], [""], [0]
-                    entities.append(entity)
+                entities = [
+                    EntityTerms(Entity(f"@{span.start_char}:{span.end_char}", [span]), [""], [0])
+                    for span in get_candidates(doc, self.spans_key)
+                ]
             self._fail_closed(doc, entities, f"{type(error).__name__}: {error}", "error")
         return doc
 
@@ -250,27 +251,16 @@ class KanonRisk:
 
     # -- steps ------------------------------------------------------------------
 
-    def _entity(self, key: str, spans: Sequence[Span]) -> Entity:
-        entity = Entity(key)
-        for span in spans:
-            term = normalise_term(span.text, span.label_)
-            entity.spans.append(span)
-            entity.terms.append(term)
-            entity.counts.append(0)
-        return entity
-
-    def entities(self, doc: Doc) -> list[Entity]:
+    def entities(self, doc: Doc) -> list[EntityTerms]:
         """Candidate spans grouped by entity id, in order of first mention;
         spans with an ``exclude_labels`` label are left out."""
-        groups: dict[str, list[Span]] = {}
-        spans = sorted(get_candidates(doc, self.spans_key), key=lambda s: (s.start_char, s.end_char))
-        for span in spans:
-            if span.label_ in self.exclude_labels:
-                continue
-            groups.setdefault(entity_key(span), []).append(span)
-        return [self._entity(key, group) for key, group in groups.items()]
+        candidates = get_candidates(doc, self.spans_key)
+        return [
+            EntityTerms(entity, [normalise_term(s.text, s.label_) for s in entity.spans], [0] * len(entity.spans))
+            for entity in group_entities(s for s in candidates if s.label_ not in self.exclude_labels)
+        ]
 
-    def score(self, entities: Sequence[Entity]) -> None:
+    def score(self, entities: Sequence[EntityTerms]) -> None:
         """Posting counts of every mention, and ``span._.risk["kanon"]``."""
         assert self.index is not None
         for entity in entities:
@@ -279,16 +269,16 @@ class KanonRisk:
                 entity.counts[i] = count
                 set_risk(span, MEASURE, 1.0 / max(1, count))
 
-    def _alone_reason(self, entity: Entity) -> str:
+    def _alone_reason(self, entity: EntityTerms) -> str:
         return f"'{entity.term}' appears in {entity.count} < {self.k} records"
 
     def _combo_reason(self, terms: Sequence[str], count: int) -> str:
         return " + ".join(f"'{t}'" for t in terms) + f" shared by {count} < {self.k} records"
 
-    def _emit_optimizer(self, doc: Doc, entities: Sequence[Entity]) -> bool:
+    def _emit_optimizer(self, doc: Doc, entities: Sequence[EntityTerms]) -> bool:
         """Every risky-alone entity and every minimal risky combination."""
         assert self.index is not None
-        safe: list[Entity] = []
+        safe: list[EntityTerms] = []
         for entity in entities:
             if entity.count < self.k:
                 add_risky_set(doc, MEASURE, [entity.span], self._alone_reason(entity))
@@ -296,7 +286,7 @@ class KanonRisk:
                 safe.append(entity)
         if self.max_arity < 2 or len(safe) < 2:
             return True
-        by_term: dict[str, list[Entity]] = {}
+        by_term: dict[str, list[EntityTerms]] = {}
         for entity in safe:
             by_term.setdefault(entity.term, []).append(entity)
         combos, complete = risky_combinations(list(by_term), self.index, self.k, self.max_arity, self.max_combinations)
@@ -307,10 +297,10 @@ class KanonRisk:
                 add_risky_set(doc, MEASURE, [e.span for e in group], reason)
         return complete
 
-    def _emit_algorithm1(self, doc: Doc, entities: Sequence[Entity]) -> bool:
+    def _emit_algorithm1(self, doc: Doc, entities: Sequence[EntityTerms]) -> bool:
         """One-span sets for the entities whose terms Algorithm 1 selects."""
         assert self.index is not None
-        by_term: dict[str, list[Entity]] = {}
+        by_term: dict[str, list[EntityTerms]] = {}
         for entity in entities:
             by_term.setdefault(entity.term, []).append(entity)
         try:
@@ -330,22 +320,20 @@ class KanonRisk:
                 add_risky_set(doc, MEASURE, [entity.span], reason)
         return complete
 
-    def _fail_closed(self, doc: Doc, entities: Sequence[Entity], error: str, why: str) -> None:
-        """Add the error and a one-span set for every entity without one."""
-        add_error(doc, f"{self.name}: {error}")
+    def _fail_closed(self, doc: Doc, entities: Sequence[EntityTerms], error: str, why: str) -> None:
+        """Add the error and a one-span set for every entity without one
+        (its most specific mention); unscored mentions are scored from their counts."""
         covered = {
             tuple(s["spans"][0])
             for s in (doc._.risky_sets or [])
             if s.get("measure") == MEASURE and len(s.get("spans", [])) == 1
         }
-        for entity in entities:
-            offsets = {(s.start_char, s.end_char) for s in entity.spans}
-            if offsets & covered:
-                continue
+        uncovered = [e for e in entities if not {(s.start_char, s.end_char) for s in e.spans} & covered]
+        for entity in uncovered:
             for span, count in zip(entity.spans, entity.counts, strict=False):
                 if MEASURE not in (span._.risk or {}):
                     set_risk(span, MEASURE, 1.0 / max(1, count))
-            add_risky_set(doc, MEASURE, [entity.span], f"{why} (fail closed)")
+        fail_closed(doc, MEASURE, [e.span for e in uncovered], f"{why} (fail closed)", f"{self.name}: {error}")
 
     # -- serialization ------------------------------------------------------------
 

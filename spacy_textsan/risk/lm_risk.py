@@ -26,7 +26,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import minibatch
 
-from ..extensions import SPANS_KEY, add_error, add_risky_set, get_candidates, set_risk
+from ..extensions import SPANS_KEY, add_risky_set, fail_closed, get_candidates, set_risk
 from .lm_backends import SpanLogProbBackend
 
 #: Name of the measure in ``span._.risk`` and ``doc._.risky_sets``.
@@ -79,6 +79,9 @@ class LMRisk:
     left untouched. ``batch_size``: documents sent to the backend at once by
     :meth:`pipe`.
     """
+
+    #: a risk measure (see :mod:`spacy_textsan.pipeline`)
+    textsan_stage = "risk"
 
     def __init__(
         self,
@@ -163,7 +166,6 @@ class LMRisk:
                 add_risky_set(doc, MEASURE, [span], risk_reason(logprob, self.threshold))
 
     def _fail(self, doc: Doc, spans: Sequence[Span], error: Exception) -> None:
+        """Fail closed: every assessed span risky alone, its ``info_content`` left ``None``."""
         message = f"{type(error).__name__}: {error}"
-        add_error(doc, f"{self.name}: lm backend failed: {message}")
-        for span in spans:
-            add_risky_set(doc, MEASURE, [span], f"lm backend failed: {message}")
+        fail_closed(doc, MEASURE, spans, f"lm backend failed: {message}", f"{self.name}: lm backend failed: {message}")

@@ -76,7 +76,7 @@ depth = 4
 
 
 @spacy.registry.misc("spacy_textsan.candidate_suggester.v1")
-def build_candidate_suggester(spans_key: str = SPANS_KEY) -> Callable[[Iterable[Doc], Ops | None], Ragged]:
+def build_candidate_suggester(spans_key: str = SPANS_KEY) -> Callable[..., Ragged]:
     """Suggest the candidate spans of ``doc.spans[spans_key]`` (``doc.ents``
     when the doc has no such group), in order, as spancat expects."""
 
@@ -89,7 +89,7 @@ def build_candidate_suggester(spans_key: str = SPANS_KEY) -> Callable[[Iterable[
             pairs = sorted({(s.start, s.end) for s in spans})
             rows.extend([a, b] for a, b in pairs)
             lengths.append(len(pairs))
-        data = ops.asarray2i(rows if rows else numpy.zeros((0, 2), dtype="i"))
+        data = ops.asarray2i(rows) if rows else ops.alloc2i(0, 2)
         return Ragged(data, ops.asarray1i(lengths))
 
     return suggest
@@ -124,6 +124,9 @@ def make_supervised_risk(
 
 class SupervisedRisk(SpanCategorizer):
     """Single-label span categorizer over the candidates (see the module doc)."""
+
+    #: a risk measure (see :mod:`spacy_textsan.pipeline`)
+    textsan_stage = "risk"
 
     def __init__(
         self,

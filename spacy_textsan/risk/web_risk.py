@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..extensions import SPANS_KEY, add_error, add_risky_set, entity_key, get_candidates, set_risk
-from .web_search import SearchClient, SearchError
+from ..entities import Entity, clean_term, group_entities
+from ..extensions import SPANS_KEY, add_error, add_risky_set, entity_key, fail_closed, get_candidates, set_risk
+from .search_client import SearchClient, SearchError
 
 logger = logging.getLogger(__name__)
 
@@ -104,37 +105,6 @@ def make_web_risk(
 # --------------------------------------------------------------------------- #
 # Pure functions
 # --------------------------------------------------------------------------- #
-
-
-@dataclass
-class Entity:
-    """The mentions of one entity, in text order."""
-
-    key: str
-    spans: list[Span]
-
-    @property
-    def representative(self) -> Span:
-        """The span that stands for the entity in risky sets: the first mention."""
-        return self.spans[0]
-
-    @property
-    def surface(self) -> str:
-        """The text searched for: the longest mention (ties: the first)."""
-        return clean_term(max(self.spans, key=lambda s: len(clean_term(s.text))).text)
-
-
-def clean_term(text: str) -> str:
-    """A mention as a search term: whitespace collapsed, double quotes removed."""
-    return " ".join(text.replace('"', " ").split())
-
-
-def group_entities(spans: Iterable[Span]) -> list[Entity]:
-    """Spans grouped by entity, entities ordered by their first mention."""
-    groups: dict[str, list[Span]] = {}
-    for span in sorted(spans, key=lambda s: (s.start_char, s.end_char)):
-        groups.setdefault(entity_key(span), []).append(span)
-    return [Entity(key, group) for key, group in groups.items()]
 
 
 def choose_person(spans: Iterable[Span], label: str = PERSON_LABEL) -> Entity | None:
@@ -223,7 +193,7 @@ class BoundedSearch:
                 urls = self.client.search(query)
             if not isinstance(urls, (list, tuple)) or not all(isinstance(u, str) for u in urls):
                 raise SearchError("client returned something other than a list of URLs")
-            result: object = {normalize_url(u) for u in urls}
+            result = {normalize_url(u) for u in urls}
         except SearchError as e:
             result = e
         except Exception as e:  # a custom client's bug must not crash the pipeline
@@ -318,6 +288,9 @@ def risky_reason(combo: ComboResult) -> str:
 class WebRisk:
     """Marks entities and combinations of entities whose web search results
     also mention the person to protect (see the module docstring)."""
+
+    #: a risk measure (see :mod:`spacy_textsan.pipeline`)
+    textsan_stage = "risk"
 
     def __init__(
         self,
@@ -438,11 +411,11 @@ class WebRisk:
         return doc
 
     def _all_risky(self, doc: Doc, entities: list[Entity], reason: str, error: str) -> None:
+        """Fail closed: every candidate entity risky alone (its first mention), every mention scored 1.0."""
         for entity in entities:
-            add_risky_set(doc, MEASURE, [entity.representative], reason)
             for span in entity.spans:
                 set_risk(span, MEASURE, 1.0)
-        add_error(doc, error)
+        fail_closed(doc, MEASURE, [e.representative for e in entities], reason, error)
 
     def _apply(self, doc: Doc, entities: list[Entity], result: WebRiskResult) -> None:
         for combo in result.combos:

@@ -51,6 +51,7 @@ __all__ = [
     "entity_recall",
     "evaluate",
     "is_mention_masked",
+    "masked_spans_json",
     "masked_offsets_set",
     "mention_recall",
     "parse_tab",

@@ -33,9 +33,6 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import (
-    Union,
-)
 
 from ..extensions import DIRECT, QUASI
 from .reader import TabDocument
@@ -241,7 +238,7 @@ def is_mention_masked(text: str, masked_offsets: set[int], start: int, end: int)
 # Preparation shared by all metrics
 # --------------------------------------------------------------------------- #
 
-GoldInput = Union[Iterable[TabDocument], Mapping[str, TabDocument | GoldDoc]]
+GoldInput = Iterable[TabDocument] | Mapping[str, TabDocument | GoldDoc]
 
 
 @dataclass

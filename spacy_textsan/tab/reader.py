@@ -18,7 +18,6 @@ that carry the gold mentions in one span group per annotator.
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import DIRECT, NO_MASK, QUASI
+from ..io import InputError, JsonSyntaxError, UndecodableError, id_string, read_text, scan_tab_json
 
 #: The identifier types allowed in a TAB gold file.
 TAB_IDENTIFIER_TYPES = (DIRECT, QUASI, NO_MASK)
@@ -72,7 +72,7 @@ class TabDocument:
     annotations: dict[str, list[GoldMention]] = field(default_factory=dict)
 
 
-def read_tab(path: str | Path, mentions_only: bool = False) -> list[TabDocument]:
+def read_tab(path: str | Path, mentions_only: bool = False, encoding: str | None = None) -> list[TabDocument]:
     """Read and validate a TAB JSON file.
 
     ``mentions_only=True`` accepts files whose mentions have no identifier
@@ -80,26 +80,41 @@ def read_tab(path: str | Path, mentions_only: bool = False) -> list[TabDocument]
     becomes ``UNKNOWN`` and every mention its own entity. Such files are
     training material for detection, not gold for masking metrics.
 
-    Raises :class:`TabFormatError` for an empty file, bytes that are not UTF-8
-    (with the byte offset), invalid JSON (with line and column) and structural
-    problems (see :func:`parse_tab`).
+    The file is decoded and parsed as ``textsan sanitize`` reads TAB JSON
+    (:func:`spacy_textsan.io.read_text`, :func:`spacy_textsan.io.scan_tab_json`):
+    UTF-8 with or without a BOM, UTF-16/32 with a BOM, or ``encoding``; an
+    integer ``doc_id`` is read as its string.
+
+    Raises :class:`TabFormatError` for an unreadable or empty file, bytes that
+    the encoding cannot decode (with the byte offset), invalid JSON (with line
+    and column) and structural problems (see :func:`parse_tab`).
     """
     source = str(path)
-    data = Path(path).read_bytes()
-    if not data.strip():
-        raise TabFormatError(f"{source}: empty file")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
+        # No binary sniffing: a binary file fails on its first byte that is not text.
+        text, _ = read_text(path, encoding, detect_binary=False)
+        documents = scan_tab_json(Path(path), text)
+    except UndecodableError as err:
+        what = "UTF-8" if err.codec == "utf-8" else err.encoding
         raise TabFormatError(
-            f"{source}: not UTF-8 text: invalid byte 0x{data[err.start]:02x} at byte offset {err.start}"
+            f"{source}: not {what} text: invalid byte 0x{err.byte:02x} at byte offset {err.offset}"
         ) from None
-    text = text.lstrip("\ufeff")  # tolerate a UTF-8 byte order mark
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise TabFormatError(f"{source}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
-    return parse_tab(obj, source=source, mentions_only=mentions_only)
+    except JsonSyntaxError as err:
+        raise TabFormatError(f"{source}: invalid JSON at line {err.line}, column {err.column}: {err.msg}") from None
+    except InputError as err:
+        raise TabFormatError(f"{source}: {err.reason}") from None
+    return parse_tab([_string_id(document) for _, document in documents], source=source, mentions_only=mentions_only)
+
+
+def _string_id(document: Any) -> Any:
+    """``document`` with an integer ``doc_id`` as its string, as ``textsan sanitize``
+    reads it (:func:`spacy_textsan.io.id_string`), so that a file it sanitizes can be
+    evaluated; anything else is left to :func:`parse_tab` to check."""
+    if isinstance(document, dict) and not isinstance(document.get("doc_id"), str):
+        doc_id = id_string(document.get("doc_id"))
+        if doc_id is not None:
+            return {**document, "doc_id": doc_id}
+    return document
 
 
 def parse_tab(obj: Any, source: str = "<tab>", mentions_only: bool = False) -> list[TabDocument]:

@@ -9,15 +9,14 @@
 from __future__ import annotations
 
 import operator
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import srsly
 
 from ..extensions import QUASI, UNKNOWN
+from ..io import atomic_path
 from .reader import TAB_IDENTIFIER_TYPES, TabDocument
 
 
@@ -50,23 +49,17 @@ def write_masked_spans(path: str | Path, pred: Mapping[str, Iterable[Sequence[in
     """Write :func:`masked_spans_json` of ``pred`` to ``path`` atomically.
 
     The JSON goes to a temporary file in the same directory, which then
-    replaces ``path``: readers never see a half-written file.
+    replaces ``path``: readers never see a half-written file. The file is
+    readable by its owner only (0600).
     """
     path = Path(path)
     data = masked_spans_json(pred)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        srsly.write_json(tmp_name, data)
-        os.replace(tmp_name, path)
-    except BaseException:
-        if os.path.exists(tmp_name):
-            os.unlink(tmp_name)
-        raise
+    with atomic_path(path, owner_only=True) as temp:
+        srsly.write_json(temp, data)
     return path
 
 
-DocsOrPairs = Union[Iterable[TabDocument], Iterable[tuple[str, str]]]
+DocsOrPairs = Iterable[TabDocument] | Iterable[tuple[str, str]]
 
 
 def predictions_to_tab(

@@ -19,11 +19,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin, Span
+from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from ..io import read_input
 from ..extensions import DIRECT, NO_MASK, QUASI, SPANS_KEY, UNKNOWN, get_candidates
+from ..io import read_input
 from .convert import GOLD_KEY
 
 logger = logging.getLogger("spacy_textsan")
@@ -61,6 +61,7 @@ def annotate_silver(
     items = list(texts)
     for start in range(0, len(items), batch_size):
         batch = items[start : start + batch_size]
+        docs: list[Doc | Exception]
         try:
             docs = list(nlp.pipe([t for _, t in batch]))
         except Exception:  # one bad document must not sink the batch

@@ -26,6 +26,12 @@ import importlib
 import re
 import sys
 from pathlib import Path
+from typing import cast
+
+import spacy
+from faker.config import AVAILABLE_LOCALES
+from spacy.pipeline import Lemmatizer
+from wordfreq import get_frequency_dict, zipf_frequency
 
 COMMON_ZIPF = 3.0
 VERY_COMMON_ZIPF = 4.0
@@ -103,8 +109,6 @@ def _provider_names(provider: type, attrs) -> set:
 
 
 def collect_names():
-    from faker.config import AVAILABLE_LOCALES
-
     first, last = set(), set()
     for locale in AVAILABLE_LOCALES:
         try:
@@ -120,14 +124,12 @@ def collect_names():
 
 def english_dictionary() -> set:
     """The lemmas of the WordNet lemma index of spaCy's English lemmatizer."""
-    import spacy
-
     for name in SPACY_MODELS:
         try:
             nlp = spacy.load(name, exclude=["tok2vec", "tagger", "parser", "ner", "senter"])
         except OSError:
             continue
-        index = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+        index = cast(Lemmatizer, nlp.get_pipe("lemmatizer")).lookups.get_table("lemma_index")
         return {w for words in index.values() for w in words}
     raise SystemExit(f"none of the spaCy models {SPACY_MODELS} is installed")
 
@@ -145,8 +147,6 @@ def is_common(word: str, zipf: float, dictionary: set) -> bool:
 
 
 def build_lines():
-    from wordfreq import get_frequency_dict, zipf_frequency
-
     first, last = collect_names()
     dictionary = english_dictionary()
     min_freq = 10 ** (COMMON_ZIPF - 9)

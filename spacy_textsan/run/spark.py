@@ -2,9 +2,9 @@
 
 The same pipeline as the single-process run (same name or path, same config
 overrides), loaded **once per executor Python worker** and applied with
-``mapPartitions`` through :func:`spacy_textsan.runner.sanitize_texts`, so the
+``mapPartitions`` through :func:`spacy_textsan.run.sanitize_texts`, so the
 outputs, including the fail-closed behaviour (a document whose processing
-raises becomes :data:`~spacy_textsan.runner.FAILED_TEXT` with status
+raises becomes :data:`~spacy_textsan.run.FAILED_TEXT` with status
 ``"failed"``), are those of ``textsan sanitize`` without ``--engine spark``.
 
 Two entry points:
@@ -28,6 +28,7 @@ Requires the ``spark`` extra (``pip install spacy-textsan[spark]``: pyspark
 
 import json
 import os
+import re
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -38,7 +39,16 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from .runner import DocResult, report_decision, report_row, report_status, sanitize_texts, skipped_row
+import spacy.util
+
+from ..io import InputFile, output_name, read_input
+from ..io import json_dumps as _json_dumps
+from ..pipeline import load_pipeline
+from .columns import mask_format_of
+from .files import collect_run
+from .local import sanitize_texts
+from .outputs import reserved_names, write_run
+from .results import DocResult, report_decision, report_status
 
 DEFAULT_MASTER = "local[2]"
 OUTPUT_FORMATS = ("parquet", "jsonl")
@@ -119,8 +129,6 @@ _IMPORTED_CODE: dict[str, Any] = {}
 def _import_code(path: str) -> None:
     if path in _IMPORTED_CODE:
         return
-    import spacy.util
-
     local = path
     if not os.path.exists(local):  # on a cluster: shipped with SparkContext.addFile
         from pyspark import SparkFiles
@@ -134,10 +142,6 @@ def get_pipeline(spec: PipelineSpec):
     """The pipeline of ``spec``, loaded once per process."""
     nlp = _PIPELINES.get(spec.key)
     if nlp is None:
-        import spacy_textsan  # noqa: F401  (registers the factories without the entry points)
-
-        from .pipeline import load_pipeline
-
         for path in spec.code:
             _import_code(path)
         nlp = load_pipeline(spec.pipeline, json.loads(spec.overrides_json))
@@ -173,9 +177,7 @@ def _results_per_item(
 
 
 def _dumps(obj: Any) -> str:
-    from .io import _json_dumps  # as in report.jsonl: readable non-ASCII, \u escapes for lone surrogates
-
-    return _json_dumps(obj)
+    return _json_dumps(obj)  # as in report.jsonl: readable non-ASCII, \u escapes for lone surrogates
 
 
 def _json_or_none(obj: Any) -> str | None:
@@ -193,11 +195,11 @@ def _nonempty(items: Iterable[Any]) -> Iterator[Any] | None:
 def _dataframe_partition(
     spec: PipelineSpec, positions: tuple[int, ...], keep_index: bool, rows: Iterator[tuple[Any, int]]
 ) -> Iterator[tuple]:
-    rows = _nonempty(rows)
-    if rows is None:
+    nonempty = _nonempty(rows)
+    if nonempty is None:
         return
     nlp = get_pipeline(spec)
-    items = _results_per_item(nlp, rows, lambda pair: [pair[0][i] for i in positions], spec.batch_size)
+    items = _results_per_item(nlp, nonempty, lambda pair: [pair[0][i] for i in positions], spec.batch_size)
     for (row, index), results in items:
         added: list[Any] = [index] if keep_index else []
         for res in results:
@@ -217,11 +219,12 @@ def _dataframe_partition(
 
 def _jobs_partition(spec: PipelineSpec, jobs: Iterator[tuple]) -> Iterator[tuple]:
     """jobs: (row, file, doc_id, index, line, field, text) -> RESULT_COLUMNS + internal columns."""
-    jobs = _nonempty(jobs)
-    if jobs is None:
+    nonempty = _nonempty(jobs)
+    if nonempty is None:
         return
     nlp = get_pipeline(spec)
-    for job, (res,) in _results_per_item(nlp, jobs, lambda job: [job[6]], spec.batch_size):
+    for job, (res,) in _results_per_item(nlp, nonempty, lambda job: [job[6]], spec.batch_size):
+        assert res is not None  # a job's text is never None
         yield tuple(job[:6]) + (
             report_status(res),
             len(res.spans),
@@ -322,7 +325,7 @@ def sanitize_dataframe(
     Returns:
         A DataFrame with every column of ``df``, in the same row order, plus
         per text column ``c``: ``c_sanitized`` (string; a failed document
-        gives :data:`~spacy_textsan.runner.FAILED_TEXT`), ``c_status``
+        gives :data:`~spacy_textsan.run.FAILED_TEXT`), ``c_status``
         (``"ok"``/``"failed"``), ``c_n_spans``, ``c_n_masked`` (int),
         ``c_spans`` (JSON string: the report's span records) and
         ``c_errors`` (array of strings). A null text gives nulls.
@@ -331,7 +334,7 @@ def sanitize_dataframe(
     ``mapPartitions`` without any shuffle, so the output keeps the input's
     partitioning and order; each Python worker loads the pipeline once (and
     keeps it for its next tasks) and runs
-    :func:`~spacy_textsan.runner.sanitize_texts` over its partition, so
+    :func:`~spacy_textsan.run.sanitize_texts` over its partition, so
     results are those of the single-process run. Lazy, like any
     transformation: nothing runs before an action.
     """
@@ -451,8 +454,6 @@ def sanitize_files_spark(
         results. Every document's result is checked to be there exactly
         once; otherwise nothing is written (``RuntimeError``).
     """
-    from .io import InputFile, output_name, read_input, write_jsonl, write_output
-
     if output_format is not None and output_format not in OUTPUT_FORMATS:
         raise ValueError(f"output_format must be one of {', '.join(OUTPUT_FORMATS)} or None, got {output_format!r}")
     files = [
@@ -472,7 +473,7 @@ def sanitize_files_spark(
     jobs = [(row,) + job[1:] for row, job in enumerate(jobs)]
     spec = PipelineSpec.make(pipeline, overrides, code, batch_size)
     if used is None:  # the run's own outputs keep their names, as in textsan sanitize
-        used = {"report.jsonl", "masked_spans.json", "predictions.json"}
+        used = reserved_names()
     created = False
     if spark is None:
         spark, created = get_spark(master)
@@ -507,8 +508,9 @@ def sanitize_files_spark(
         per_file.append(results[start : start + n])
         start += n
     run = SparkRun(files=files, results=per_file, dataset=dataset)
-    if out_dir is not None and write_copies:
-        run.written = _write_copies(run, Path(out_dir), used, write_output, write_jsonl)
+    if out_dir is not None and write_copies:  # as textsan sanitize writes them (column votes included)
+        files_run = collect_run(files, per_file, mask_format_of(get_pipeline(spec)), dataset=dataset)
+        run.written = write_run(files_run, Path(out_dir), used=used)
     return run
 
 
@@ -538,8 +540,6 @@ def describe_error(error: BaseException) -> str:
     """One line for a failed Spark job: the Python exception raised on the
     executor (``MissingKeyError: no surrogate key: ...``) rather than the
     first line of a Java stack trace."""
-    import re
-
     text = str(error)
     found = re.findall(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)\b:? .*)$", text, flags=re.M)
     found = [f for f in found if not f.startswith(("py4j.", "org.apache.", "java."))]
@@ -547,18 +547,3 @@ def describe_error(error: BaseException) -> str:
         return found[-1].strip()
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return lines[0] if lines else type(error).__name__
-
-
-def _write_copies(run: SparkRun, out: Path, used: set, write_output, write_jsonl) -> list[Path]:
-    """The sanitized copies and report.jsonl, as ``textsan sanitize`` writes them."""
-    report_rows, written = [], []
-    for f, results in zip(run.files, run.results, strict=False):
-        report_rows += [skipped_row(f, bad) for bad in f.skipped]
-        sanitized: list[dict[str, str]] = [dict() for _ in f.records]
-        jobs = [(rec, name) for rec in f.records for name in rec.texts]
-        for (rec, name), res in zip(jobs, results, strict=False):
-            sanitized[rec.index][name] = res.sanitized
-            report_rows.append(report_row(f, rec, name, res))
-        written += write_output(f, sanitized, out, used=used)
-    write_jsonl(out / "report.jsonl", report_rows)
-    return written + [out / "report.jsonl"]

@@ -7,12 +7,10 @@ pipeline trained on TAB labels (issue: training workflow) is used the same
 way: name it as a source; its labels map onto themselves.
 """
 
-import logging
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 
-import spacy
 from spacy.attrs import IDX, ORTH
 from spacy.language import Language
 from spacy.pipeline import Pipe
@@ -21,27 +19,38 @@ from spacy.util import minibatch
 from wordfreq import zipf_frequency
 
 from ..extensions import SPANS_KEY, TAB_LABELS, UNKNOWN, doc_text
-from .combine import Candidate, combine, resolve_overlaps
-from .entity_linking import assign_entity_ids
-from .identifiers import DEFAULT_PHONE_REGIONS, find_identifiers
+from .combine import (
+    PRIORITY_CODE,
+    PRIORITY_DEFAULT,
+    PRIORITY_DENY,
+    PRIORITY_PROPAGATED,
+    Candidate,
+    combine,
+    resolve_overlaps,
+)
+from .cued_names import find_cued_names
+from .entity_ids import assign_entity_ids
+from .identifiers import find_identifiers
 from .label_map import DEFAULT_LABEL_MAP
-from .names import find_cued_names, find_lexicon_names, find_mixed_script_tokens, find_name_mentions, find_script_names
+from .name_mentions import find_name_mentions
+from .names import find_lexicon_names
 from .normalize import NormalisedText, caps_runs, normalise
+from .phones import DEFAULT_PHONE_REGIONS
+from .propagation import propagate_mentions, relabel_name_mentions
 from .rules import (
     DEFAULT_ALLOW_PATTERNS,
     DEFAULT_PATTERNS,
-    TITLES,
     compile_allow_patterns,
     compile_patterns,
     count_digits,
     find_rule_matches,
     find_titled_names,
     is_allowed,
-    is_name_token,
     title_start,
+    words_pattern,
 )
-
-logger = logging.getLogger("spacy_textsan")
+from .script_names import find_mixed_script_tokens, find_script_names
+from .sources import add_cased_persons, load_source, source_entities
 
 #: Use the host pipeline's own ``doc.ents`` as a source (no second model).
 DOC_ENTS = "doc.ents"
@@ -68,88 +77,8 @@ DEFAULT_CONFIG = {
     "batch_size": 32,
 }
 
-PRIORITY_DENY, PRIORITY_CODE, PRIORITY_DEFAULT = 3, 2, 1
 _FIELD_PIECE = re.compile(r"[^\n\t]*[^\s][^\n\t]*")
 _WORDS = re.compile(r"\w+")
-
-_SOURCE_CACHE: dict[str, Language] = {}
-
-
-#: Texts longer than this go through a source NER in pieces (memory and time stay
-#: linear; a piece ends at a paragraph, line or sentence break when there is one).
-SOURCE_PIECE_CHARS = 20000
-
-
-def split_text(text: str, size: int = SOURCE_PIECE_CHARS) -> list[int]:
-    """Start offsets of the pieces of ``text``: each at most ``size`` characters
-    (a little more only when no break is found), cut after the last blank
-    line, else line break, else ". " in the piece's second half."""
-    starts, pos, n = [0], 0, len(text)
-    while n - pos > size:
-        window = text[pos + size // 2 : pos + size]
-        cut = -1
-        for sep in ("\n\n", "\n", ". "):
-            k = window.rfind(sep)
-            if k >= 0:
-                cut = pos + size // 2 + k + len(sep)
-                break
-        if cut < 0:
-            k = window.rfind(" ")
-            cut = pos + size // 2 + k + 1 if k >= 0 else pos + size
-        starts.append(cut)
-        pos = cut
-    return starts
-
-
-def source_entities(
-    nlp: Language, texts: Sequence[str], batch_size: int = 32, piece_chars: int = SOURCE_PIECE_CHARS
-) -> list[list[tuple[int, int, str]]]:
-    """``(start, end, label)`` of the entities a source pipeline finds in each
-    text, long texts run in pieces (:func:`split_text`) with offsets shifted back."""
-    pieces, owners = [], []
-    for i, text in enumerate(texts):
-        starts = split_text(text, piece_chars)
-        for k, start in enumerate(starts):
-            end = starts[k + 1] if k + 1 < len(starts) else len(text)
-            pieces.append(text[start:end])
-            owners.append((i, start))
-    out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
-    for (i, offset), sdoc in zip(owners, nlp.pipe(pieces, batch_size=max(1, batch_size)), strict=False):
-        out[i].extend((offset + e.start_char, offset + e.end_char, e.label_) for e in sdoc.ents)
-    return out
-
-
-def _add_cased_persons(
-    nlp: Language, runs: Sequence[Sequence[tuple]], ents_per_doc: list[list[tuple[int, int, str]]]
-) -> list[list[tuple[int, int, str]]]:
-    """The PERSON entities a source finds in the title-cased ALL-CAPS runs of
-    each text (:func:`.normalize.caps_runs`), added to its entities there."""
-    pieces = [(i, start, cased) for i, doc_runs in enumerate(runs) for start, _, cased in doc_runs]
-    if not pieces:
-        return ents_per_doc
-    out = [list(ents) for ents in ents_per_doc]
-    for (i, offset, _), sdoc in zip(pieces, nlp.pipe([p[2] for p in pieces]), strict=False):
-        out[i].extend((offset + e.start_char, offset + e.end_char, "PERSON") for e in sdoc.ents if e.label_ == "PERSON")
-    return out
-
-
-def load_source(name: str) -> Language:
-    """Load a source pipeline (installed package or path) with only its NER
-    (and the tok2vec it listens to) enabled; cached per process."""
-    if name not in _SOURCE_CACHE:
-        nlp = spacy.load(name)
-        if "ner" not in nlp.pipe_names:
-            raise ValueError(f"privacy_ner source {name!r} has no 'ner' component")
-        needed = {"ner"}
-        ner_model = nlp.get_pipe("ner").model
-        for node in ner_model.walk():
-            if node.name.startswith("tok2vec-listener") or "listener" in node.name:
-                needed.add("tok2vec")
-        for pipe_name in nlp.pipe_names:
-            if pipe_name not in needed:
-                nlp.disable_pipe(pipe_name)
-        _SOURCE_CACHE[name] = nlp
-    return _SOURCE_CACHE[name]
 
 
 @Language.factory(
@@ -208,6 +137,9 @@ def make_privacy_ner(
 class PrivacyNER(Pipe):
     """Detects candidate identifiers and writes them to ``doc.spans[spans_key]``."""
 
+    #: Its place in the textsan pipeline: detection (the runner reads this, not the factory name).
+    textsan_stage = "detect"
+
     def __init__(
         self,
         nlp: Language,
@@ -252,7 +184,7 @@ class PrivacyNER(Pipe):
         self.deny = [_deny_entry(d) for d in deny_list]
         self.deny_compiled = compile_patterns(
             [
-                {"name": "deny_list", "label": label, "pattern": rf"(?<!\w){_escape(term)}(?!\w)", "flags": "i"}
+                {"name": "deny_list", "label": label, "pattern": rf"(?<!\w){words_pattern(term)}(?!\w)", "flags": "i"}
                 for term, label in self.deny
             ]
         )
@@ -306,7 +238,7 @@ class PrivacyNER(Pipe):
                 ]
             else:
                 ents_per_doc = source_entities(self._sources[name], texts, batch_size=len(docs))
-                ents_per_doc = _add_cased_persons(self._sources[name], runs, ents_per_doc)
+                ents_per_doc = add_cased_persons(self._sources[name], runs, ents_per_doc)
             out.append(
                 [
                     [c for s, e, lab in ents for c in self._map_ent(text, s, e, lab, name)]
@@ -436,9 +368,6 @@ class PrivacyNER(Pipe):
         doc.spans[self.spans_key] = group
 
 
-PRIORITY_PROPAGATED = 0
-
-
 def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
     """Split the tokens that a candidate starts or ends inside of
     (``1964-08-04;114.249.9.100;British`` is one token to spaCy's tokenizer),
@@ -460,59 +389,6 @@ def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
             edges = [0] + offsets + [len(token.text)]
             orths = [token.text[a:b] for a, b in zip(edges, edges[1:], strict=False) if b > a]
             retokenizer.split(token, orths, heads=[(token, 0)] * len(orths))
-
-
-_POSSESSIVE = re.compile(r"^(?:['’]s?|['’][^\W\d_]{1,5}|s)?$")
-
-
-def relabel_name_mentions(text: str, chosen: Sequence[Candidate], mentions: Sequence[Candidate]) -> list[Candidate]:
-    """A candidate of another type that is a detected person's name (with a
-    possessive at most: ``HALVORSEN's`` tagged ORG by the NER) becomes PERSON,
-    so that it joins the person's entity."""
-    starts = {m.start: m for m in mentions}
-    out = []
-    for c in chosen:
-        m = starts.get(c.start)
-        if c.label != "PERSON" and m is not None and m.end <= c.end and _POSSESSIVE.match(text[m.end : c.end]):
-            c = Candidate(c.start, m.end, "PERSON", c.source + "+name", c.priority)
-        out.append(c)
-    return out
-
-
-def propagate_mentions(text: str, chosen: Sequence[Candidate]) -> list[Candidate]:
-    """Other occurrences of detected strings, so that no mention of a detected
-    entity is left in clear: the exact surface form (without a title) and, for
-    a PERSON with a first name, the surname alone. Case-sensitive, whole words."""
-    terms: dict[str, Candidate] = {}
-    for c in chosen:
-        if c.priority == PRIORITY_PROPAGATED:
-            continue
-        words = text[c.start : c.end].split()
-        if c.label == "PERSON" and words and words[0].rstrip(".").lower() in TITLES:
-            words = words[1:]
-        forms = [" ".join(words)]
-        if (
-            c.label == "PERSON"
-            and len(words) >= 2
-            and len(words[-1]) >= 3
-            and is_name_token(words[-1])
-            and "." not in words[-1]
-        ):
-            forms.append(words[-1])
-        for form in forms:
-            if len(form) >= 2 and any(ch.isalnum() for ch in form):
-                terms.setdefault(form, c)
-    if not terms:
-        return []
-    ordered = sorted(terms, key=lambda t: (-len(t), t))
-    regex = re.compile(r"(?<!\w)(?:" + "|".join(_escape(t) for t in ordered) + r")(?!\w)")
-    normalised = {re.sub(r"\s+", " ", t): c for t, c in terms.items()}
-    out = []
-    for m in regex.finditer(text):
-        c = normalised.get(re.sub(r"\s+", " ", m.group(0)))
-        if c is not None:
-            out.append(Candidate(m.start(), m.end(), c.label, f"propagated:{c.source}", PRIORITY_PROPAGATED))
-    return out
 
 
 _STRIP_LEFT = {"the", "a", "an"}
@@ -550,7 +426,3 @@ def _deny_entry(entry) -> tuple:
     if not term.strip():
         raise ValueError("privacy_ner: empty deny_list term")
     return term.strip(), label
-
-
-def _escape(term: str) -> str:
-    return r"\s+".join(re.escape(w) for w in term.split())

@@ -1,0 +1,255 @@
+"""The generalizer's strategies as operators, registered by name.
+
+An operator (Presidio's operators are the model) turns one masked entity into
+its replacement string: :meth:`Operator.replace` gets the entity's mentions
+and the :class:`ReplacementContext` of the document (the component's settings,
+the masked strings, the replacements already given and the mask numbers).
+Operators live in the ``operators`` registry (a catalogue registry, also read
+from the ``spacy_textsan_operators`` entry point group), and the component
+picks them by name: ``strategy = "pseudonym"``. The built-in ones:
+
+* ``mask``: ``mask_format`` filled with the label and a number that is the
+  same for all mentions of one entity (``[PERSON 1]``);
+* ``generalize`` (seed 000): PERSON is masked, everything else gets the most
+  specific safe option of its mentions (:mod:`.options`) or ``***``;
+* ``pseudonym``: a fake but plausible surrogate of the same kind
+  (:mod:`.surrogates`) that names no masked string and no other entity's
+  replacement; without one a date, an amount, a place, an organisation, a DEM
+  or MISC is generalized, a name or a code masked;
+* ``hash``: ``[PERSON 3f9a1c2b7d]``, a keyed HMAC of the entity's fullest mention.
+
+A new strategy is a subclass of :class:`Operator` with a ``name``, decorated
+with :func:`register_operator`.
+"""
+
+import hashlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar
+
+import catalogue
+from spacy.tokens import Span
+
+from ..entities import Entity
+from .keys import Secret
+from .options import STAR, chain_options, datetime_options, quantity_options, safe_options
+from .surrogates import (
+    canonical_text,
+    document_shift,
+    entity_seed,
+    fake_value,
+    hash_token,
+    quantity_surrogate,
+    scramble,
+    shift_dates,
+)
+
+__all__ = [
+    "Operator",
+    "ReplacementContext",
+    "operators",
+    "register_operator",
+    "get_operator",
+    "strategy_names",
+    "STRATEGIES",
+    "KB_LABELS",
+    "options",
+]
+
+#: Labels generalized from the knowledge-base chain of their span.
+KB_LABELS = ("LOC", "ORG", "DEM", "MISC")
+#: Labels that ``pseudonym`` generalizes when it finds no safe surrogate (the others are masked).
+GENERALIZED_LABELS = (*KB_LABELS, "DATETIME", "QUANTITY")
+
+#: The registry of operators, by strategy name.
+operators = catalogue.create("spacy_textsan", "operators", entry_points=True)
+
+
+@dataclass
+class ReplacementContext:
+    """What the operators share while the replacements of one document are chosen."""
+
+    #: the document's text
+    text: str
+    #: the texts of its masked spans
+    masked_texts: list[str]
+    #: the component's settings
+    mask_format: str = "[{label} {n}]"
+    risky_terms: list[str] = field(default_factory=list)
+    key: Secret | None = None
+    hash_length: int = 10
+    #: the mask numbers given so far, by label
+    numbers: dict[str, int] = field(default_factory=dict)
+    #: the replacements given so far, case-folded
+    taken: set[str] = field(default_factory=set)
+
+    def mask(self, label: str) -> str:
+        """The mask format with the next number of ``label``: ``[PERSON 2]``."""
+        self.numbers[label] = self.numbers.get(label, 0) + 1
+        return self.mask_format.format(label=label, n=self.numbers[label])
+
+    @cached_property
+    def forbidden(self) -> list[str]:
+        """What a surrogate may not hold nor be part of: the masked strings, normalised."""
+        return [" ".join(t.split()).casefold() for t in self.masked_texts if len(t.strip()) >= 2]
+
+    @cached_property
+    def doc_secret(self) -> bytes:
+        """A secret of the document: its digest, keyed with the surrogate key if there is one."""
+        digest = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).digest()
+        if self.key is None:
+            return digest
+        return entity_seed(self.key.reveal(), "document", digest.hex()).to_bytes(8, "big")
+
+    def allowed(self, rep: str) -> bool:
+        """Not another entity's replacement; holds no masked string and is not part of one."""
+        folded = " ".join(rep.split()).casefold()
+        return folded not in self.taken and not any(f in folded or folded in f for f in self.forbidden)
+
+
+class Operator(ABC):
+    """A strategy of the generalizer: the replacement of one masked entity."""
+
+    #: the strategy name it is registered and configured under
+    name: ClassVar[str]
+    #: draws from the surrogate key when one is configured
+    uses_key: ClassVar[bool] = False
+    #: cannot work without a surrogate key
+    needs_key: ClassVar[bool] = False
+
+    @abstractmethod
+    def replace(self, entity: Entity, context: ReplacementContext) -> str:
+        """The replacement of ``entity`` (its mentions, in text order)."""
+
+
+def register_operator(cls: type[Operator]) -> type[Operator]:
+    """Class decorator: register an operator under its ``name``."""
+    operators.register(cls.name, func=cls)
+    return cls
+
+
+def get_operator(name: str) -> type[Operator]:
+    """The operator class registered under ``name``."""
+    return operators.get(name)
+
+
+def strategy_names() -> tuple[str, ...]:
+    """The names of the registered operators (built-in ones first)."""
+    return tuple(operators.get_all())
+
+
+def options(span: Span) -> list[str]:
+    """Replacement options of one span, most specific first (see :mod:`.options`)."""
+    label = span.label_
+    if label == "DATETIME":
+        return datetime_options(span.text)
+    if label == "QUANTITY":
+        return quantity_options(span.text)
+    if label in KB_LABELS:
+        return chain_options(span._.kb_chain)
+    return []
+
+
+def generalize(entity: Entity, context: ReplacementContext) -> str:
+    """The most specific safe option any mention of the entity offers, else ``***``."""
+    best: tuple[int, str] | None = None
+    for span in entity.spans:
+        span_options = options(span)
+        safe = safe_options(
+            span_options, context.masked_texts, context.risky_terms, original=span.text, names=span.label_ in KB_LABELS
+        )
+        if safe:
+            rank = span_options.index(safe[0])
+            if best is None or rank < best[0]:
+                best = (rank, safe[0])
+    return f"[{best[1]}]" if best is not None else STAR
+
+
+@register_operator
+class Mask(Operator):
+    """``[PERSON 1]``: the mask format, numbered per label."""
+
+    name = "mask"
+
+    def replace(self, entity: Entity, context: ReplacementContext) -> str:
+        return context.mask(entity.label)
+
+
+@register_operator
+class Generalize(Operator):
+    """The most specific safe generalization (seed 000); PERSON is masked."""
+
+    name = "generalize"
+
+    def replace(self, entity: Entity, context: ReplacementContext) -> str:
+        if entity.label == "PERSON":
+            return context.mask(entity.label)
+        return generalize(entity, context)
+
+
+@register_operator
+class Pseudonym(Operator):
+    """A plausible surrogate of the same kind, else generalized or masked."""
+
+    name = "pseudonym"
+    uses_key = True
+
+    def __init__(self) -> None:
+        self._faker: Any = None  # Faker, created on first use (a slow import)
+
+    def replace(self, entity: Entity, context: ReplacementContext) -> str:
+        rep = self.surrogate(entity, context)
+        if rep is None and entity.label in GENERALIZED_LABELS:
+            rep = generalize(entity, context)  # no safe surrogate: generalized
+        return rep if rep is not None else context.mask(entity.label)
+
+    def surrogate(self, entity: Entity, context: ReplacementContext) -> str | None:
+        """A surrogate that names no masked string and no other entity's
+        replacement (:meth:`ReplacementContext.allowed`), or None."""
+        spans, label = entity.spans, entity.label
+        canonical = canonical_text(entity.fullest(stable=True))
+        secret = context.key.reveal() if context.key is not None else context.doc_secret
+        if label == "DATETIME":
+            # one shift for the whole document keeps the intervals between its dates; a shifted
+            # date that would hold a masked string (its own year left as it was, another date's
+            # text) is refused and the entity generalized instead
+            days, years = document_shift(entity_seed(context.doc_secret, "shift"))
+            rep = next((r for r in (shift_dates(s.text, days, years) for s in spans) if r), None)
+            return rep if rep is not None and context.allowed(rep) else None
+        if self._faker is None and label in ("PERSON", "LOC", "ORG"):
+            from faker import Faker
+
+            self._faker = Faker("en_US")
+        is_country = label == "LOC" and any(c.split()[0] == "country" for s in spans for c in (s._.kb_chain or []) if c)
+        for attempt in range(20):
+            seed = entity_seed(secret, label, canonical, str(attempt))
+            candidate: str | None
+            if label == "CODE":
+                candidate = scramble(spans[0].text, seed)
+            elif label == "QUANTITY":
+                candidate = quantity_surrogate(spans[0].text, seed)
+            else:
+                candidate = fake_value(label, seed, self._faker, country=is_country)
+            if candidate is None:
+                return None
+            if context.allowed(candidate):
+                return candidate
+        return None
+
+
+@register_operator
+class Hash(Operator):
+    """``[PERSON 3f9a1c2b7d]``: a keyed HMAC of the entity, the same in every document."""
+
+    name = "hash"
+    uses_key = needs_key = True
+
+    def replace(self, entity: Entity, context: ReplacementContext) -> str:
+        assert context.key is not None  # the component refuses hash without a key
+        token = hash_token(context.key.reveal(), entity.label, entity.fullest(stable=True), context.hash_length)
+        return f"[{entity.label} {token}]"
+
+
+#: The built-in strategies, in order.
+STRATEGIES = strategy_names()

@@ -1,0 +1,138 @@
+"""JSON Lines: the reader of JSONL inputs and the JSON helpers the formats share.
+
+:func:`iter_json_objects` is the one JSONL parser: ``textsan sanitize`` reads
+its documents with it (:func:`read_jsonl`) and the k-anonymity loaders their
+records (:func:`spacy_textsan.risk.kanon_records.read_records_jsonl`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import JsonSyntaxError
+from .records import InputFile, Record, Reject
+
+__all__ = [
+    "iter_json_objects",
+    "read_jsonl",
+    "id_string",
+    "json_type",
+    "json_reason",
+    "json_syntax_error",
+    "json_dumps",
+]
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object has the same key twice (one value would be lost)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` that rejects duplicate keys."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKey(f"duplicate key {key!r}")
+        obj[key] = value
+    return obj
+
+
+def iter_json_objects(text: str, reject: Reject, unique_keys: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (1-based line, object) for each JSON object line of ``text``.
+
+    Blank lines are ignored but counted. A line that is not valid JSON, not
+    an object, or (with ``unique_keys``) holds a key twice goes to ``reject``
+    and is not yielded.
+    """
+    hook = _unique_keys if unique_keys else None
+    # Split on "\n" only: JSON strings cannot hold a raw "\n", but they can
+    # hold U+2028 and friends, which str.splitlines() would split on.
+    for line, source in enumerate(text.split("\n"), start=1):
+        if not source.strip():
+            continue
+        try:
+            obj = json.loads(source, object_pairs_hook=hook)
+        except json.JSONDecodeError as error:
+            reject(line, json_reason(error))
+            continue
+        except _DuplicateKey as error:
+            reject(line, f"invalid JSON object: {error}")
+            continue
+        if not isinstance(obj, dict):
+            reject(line, f"expected a JSON object, got {json_type(obj)}")
+            continue
+        yield line, obj
+
+
+def read_jsonl(input_file: InputFile, text: str, field: str, reject: Reject) -> None:
+    """Read one JSON object per line, each with the string ``field`` to sanitize."""
+    input_file.fields = [field]
+    stem = input_file.path.stem
+    for line, obj in iter_json_objects(text, reject):
+        if field not in obj:
+            keys = ", ".join(repr(key) for key in obj)
+            reject(line, f"missing field {field!r} (fields: {keys or 'none'}); pass --field")
+            continue
+        if not isinstance(obj[field], str):
+            reject(line, f"field {field!r} is {json_type(obj[field])}, not a string")
+            continue
+        doc_id = id_string(obj.get("doc_id", obj.get("id")))
+        input_file.records.append(
+            Record(
+                index=len(input_file.records),
+                line=line,
+                doc_id=f"{stem}:{line}" if doc_id is None else doc_id,
+                texts={field: obj[field]},
+                raw=obj,
+            )
+        )
+
+
+def id_string(value: Any) -> str | None:
+    """Return a string or integer id as a string, anything else as None."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    return None
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of ``value``'s type, with an article."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def json_reason(error: json.JSONDecodeError) -> str:
+    """The reason of an :class:`~.errors.InputError` for invalid JSON on a line."""
+    return f"invalid JSON: {error.msg} (column {error.colno})"
+
+
+def json_syntax_error(path: Path, error: json.JSONDecodeError) -> JsonSyntaxError:
+    """The error for invalid JSON in a file parsed as a whole (lines counted in it)."""
+    return JsonSyntaxError(path, error.lineno, error.colno, error.msg)
+
+
+def json_dumps(obj: Any, indent: int | None = None) -> str:
+    """``json.dumps`` keeping non-ASCII text readable.
+
+    Strings with lone surrogates (possible from ``"\\ud800"`` escapes in the
+    input) cannot be written as UTF-8; such values fall back to ``\\u``
+    escapes, which keep them exactly.
+    """
+    text = json.dumps(obj, ensure_ascii=False, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(obj, ensure_ascii=True, indent=indent)
+    return text

@@ -1,0 +1,273 @@
+"""Postal addresses of at least eight countries (UK, US, FR, DE, NL, PL, IT,
+ES and neighbours): street addresses, PO boxes and postcodes with their city
+or state; the parts of one address and the short lines of an address block
+above a postcode join into one span.
+
+Street words are hand-listed and completed with the street types of Faker's
+address providers (USPS, Royal Mail, Italian DUG...). Pure functions over a
+string returning :class:`~.rules.RuleMatch` objects (``label`` LOC, ``name``
+"address").
+"""
+
+import importlib
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered
+
+_CAP = r"[A-ZÀ-ÖØ-ÞŁŚŻŹĆŃÓĘĄİŞĞŐŰ][\w'’-]*"
+_HOUSE = r"\d{1,5}(?:[ -]?[A-Za-z]\b)?(?:[-–/]\d{1,5}[A-Za-z]?)?"
+#: Street types written after the name (English), hand-listed; the street
+#: suffixes of Faker's English address providers (USPS and Royal Mail lists) join them.
+_EN_STREET_TYPES = (
+    "Street St Road Rd Avenue Ave Av Lane Ln Drive Dr Boulevard Blvd Court Ct Place Pl Way Close Crescent Cres "
+    "Terrace Terr Square Sq Gardens Gdns Parkway Pkwy Highway Hwy Hill Row Mews Grove Walk Circle Cir Trail Trl "
+    "Loop Path Pike Plaza Park View Rise Green Vale Wharf Quay Parade Broadway Alley Causeway Crossing Estate "
+    "Heights Ridge Motorway Arcade Bank Chase Croft Cross Dene Drove End Field Gate Holt Lea Mead Nook Ride Side "
+    "Strand Wynd Approach Esplanade Promenade Embankment"
+).split()
+#: Street types written before the name (Romance languages, Polish).
+_PREFIX_STREET_TYPES = (
+    "rue avenue av. boulevard bd place allée allee chemin impasse quai route cours passage square voie rond-point "
+    "faubourg sentier villa cité cite résidence hameau lieu-dit "
+    "Via Viale V.le Piazza P.zza Piazzale Corso C.so Largo Vicolo Strada Contrada Borgo Lungomare Lungotevere "
+    "Salita Rotonda Galleria Stretto Canale Incrocio "
+    "Calle Avenida Avda. Plaza Pza. Paseo Camino Carrera Ronda Travesía Carretera Glorieta Rambla Pasaje Callejón "
+    "Urbanización Rua R. Praça Praca Travessa Estrada Alameda C/ "
+    "ul. ulica al. aleja pl. plac os. osiedle"
+).split()
+#: Street words that end a compound name (German, Dutch, Scandinavian): Hauptstraße, Keizersgracht.
+_COMPOUND_STREET_TYPES = (
+    "straße strasse str. weg gasse allee platz ring damm ufer chaussee steig pfad markt straat laan plein gracht "
+    "kade singel dijk pad hof steeg plantsoen dreef baan boulevard lei gade gata gatan vej vei veien veg vegen "
+    "vägen torget torv allé stræde stigen gränd"
+).split()
+
+
+def _faker_street_words() -> tuple[list[str], list[str], list[str]]:
+    """Street types of Faker's address providers (real lists: USPS, Royal Mail,
+    Italian DUG...), added to the hand-written ones above."""
+    english: list[str] = []
+    prefixes: list[str] = []
+    compounds: list[str] = []
+    for locale, kind, attr in (
+        ("en_US", english, "street_suffixes"),
+        ("en_GB", english, "street_suffixes"),
+        ("en_AU", english, "street_suffixes"),
+        ("it_IT", prefixes, "street_suffixes"),
+        ("fr_FR", prefixes, "street_prefixes"),
+        ("es_ES", prefixes, "street_prefixes"),
+        ("pt_BR", prefixes, "street_prefixes"),
+        ("pt_PT", prefixes, "street_prefixes"),
+        ("nl_NL", compounds, "street_suffixes"),
+        ("nl_BE", compounds, "street_suffixes"),
+        ("no_NO", compounds, "street_suffixes"),
+        ("sv_SE", compounds, "street_suffixes"),
+        ("da_DK", compounds, "street_suffixes"),
+    ):
+        try:
+            provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
+        except ImportError:  # pragma: no cover - an older Faker without the locale
+            continue
+        kind.extend(w.strip() for w in getattr(provider, attr, ()) if w.strip() and w.strip() != "Street")
+    return english, prefixes, compounds
+
+
+def _first_words(street_words: Iterable[str]) -> list[str]:
+    """The first word of each street word as :func:`.rules.text_words` reads it ("v.le" -> "v", "C/" -> "c")."""
+    return [re.findall(r"\w+", w.lower())[0] for w in street_words if re.search(r"\w", w)]
+
+
+def _alternation(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+
+
+_US_STATES = (
+    "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|"
+    "OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|PR|AA|AE|AP|AS|GU|MP|VI|FM|MH|PW"
+)
+
+
+@lru_cache(maxsize=1)
+def address_patterns() -> list[dict]:
+    """The address patterns (pattern dicts with prefilters), built once: the street
+    types of Faker's address providers join the hand-listed ones."""
+    english, prefixes, compounds = _faker_street_words()
+    en_types = _alternation(_EN_STREET_TYPES + english)
+    core_prefix_types = _alternation(w for w in _PREFIX_STREET_TYPES if len(w.rstrip(".")) > 1)
+    prefix_types = _alternation(w for w in _PREFIX_STREET_TYPES + prefixes if len(w.rstrip(".")) > 1)
+    compound_types = _alternation(_COMPOUND_STREET_TYPES + compounds)
+    particles = r"(?:de la|de l['’]|de los|de las|del|des|du|de|d['’]|di|da|do|dos|das|della|dei|degli|delle|dello|la|le|les|l['’]|y)"
+    unit = (
+        r"(?:,?\s*(?:Apt\.?|Apartment|Appartamento|Suite|Ste\.?|Unit|Flat|Studio|Floor|Fl\.?|Piano|Piso|Puerta|Room"
+        r"|Rm\.?|#)\s*[\w@]{1,6})?"
+    )
+    return [
+        # UK/US/IE/AU: "14 Baker Street", "221B Baker St.", "0487 Hopkins Mount Suite 853", "Flat 3, 12 High Road"
+        {
+            "name": "street_en",
+            "pattern": rf"(?:(?:Flat|Apartment|Apt\.?|Unit|Suite|Studio)\s*\w{{1,5}},?\s+(?:{_HOUSE}\s+)?|\b{_HOUSE}\s+)"
+            rf"(?:(?:{_CAP}|[NSEW]{{1,2}}|[^\W\d_A-Za-z\u00c0-\u024f]+)\s+){{0,3}}(?:{en_types}|street|road|avenue|lane)\b\.?{unit}",
+        },
+        {
+            "name": "po_box",
+            "flags": "i",
+            "pattern": r"\b(?:P\.?\s?O\.?\s?Box|Postfach|Boîte postale|BP|Apartado)\s*\d{1,6}\b",
+        },
+        # FR/IT/ES/PT/PL: "14 rue des Lilas", "Via Roma 12", "Calle Mayor, 5", "ul. Długa 5/7"
+        {
+            "name": "street_prefix",
+            "requires": _first_words(_PREFIX_STREET_TYPES + prefixes),
+            "pattern": rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{prefix_types})\s+(?:{particles}\s*)?"
+            rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}"
+            rf",?\s*(?:n[ºo°]\.?\s*|n\.\s*|núm\.\s*)?\d{{1,4}}(?:\s?/\s?[A-Za-z0-9]{{1,3}}|[A-Za-z]\b)?"
+            rf"(?:,?\s*\d{{1,2}}[ºª°]\s*[A-Za-z]?)?(?:\s+m\.\s*\d{{1,4}})?{unit}",
+        },
+        # the same with the number first or without one, for the usual street words only: "14 rue des Lilas"
+        {
+            "name": "street_prefix_nonumber",
+            "requires": _first_words(_PREFIX_STREET_TYPES),
+            "pattern": rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{core_prefix_types})\s+(?:{particles}\s*)?"
+            rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}",
+        },
+        # DE/AT/CH/NL/DK/NO/SE: "Hauptstraße 5", "Magnus-Kramer-Platz 1", "Keizersgracht 123", "Storgata 12 B"
+        {
+            "name": "street_compound",
+            "endings": [w.lower().rstrip(".") for w in _COMPOUND_STREET_TYPES + compounds],
+            "pattern": rf"\b[A-ZÄÖÜÅÆØ][\wäöüßåæøé-]*(?i:{compound_types})\s+\d{{1,5}}(?:\s?[a-zA-Z]\b)?(?:[-/]\d{{1,4}}[a-z]?)?",
+        },
+        {
+            "name": "street_compound_words",
+            "pattern": r"\b(?:Am|An der|Auf der|Im|In der|Zum|Zur|Unter den)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,4}[a-z]?\b",
+        },
+        # postcodes (with their city or state)
+        {
+            "name": "postcode_uk",
+            "pattern": r"(?:\b"
+            + _CAP
+            + r",?\s+)?\b(?:GIR ?0AA|[A-PR-UWYZ](?:\d[\dA-HJKPS-UW]?|[A-HK-Y]\d[\dABEHMNPRV-Y]?) ?"
+            r"\d[ABD-HJLNP-UW-Z]{2})\b",
+        },
+        {
+            "name": "postcode_us",
+            "pattern": r"\b(?:" + _CAP + r"\s+){0,2}" + _CAP + r",?\s+(?:" + _US_STATES + r")\s+\d{5}(?:-\d{4})?\b",
+        },
+        {
+            "name": "postcode_nl",
+            "pattern": r"\b[1-9]\d{3}\s?(?!SA|SD|SS)[A-Z]{2}\b(?:\s+" + _CAP + r"(?:\s+" + _CAP + r")?)?",
+        },
+        {"name": "postcode_pl", "pattern": r"\b\d{2}-\d{3}\s+" + _CAP + r"(?:[ -]" + _CAP + r")?"},
+        {
+            "name": "postcode_city",
+            "pattern": r"(?<![\w/.,-])(?:(?:[A-Z]{1,2}|CH|FR|DE|IT|ES|AT|F|D|I|E|A)-)?(?:\d{5}|(?!(?:1[6-9]|20)\d\d)\d{4}),?\s+"
+            r"(?!(?:Mr|Mrs|Ms|Dr|Mme|Herr|Frau|Sr|Sra|Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?"
+            r"|July?|Aug(?:ust)?|Sep(?:t|tember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b)"
+            + _CAP
+            + r"(?:(?:[ -](?:am|an|der|de|la|le|sur|sous|en|del|di|im|in|bei)?[ -]?)"
+            + _CAP
+            + r"){0,2}"
+            r"(?:\s+(?:Cedex|CEDEX)(?:\s+\d{1,2})?)?(?:\s+\([A-Z]{2}\))?",
+        },
+        {
+            "name": "postcode_br",
+            "pattern": r"\b\d{5}-\d{3}\b(?:\s+"
+            + _CAP
+            + r"(?:\s+(?:do|da|de|dos|das|"
+            + _CAP
+            + r")){0,4}(?:\s*/\s*[A-Z]{2})?)?",
+        },
+        {"name": "postcode_in", "pattern": _CAP + r"(?:[ -]" + _CAP + r")?[ -]\d{6}\b"},
+        {
+            "name": "city_postcode",
+            "pattern": r"(?m:^)[ \t]*(?!(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dear)\b)"
+            + _CAP
+            + r"(?:[ -](?:de|del|la|le|sur|am|an)?[ -]?"
+            + _CAP
+            + r"){0,3},[ \t]*\d{4,5}(?:[ \t]*\([A-Z]{2}\))?[ \t]*(?m:$)",
+        },
+        # a postcode given in the line after a question for it (a chat: "date of birth and postcode?" -> "..., 7946")
+        {
+            "name": "postcode_answer",
+            "group": 1,
+            "flags": "i",
+            "pattern": r"\b(?:post ?code|postal code|zip(?: ?code)?)\b[^\n]{0,80}\n[^\n]{0,80}(?<![\d/.:-])(\d{4,6})(?![\d/.:-])",
+        },
+        # a postcode announced by its name: "ZIP 90210", "postcode: 0150", "PLZ 10115"
+        {
+            "name": "postcode_cued",
+            "group": 1,
+            "flags": "i",
+            "pattern": r"\b(?:post ?code|postal code|zip(?: ?code)?|PLZ|code postal|CAP|C\.P\.|CEP|kod pocztowy)\b\s*[:#]?\s*"
+            r"((?=[A-Z0-9 -]*\d)[A-Z0-9]{2,5}(?:[ -][A-Z0-9]{2,4})?)\b",
+        },
+    ]
+
+
+_POSTCODES = frozenset(
+    {
+        "postcode_uk",
+        "postcode_us",
+        "postcode_nl",
+        "postcode_pl",
+        "postcode_city",
+        "city_postcode",
+        "postcode_br",
+        "postcode_in",
+    }
+)
+#: Parts of one address separated by a comma or a line break join into one span.
+_ADDRESS_GLUE = re.compile(r"^[ \t]*(?:,[ \t]*|\r?\n[ \t]*|,?[ \t]*\r?\n[ \t]*)$")
+#: A short line of an address block above a postcode line: no sentence, at most six words.
+_BLOCK_LINE = re.compile(r"^[ \t]*(?:[\w][\w'’.,/#º°-]*[ \t]+){0,5}[\w][\w'’.,/#º°-]*[ \t]*$")
+
+
+@lru_cache(maxsize=1)
+def _address_compiled() -> list[Compiled]:
+    # the parts of an address pattern stay on one line (lines join in find_addresses)
+    return compile_prefiltered(
+        {**p, "pattern": p["pattern"].replace(r"\s", r"[ \t\u00a0]")} for p in address_patterns()
+    )
+
+
+def _block_start(text: str, start: int, max_lines: int = 3) -> int:
+    """The start of the address block that ends with the line holding
+    ``start`` (a postcode): up to ``max_lines`` short lines above it that are
+    not sentences; a ``Label:`` in front of the first line stays outside."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        return start
+    block = line_start
+    for _ in range(max_lines):
+        if block == 0:
+            break
+        prev = text.rfind("\n", 0, block - 1) + 1
+        line = text[prev : block - 1]
+        label = re.match(r"^[ \t]*[A-Za-z][\w /]{0,30}:[ \t]*", line)
+        body = line[label.end() :] if label else line
+        if not body.strip() or not _BLOCK_LINE.match(body) or not re.match(r"[\s]*[\dA-ZÀ-Þ]", body):
+            break
+        block = prev + (label.end() if label else 0)
+        if label:
+            break
+    return block + len(text[block:start]) - len(text[block:start].lstrip()) if block < start else start
+
+
+def find_addresses(text: str) -> list[RuleMatch]:
+    """Street addresses and postcodes of UK, US, FR, DE, NL, PL, IT, ES (and
+    neighbours); the parts of one address separated by a comma or a line
+    break, and the short lines of an address block above a postcode, are
+    returned as one span."""
+    parts = set()
+    for m in find_prefiltered(text, _address_compiled()):
+        start = m.start
+        if m.name in _POSTCODES:
+            start = min(start, _block_start(text, start))
+        parts.add((start, m.end))
+    merged: list[list[int]] = []
+    for start, end in sorted(parts):
+        if merged and (start <= merged[-1][1] or _ADDRESS_GLUE.match(text[merged[-1][1] : start])):
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [RuleMatch(s, e, "LOC", "address") for s, e in merged]

@@ -1,0 +1,105 @@
+"""Delimited records written inside a text (``;``, ``|`` or tab separated)
+and ``Field: value`` lines: the header or the field name says which values
+identify a person, and with which label.
+
+A pure function over a string returning :class:`~.rules.RuleMatch` objects
+with exact character offsets.
+"""
+
+import re
+
+from .rules import RuleMatch
+
+#: Column or field names whose values identify a person, and the label of those values.
+_FIELDS = {
+    "PERSON": "name, full name, surname, last name, first name, given name, family name, maiden name, patient, "
+    "client, customer, employee, applicant, claimant, contact, contact person, account holder, "
+    "cardholder, beneficiary, next of kin, emergency contact, guardian, spouse, mother, father, nom, "
+    "prénom, vorname, nachname, nombre, apellidos, nome, cognome, naam, imię, nazwisko, adı, soyadı",
+    "LOC": "address, home address, street, street address, postal address, residence, city, town, place of birth, "
+    "birthplace, adresse, anschrift, dirección, indirizzo, adres",
+    "ORG": "employer, company, organisation, organization, school, university, hospital, prison, workplace",
+    "DATETIME": "date of birth, dob, birth date, birthdate, born, d.o.b., geburtsdatum, date de naissance, "
+    "fecha de nacimiento, data di nascita",
+    "DEM": "nationality, citizenship, occupation, job, profession, job title, religion, ethnicity, "
+    "marital status, family status, diagnosis, condition",
+    "CODE": "phone, telephone, tel, mobile, cell, fax, email, e-mail, mail, iban, account, account number, "
+    "bank account, passport, passport number, id, id number, national id, ssn, nhs, nhs number, nino, "
+    "ni number, user id, userid, username, user name, login, handle, ip, ip address, last login ip, mac, "
+    "vehicle, plate, licence plate, license plate, registration, card, card number, credit card, mrn, "
+    "tckn, rrn, cpf, insee, pesel, bsn, nir, teudat zehut, aadhaar, pan, dni, nie, nif, codice fiscale, "
+    "personnummer, fødselsnummer, resident id, tax id, tin, vat, postcode, post code, zip, zip code",
+}
+FIELD_LABELS: dict[str, str] = {name.strip(): label for label, names in _FIELDS.items() for name in names.split(",")}
+
+_DELIMITERS = (";", "|", "\t")
+
+
+def _field_label(name: str) -> str | None:
+    """The label of a field's values: ``"Date of birth"``, ``"user_id"``, ``"E-mail:"``."""
+    name = name.strip().rstrip(":").strip().lower()
+    return FIELD_LABELS.get(name) or FIELD_LABELS.get(" ".join(re.findall(r"[^\W_]+", name.replace(".", ""))))
+
+
+def _cells(line: str, delimiter: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each cell of a line, spaces around it excluded."""
+    out, pos = [], 0
+    for part in line.split(delimiter):
+        start = pos + len(part) - len(part.lstrip())
+        end = pos + len(part.rstrip())
+        out.append((start, max(start, end)))
+        pos += len(part) + 1
+    return out
+
+
+def find_table_cells(text: str) -> list[RuleMatch]:
+    """Cells of delimited records written inside a text (``;``, ``|`` or
+    tab): under a header line whose column names are identifying fields
+    (``Name;Email;user id``), every cell of those columns is a candidate with
+    the field's label; a two-cell line ``Field<delimiter>value`` or
+    ``Field: value`` (a known field at the start of a line, a value of at most
+    80 characters) is read the same way without a header; in a record
+    without a header (three or more short fields), the fields of 1-4
+    capitalised words are candidates (MISC)."""
+    out: list[RuleMatch] = []
+    lines = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, line))
+        pos += len(line) + 1
+    header: list[str | None] | None = None
+    header_delim = None
+    for start, line in lines:
+        delim = next((d for d in _DELIMITERS if line.count(d) >= 1), None)
+        if delim is None:
+            header = None
+            key, colon, value = line.partition(":")
+            label = _field_label(key) if colon and len(key) <= 30 else None
+            if label and value.strip() and len(value.strip()) <= 80:
+                a = len(key) + 1 + len(value) - len(value.lstrip())
+                out.append(RuleMatch(start + a, start + len(line.rstrip()), label, "field_value"))
+            continue
+        cells = _cells(line, delim)
+        names = [_field_label(line[a:b]) for a, b in cells]
+        if sum(n is not None for n in names) >= max(2, len(cells) // 2) and len(cells) >= 3:
+            header, header_delim = names, delim  # a header line
+            continue
+        if header is not None and delim == header_delim and len(cells) == len(header):
+            for (a, b), label in zip(cells, header, strict=False):
+                if label and b > a:
+                    out.append(RuleMatch(start + a, start + b, label, "table_cell"))
+            continue
+        header = None
+        if len(cells) == 2 and names[0] and cells[1][1] > cells[1][0]:
+            a, b = cells[1]
+            out.append(RuleMatch(start + a, start + b, names[0], "field_value"))
+        elif len(cells) >= 3 and delim != "\t" and all(len(line[a:b].split()) <= 6 for a, b in cells):
+            # a record without a header: its capitalised fields are names, places, employers...
+            for a, b in cells:
+                if _RECORD_NAME.fullmatch(line[a:b]):
+                    out.append(RuleMatch(start + a, start + b, "MISC", "record_field"))
+    return out
+
+
+#: A record field of 1-4 capitalised words (any script), without digits.
+_RECORD_NAME = re.compile(r"(?:[^\W\d_a-z][^\W\d_]*[.'’-]?[ ]?){1,4}")

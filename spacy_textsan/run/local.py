@@ -1,0 +1,152 @@
+"""Running a pipeline over many texts in this process, failing closed: a batch
+that raises is retried document by document, a document that raises or runs
+out of time is masked whole, redacted or stops the run (``on_error``)."""
+
+import logging
+import signal
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from itertools import islice
+
+from spacy.language import Language
+
+from ..optimizer.mask_all import MaskAll
+from ..pipeline import spans_key_of, stage_of
+from .results import FALLBACK, DocResult, failed_result, result_from_doc
+
+logger = logging.getLogger("spacy_textsan")
+
+#: What happens to a document whose processing raises or runs out of time (``on_error``).
+ON_ERROR = ("mask-all", "skip", "fail")
+
+
+#: Stages (a component's ``textsan_stage``) the ``mask-all`` fallback leaves out:
+#: masking every candidate is at least as safe as any risk measure or decision. A
+#: component of another package that only scores or decides says so with an
+#: attribute ``textsan_skippable = True``.
+SKIPPABLE_STAGES = ("risk", "decide")
+
+
+class SanitizationError(RuntimeError):
+    """``on_error="fail"``: a document could not be sanitized; the run stops."""
+
+
+class DocumentTimeout(Exception):
+    """A document took longer than its time budget."""
+
+
+@contextmanager
+def time_budget(seconds: float | None):
+    """Raise :class:`DocumentTimeout` in the block after ``seconds`` (wall
+    clock; main thread of a Unix process only, elsewhere no limit)."""
+    usable = (
+        seconds is not None
+        and seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable or seconds is None:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise DocumentTimeout(f"time budget of {seconds:g}s exceeded")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def fallback_result(
+    nlp: Language, text: str, error: str, spans_key: str, keep_doc: bool, timeout_s: float | None
+) -> DocResult:
+    """``mask-all``: run the pipeline again without the components that
+    masking everything makes unnecessary (risk measures, decisions), mask
+    every candidate, and render. A failing detector or generalizer, or a
+    second timeout, gives the redaction notice instead (a detector that did
+    not run cannot vouch that nothing else is in the text)."""
+    errors = [error]
+    try:
+        with time_budget(timeout_s):
+            doc = nlp.make_doc(text)
+            masked = False
+            for _, proc in nlp.pipeline:
+                stage = stage_of(proc)
+                if stage in SKIPPABLE_STAGES or getattr(proc, "textsan_skippable", False):
+                    continue
+                if stage == "render" and not masked:
+                    doc = MaskAll(overwrite=True, spans_key=spans_key)(doc)
+                    masked = True
+                doc = proc(doc)
+            if not masked:
+                doc = MaskAll(overwrite=True, spans_key=spans_key)(doc)
+        result = result_from_doc(doc, spans_key, keep_doc)
+    except Exception as e:
+        logger.error("fallback failed: %s: %s", type(e).__name__, e)
+        return failed_result(
+            text, "; ".join(errors + [f"fallback (mask every candidate) failed: {type(e).__name__}: {e}"])
+        )
+    if not result.ok:
+        return failed_result(text, "; ".join(errors + result.errors))
+    result.errors = errors + [e for e in result.errors if e not in errors] + ["fallback: every candidate span masked"]
+    result.status = FALLBACK
+    return result
+
+
+def sanitize_texts(
+    nlp: Language,
+    texts: Iterable[str],
+    *,
+    batch_size: int = 32,
+    n_process: int = 1,
+    keep_docs: bool = False,
+    on_error: str = "mask-all",
+    timeout_s: float | None = None,
+) -> Iterator[DocResult]:
+    """One :class:`DocResult` per text, in input order.
+
+    A batch that raises is retried one document at a time; a document that
+    raises (or exceeds ``timeout_s`` seconds, when given) is handled by
+    ``on_error``: ``mask-all`` (:func:`fallback_result`, then the redaction
+    notice if that fails too), ``skip`` (the redaction notice at once) or
+    ``fail`` (:class:`SanitizationError`). ``timeout_s`` applies per
+    document, and to a batch as ``timeout_s`` times its size; it needs the
+    main thread of a Unix process and ``n_process=1``.
+    """
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
+    spans_key = spans_key_of(nlp)
+    it = iter(texts)
+    chunk_size = max(1, batch_size) * max(1, n_process)
+    budget = timeout_s if n_process == 1 else None
+    while True:
+        chunk = list(islice(it, chunk_size))
+        if not chunk:
+            return
+        try:
+            with time_budget(budget * len(chunk) if budget else None):
+                docs = list(nlp.pipe(chunk, batch_size=batch_size, n_process=n_process))
+            results = [result_from_doc(d, spans_key, keep_docs) for d in docs]
+        except Exception as batch_error:  # fail closed: retry one by one
+            logger.warning("batch failed (%s); retrying documents one by one", batch_error)
+            results = []
+            for text in chunk:
+                try:
+                    with time_budget(budget):
+                        doc = nlp(text)
+                    results.append(result_from_doc(doc, spans_key, keep_docs))
+                except Exception as e:
+                    error = f"{type(e).__name__}: {e}"
+                    logger.error("sanitization failed: %s", error)
+                    if on_error == "fail":
+                        raise SanitizationError(error) from e
+                    if on_error == "skip":
+                        results.append(failed_result(text, error))
+                    else:
+                        results.append(fallback_result(nlp, text, error, spans_key, keep_docs, budget))
+        yield from results
