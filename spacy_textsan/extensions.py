@@ -73,6 +73,9 @@ DOC_EXTENSIONS = {
     # [[sanitized_start, sanitized_end, original_start, original_end], ...]: one
     # segment per kept stretch of text and per replacement, in order.
     "offset_map": None,
+    # What stays visible can still tell (residual_risk): {"k", "n_background", "min_k", "reached",
+    # "visible", "narrowing", "unknown", "masked_for_min_k"}; None without the component.
+    "residual_risk": None,
     # Errors that made a component fall back to a conservative result.
     "sanitize_errors": None,
 }

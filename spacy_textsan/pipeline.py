@@ -80,7 +80,7 @@ def _applicable(components: dict, overrides: dict[str, object]) -> dict[str, obj
 
 def spans_key_of(nlp: Language) -> str:
     """The span group the pipeline's generalizer reads."""
-    for _, proc in nlp.pipeline:
+    for _, proc in nlp.components:  # disabled ones too
         if stage_of(proc) == "render":
             return getattr(proc, "spans_key", SPANS_KEY)
     return SPANS_KEY

@@ -60,6 +60,23 @@ def _split_lines(marked: str) -> list[str]:
     return marked.split("\n\n")
 
 
+def residual_line(residual: dict | None) -> str | None:
+    """One line on what stays visible: ``residual risk: k = 12 of 219 background records; narrowest: ...``."""
+    if not residual:
+        return None
+    if residual.get("k") is None:
+        return f"residual risk: unknown ({residual.get('error', 'no background')})"
+    line = f"residual risk: k = {residual['k']} of {residual['n_background']} background records"
+    if residual.get("narrowing"):
+        line += "; narrowest visible: " + ", ".join(f"'{t}' ({n})" for t, n in residual["narrowing"])
+    if residual.get("unknown"):
+        line += "; unknown to the background: " + ", ".join(f"'{t}'" for t in residual["unknown"])
+    if residual.get("min_k"):
+        reached = "reached" if residual.get("reached") else "NOT reached"
+        line += f"; min_k {residual['min_k']} {reached}"
+    return line
+
+
 def render_page(docs: Iterable[Doc], titles: Iterable[str], spans_key: str = SPANS_KEY) -> str:
     """One HTML page: per document its title, the spans with decisions and
     reasons, and the sanitized text."""
@@ -75,6 +92,8 @@ def render_page(docs: Iterable[Doc], titles: Iterable[str], spans_key: str = SPA
     for doc, title in zip(docs, titles, strict=False):
         add_display_spans(doc, spans_key)
         parts.append(f"<h2>{html.escape(title)}</h2>")
+        if (summary := residual_line(doc._.residual_risk)) is not None:
+            parts.append(f"<p class='residual'>{html.escape(summary)}</p>")
         parts.append(displacy.render(doc, style="span", options={"spans_key": DISPLAY_KEY}, page=False))
         parts.append(
             "<table><tr><th>span</th><th>type</th><th>entity</th><th>source</th>"

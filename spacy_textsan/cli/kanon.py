@@ -22,7 +22,7 @@ from tqdm import tqdm
 from wasabi import msg
 
 from ..io import InputError, read_input
-from ..pipeline import load_pipeline, spans_key_of
+from ..pipeline import load_pipeline, spans_key_of, stage_of
 from ..risk.kanon_index import InvertedIndex
 from ..risk.kanon_records import index_from_records_file
 from ..risk.kanon_risk import doc_terms
@@ -43,7 +43,7 @@ def kanon() -> None:
     """k-anonymity background knowledge (inverted index) for kanon_risk."""
 
 
-def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Iterator[list[str]]:
+def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int, phrases: bool = False) -> Iterator[list[str]]:
     """One term list per input record (all its fields), in order."""
     jobs = ((rec.index, text) for f in files for rec in f.records for text in rec.texts.values())
     keys = ((f.path, rec.index) for f in files for rec in f.records for _ in rec.texts)
@@ -55,7 +55,7 @@ def _doc_records(nlp, files, spans_key: str, batch_size: int, total: int) -> Ite
             if current is not None:
                 yield list(terms)
             current, terms = key, {}
-        terms.update(dict.fromkeys(doc_terms(doc, spans_key)))
+        terms.update(dict.fromkeys(doc_terms(doc, spans_key, phrases=phrases)))
     if current is not None:
         yield list(terms)
 
@@ -81,6 +81,9 @@ def build(
     delimiter: str | None = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
     sep: str | None = typer.Option(None, "--sep", help="With --records: split values on this separator, e.g. '|'"),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
+    phrases: bool = typer.Option(
+        False, "--phrases", help="With --docs: also index the cued phrases (occupations, conditions, counts)"
+    ),
 ):
     """Build the inverted index (terms → records) that kanon_risk loads."""
 
@@ -111,7 +114,8 @@ def build(
             ]
             nlp = _load(pipeline)
             total = sum(len(rec.texts) for f in files for rec in f.records)
-            index = InvertedIndex.from_records(_doc_records(nlp, files, spans_key_of(nlp), batch_size, total))
+            records_terms = _doc_records(nlp, files, spans_key_of(nlp), batch_size, total, phrases)
+            index = InvertedIndex.from_records(records_terms)
     except InputError as error:
         _fail(str(error))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -126,12 +130,13 @@ def build(
 
 
 def _load(pipeline: str | None):
-    """The pipeline without kanon_risk components (they would need this index)."""
+    """The pipeline's detectors only: the risk, decision and render stages would need this index or are
+    not needed to list a document's terms."""
     try:
         nlp = load_pipeline(pipeline)
     except (OSError, ValueError) as error:
         _fail(f"cannot load pipeline {pipeline or '(default)'}: {error}")
-    skip = [n for n in nlp.pipe_names if nlp.get_pipe_meta(n).factory == "kanon_risk"]
+    skip = [n for n, proc in nlp.pipeline if stage_of(proc) in ("risk", "decide", "render")]
     for name in skip:
         nlp.disable_pipe(name)
     return nlp

@@ -79,6 +79,12 @@ def sanitize(
         min=0.0,
         help="Time budget per document in seconds (0: none); beyond it --on-error applies",
     ),
+    min_k: int = typer.Option(
+        0,
+        "--min-k",
+        min=0,
+        help="Mask until what stays visible matches at least K background records (residual_risk; 0: report only)",
+    ),
 ):
     """Sanitize files; writes each file's sanitized copy, report.jsonl and, for
     TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
@@ -93,6 +99,8 @@ def sanitize(
     try:
         overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
         overrides.update(parse_strategy(strategy))
+        if min_k:
+            overrides["components.residual_risk.min_k"] = min_k
         if key_file is not None:
             if not key_file.is_file():
                 raise InputError(key_file, None, "key file not found")
@@ -113,6 +121,8 @@ def sanitize(
         _fail(str(e))
     key = mapping_key(mapping_key_file) if reversible else None
     nlp = load_or_fail(pipeline, overrides)
+    if min_k and "residual_risk" not in {nlp.get_pipe_meta(n).factory for n in nlp.pipe_names}:
+        _fail(f"--min-k needs a pipeline with a residual_risk component ({pipeline or 'the default'} has none)")
     used = reserved_names()
     start = time.time()
     spark_options = {
@@ -178,6 +188,9 @@ def sanitize(
             f"{counts['fallback']} document(s) failed and were sanitized by masking every candidate span "
             f"(--on-error mask-all); see the report"
         )
+    summary = residual_summary(run.report_rows, min_k)
+    if summary:
+        msg.info(summary)
     if counts["degraded"]:
         msg.warn(
             f"{counts['degraded']} document(s) had a component fail closed (counted as risky, masked "
@@ -190,3 +203,22 @@ def sanitize(
 def run_exit_code(counts: dict[str, int]) -> int:
     """The exit code of a run with these status counts (see :attr:`RunResult.exit_code`)."""
     return RunResult(counts=dict(counts)).exit_code
+
+
+def residual_summary(rows: list[dict], min_k: int = 0) -> str | None:
+    """How many documents reach which residual k (None when no row has one)."""
+    ks = [r["residual_risk"].get("k") for r in rows if isinstance(r.get("residual_risk"), dict)]
+    if not ks:
+        return None
+    bands = [("k >= 20", 20, None), ("5-19", 5, 20), ("2-4", 2, 5), ("k <= 1", 0, 2)]
+    parts = [
+        f"{name}: {sum(1 for k in ks if k is not None and k >= lo and (hi is None or k < hi))}"
+        for name, lo, hi in bands
+    ]
+    unknown = sum(1 for k in ks if k is None)
+    text = f"residual risk (background records matching what stays visible): {', '.join(parts)}"
+    if unknown:
+        text += f", unknown (failed): {unknown}"
+    if min_k:
+        text += f"; below --min-k {min_k}: {sum(1 for k in ks if k is None or k < min_k)}"
+    return text

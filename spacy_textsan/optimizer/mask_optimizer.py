@@ -7,6 +7,8 @@ measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
 
 * every direct identifier is masked: ``identifier_type == "DIRECT"`` or a
   label in ``direct_labels``;
+* every span with a label in ``mask_labels``, or whose knowledge-base chain
+  holds a class of ``mask_kb_classes``, is masked (a policy);
 * every span whose score for a measure reaches ``risk_thresholds[measure]``
   is masked (any measure, e.g. a supervised classifier, plugs in by config);
 * at least one entity of every risky set is masked;
@@ -40,6 +42,8 @@ _TOKEN = re.compile(r"\w+")
     default_config={
         "spans_key": SPANS_KEY,
         "direct_labels": ["PERSON", "CODE"],
+        "mask_labels": [],
+        "mask_kb_classes": [],
         "risk_thresholds": {},
         "measures": [],
         "unassessed": "mask",
@@ -53,6 +57,8 @@ def make_mask_optimizer(
     name: str,
     spans_key: str,
     direct_labels: list[str],
+    mask_labels: list[str],
+    mask_kb_classes: list[str],
     risk_thresholds: dict[str, float],
     measures: list[str],
     unassessed: str,
@@ -64,6 +70,8 @@ def make_mask_optimizer(
         name,
         spans_key=spans_key,
         direct_labels=direct_labels,
+        mask_labels=mask_labels,
+        mask_kb_classes=mask_kb_classes,
         risk_thresholds=risk_thresholds,
         measures=measures,
         unassessed=unassessed,
@@ -93,6 +101,8 @@ class MaskOptimizer:
         *,
         spans_key: str = SPANS_KEY,
         direct_labels: Iterable[str] = ("PERSON", "CODE"),
+        mask_labels: Iterable[str] = (),
+        mask_kb_classes: Iterable[str] = (),
         risk_thresholds: dict[str, float] | None = None,
         measures: Iterable[str] = (),
         unassessed: str = "mask",
@@ -105,6 +115,12 @@ class MaskOptimizer:
         self.name = name
         self.spans_key = spans_key
         self.direct_labels = set(direct_labels)
+        #: quasi-identifier labels masked whatever the risk measures say (a masking policy: TAB's annotators
+        #: mask every date, place and amount, however common)
+        self.mask_labels = set(mask_labels)
+        #: knowledge-base classes (``span._.kb_chain``) masked whatever their frequency: the special
+        #: categories of personal data (religion, ethnicity, health, sexual orientation...)
+        self.mask_kb_classes = set(mask_kb_classes)
         self.risk_thresholds = dict(risk_thresholds or {})
         self.measures = set(measures)
         self.unassessed = unassessed
@@ -129,6 +145,10 @@ class MaskOptimizer:
                 forced.setdefault(e, []).append("direct identifier")
             elif span.label_ in self.direct_labels:
                 forced.setdefault(e, []).append(f"direct identifier (label {span.label_})")
+            elif span.label_ in self.mask_labels:
+                forced.setdefault(e, []).append(f"policy: label {span.label_} is always masked")
+            elif self.mask_kb_classes and (special := self.mask_kb_classes.intersection(span._.kb_chain or ())):
+                forced.setdefault(e, []).append(f"policy: {sorted(special)[0]} is always masked")
             for measure, score in (span._.risk or {}).items():
                 assessed[e] = True
                 threshold = self.risk_thresholds.get(measure)

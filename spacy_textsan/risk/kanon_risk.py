@@ -38,9 +38,11 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..entities import Entity, group_entities
-from ..extensions import SPANS_KEY, add_risky_set, fail_closed, get_candidates, set_risk
+from ..extensions import QUASI, SPANS_KEY, add_risky_set, doc_text, fail_closed, get_candidates, set_risk
+from .background import SHIPPED_BACKGROUND, load_index
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
 from .kanon_index import InvertedIndex, normalise_term
+from .phrases import english_count, find_phrases
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -60,6 +62,9 @@ DEFAULT_CONFIG = {
     "spans_key": SPANS_KEY,
     "index_path": None,
     "exclude_labels": [],
+    "background": False,
+    "phrases": False,
+    "english_prior": False,
 }
 
 
@@ -80,6 +85,9 @@ def make_kanon_risk(
     spans_key: str,
     index_path: str | None,
     exclude_labels: list[str],
+    background: bool,
+    phrases: bool,
+    english_prior: bool,
 ) -> "KanonRisk":
     return KanonRisk(
         name,
@@ -91,6 +99,9 @@ def make_kanon_risk(
         spans_key=spans_key,
         index_path=index_path,
         exclude_labels=exclude_labels,
+        background=background,
+        phrases=phrases,
+        english_prior=english_prior,
     )
 
 
@@ -126,10 +137,15 @@ class EntityTerms:
         return self.spans[self.most_specific()]
 
 
-def doc_terms(doc: Doc, spans_key: str = SPANS_KEY, exclude_labels: Iterable[str] = ()) -> list[str]:
-    """The normalised texts of a doc's candidate spans (deduplicated, in order)."""
+def doc_terms(
+    doc: Doc, spans_key: str = SPANS_KEY, exclude_labels: Iterable[str] = (), phrases: bool = False
+) -> list[str]:
+    """The normalised texts of a doc's candidate spans and, with ``phrases``,
+    of its cued phrases (:func:`.phrases.find_phrases`), deduplicated, in order."""
     exclude = set(exclude_labels)
-    terms = (normalise_term(s.text, s.label_) for s in get_candidates(doc, spans_key) if s.label_ not in exclude)
+    terms = [normalise_term(s.text, s.label_) for s in get_candidates(doc, spans_key) if s.label_ not in exclude]
+    if phrases:
+        terms += [normalise_term(p.text, p.label) for p in find_phrases(doc_text(doc)) if p.label not in exclude]
     return [t for t in dict.fromkeys(terms) if t]
 
 
@@ -165,6 +181,9 @@ class KanonRisk:
         index_path: str | Path | None = None,
         exclude_labels: Iterable[str] = (),
         index: InvertedIndex | None = None,
+        background: bool = False,
+        phrases: bool = False,
+        english_prior: bool = False,
     ) -> None:
         if selection not in SELECTION_MODES:
             raise ValueError(f"kanon_risk: selection must be one of {SELECTION_MODES}, got {selection!r}")
@@ -181,11 +200,18 @@ class KanonRisk:
         self.spans_key = spans_key
         self.index_path = index_path
         self.exclude_labels = set(exclude_labels)
+        #: look up the cued phrases of the text too (occupations, conditions, counts: :mod:`.phrases`)
+        self.phrases = phrases
+        #: a term common in general English (wordfreq) counts as common whatever the background says
+        self.english_prior = english_prior
         self.index: InvertedIndex | None = index
         self._index_error: str | None = None
+        if index is None and not index_path and background:
+            index_path = str(SHIPPED_BACKGROUND)  # the background shipped with the package
+            self.index_path = index_path
         if index is None and index_path:
             try:
-                self.index = InvertedIndex.from_disk(index_path)
+                self.index = load_index(index_path)
             except (OSError, ValueError) as error:
                 # A saved pipeline moved to another machine loads its own copy
                 # in from_disk; until then the component fails closed.
@@ -217,6 +243,8 @@ class KanonRisk:
     def __call__(self, doc: Doc) -> Doc:
         entities: list[EntityTerms] = []
         try:
+            if self.phrases and self.index is not None:
+                self.add_rare_phrases(doc)
             entities = self.entities(doc)
             if self.index is None:
                 reason = self._index_error or "no index (set index_path or call initialize)"
@@ -260,14 +288,48 @@ class KanonRisk:
             for entity in group_entities(s for s in candidates if s.label_ not in self.exclude_labels)
         ]
 
+    def count(self, term: str) -> int:
+        """The records ``term`` occurs in: the background's count or, with
+        ``english_prior`` and a term the background does not know (text from
+        another domain), its expected count in ordinary English."""
+        assert self.index is not None
+        if not term:
+            return 0
+        count = self.index.count(term)
+        if self.english_prior and count == 0:  # a term the background does not know: ordinary English decides
+            count = int(english_count(term, max(1, self.index.n_records)))
+        return count
+
     def score(self, entities: Sequence[EntityTerms]) -> None:
         """Posting counts of every mention, and ``span._.risk["kanon"]``."""
-        assert self.index is not None
         for entity in entities:
             for i, (span, term) in enumerate(zip(entity.spans, entity.terms, strict=False)):
-                count = self.index.count(term) if term else 0
+                count = self.count(term)
                 entity.counts[i] = count
                 set_risk(span, MEASURE, 1.0 / max(1, count))
+
+    def add_rare_phrases(self, doc: Doc) -> None:
+        """Add the cued phrases of the text (:func:`.phrases.find_phrases`)
+        that overlap no candidate and occur in fewer than ``k`` records to the
+        candidates, as quasi-identifiers (source ``phrase:<kind>``); common
+        phrases stay out of the decision (visible)."""
+        candidates = get_candidates(doc, self.spans_key)
+        taken = [(s.start_char, s.end_char) for s in candidates]
+        added = []
+        for phrase in find_phrases(doc_text(doc)):
+            if any(phrase.start < e and s < phrase.end for s, e in taken):
+                continue
+            if self.count(normalise_term(phrase.text, phrase.label)) >= self.k:
+                continue
+            span = doc.char_span(phrase.start, phrase.end, label=phrase.label, alignment_mode="expand")
+            if span is None or any(span.start_char < e and s < span.end_char for s, e in taken):
+                continue
+            span._.source = f"phrase:{phrase.kind}"
+            span._.identifier_type = QUASI
+            taken.append((span.start_char, span.end_char))
+            added.append(span)
+        if added:
+            doc.spans[self.spans_key] = sorted(candidates + added, key=lambda s: (s.start_char, s.end_char))
 
     def _alone_reason(self, entity: EntityTerms) -> str:
         return f"'{entity.term}' appears in {entity.count} < {self.k} records"
@@ -282,7 +344,7 @@ class KanonRisk:
         for entity in entities:
             if entity.count < self.k:
                 add_risky_set(doc, MEASURE, [entity.span], self._alone_reason(entity))
-            else:
+            elif self.index.count(entity.term) >= self.k:  # common in English only: no evidence to combine
                 safe.append(entity)
         if self.max_arity < 2 or len(safe) < 2:
             return True

@@ -33,6 +33,8 @@ class DocResult:
     offset_map: list[list[int]] | None = None
     #: OK, FALLBACK or REDACTED (or the report's ``degraded`` when read back from one)
     status: str = OK
+    #: ``doc._.residual_risk``: the k of what stays visible (None without the residual_risk component)
+    residual_risk: dict | None = None
 
     @property
     def ok(self) -> bool:
@@ -56,6 +58,7 @@ def result_from_doc(doc: Doc, spans_key: str, keep_doc: bool = False) -> DocResu
         risky_sets=list(doc._.risky_sets or []),
         doc=doc if keep_doc else None,
         offset_map=doc._.offset_map,
+        residual_risk=doc._.residual_risk,
     )
 
 
@@ -86,6 +89,7 @@ def report_row(input_file, record, field_name: str, res: DocResult) -> dict:
         "risky_sets": res.risky_sets,
         "errors": res.errors,
         "decision": report_decision(res),
+        "residual_risk": res.residual_risk,
     }
 
 

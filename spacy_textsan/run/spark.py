@@ -57,7 +57,7 @@ DATAFRAME_SUFFIXES = ("sanitized", "status", "n_spans", "n_masked", "spans", "er
 #: Columns of the dataset written by :func:`sanitize_files_spark`, in order:
 #: ``row`` (0-based position of the document over all inputs, the order of
 #: ``report.jsonl``), the report columns and the sanitized text. ``spans``,
-#: ``risky_sets`` and ``decision`` are JSON strings.
+#: ``risky_sets``, ``decision`` and ``residual_risk`` are JSON strings.
 RESULT_COLUMNS = (
     "row",
     "file",
@@ -72,6 +72,7 @@ RESULT_COLUMNS = (
     "risky_sets",
     "errors",
     "decision",
+    "residual_risk",
     "sanitized",
 )
 # carried back to the driver only (the CLI's TAB outputs and --reversible need them)
@@ -233,6 +234,7 @@ def _jobs_partition(spec: PipelineSpec, jobs: Iterator[tuple]) -> Iterator[tuple
             _dumps(res.risky_sets),
             list(res.errors),
             _json_or_none(report_decision(res)),
+            _json_or_none(res.residual_risk),
             res.sanitized,
             _dumps(res.masked),
             _dumps(res.offset_map),
@@ -529,6 +531,7 @@ def _collect_results(rows: list[Any], n_jobs: int) -> list[DocResult]:
             decision=json.loads(r["decision"]) if r["decision"] is not None else None,
             risky_sets=json.loads(r["risky_sets"]),
             offset_map=json.loads(r["offset_map"]),
+            residual_risk=json.loads(r["residual_risk"]) if r["residual_risk"] is not None else None,
         )
     missing = [i for i, res in enumerate(results) if res is None]
     if missing:

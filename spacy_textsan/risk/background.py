@@ -1,0 +1,36 @@
+"""The background knowledge of the k-anonymity measures.
+
+The package ships a background index (``risk/data/background``): one record
+per document of TAB's train split and of the 127 texts of its dev split
+(ECHR judgments, MIT; texts only, no annotation), whose terms are the
+normalised candidates of the default detectors and the cued phrases of
+:mod:`.phrases`. ``make background`` rebuilds it
+(``textsan kanon build spacy_textsan/risk/data/background --docs ...``).
+A user's own archive is the better background ("who else in our records
+matches this?"): ``textsan kanon build`` indexes it and
+``--set paths.background=DIR`` uses it.
+
+Indexes are loaded once per process and path (:func:`load_index`), so
+``kanon_risk`` and ``residual_risk`` share one copy.
+"""
+
+from functools import lru_cache
+from pathlib import Path
+
+from .kanon_index import InvertedIndex
+
+__all__ = ["SHIPPED_BACKGROUND", "load_index"]
+
+SHIPPED_BACKGROUND = Path(__file__).parent / "data" / "background"
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, mtime: float) -> InvertedIndex:
+    return InvertedIndex.from_disk(path)
+
+
+def load_index(path: str | Path) -> InvertedIndex:
+    """The index saved at ``path`` (loaded once per process while the files are unchanged)."""
+    path = Path(path)
+    meta = [p.stat().st_mtime for p in sorted(path.iterdir())] if path.is_dir() else [path.stat().st_mtime]
+    return _load(str(path.resolve()), max(meta, default=0.0))

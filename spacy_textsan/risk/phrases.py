@@ -1,0 +1,110 @@
+"""Phrases that describe a person, beyond the detectors' candidates (pure functions).
+
+Seed 002 looks up the terms of a document in an inverted index of background
+records; what singles a person out is often not a name but a short phrase: an
+occupation (``worked as a taxi driver``), a health condition (``suffering from
+multiple sclerosis``), a family situation (``three children``), a count of
+offences or of plots. :func:`find_phrases` finds such phrases by their cue, so
+that ``kanon_risk`` can look them up like any candidate; a phrase rare in the
+background becomes a risky quasi-identifier.
+
+:func:`english_count` is the general-English side of the background: how many
+of ``n_records`` documents of ordinary English would contain a term, from its
+wordfreq frequency, so that text from another domain does not make every
+common phrase "rare".
+"""
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["Phrase", "find_phrases", "english_count", "PHRASE_KINDS"]
+
+#: Tokens in a typical background document (TAB judgments: ~3,000 words).
+DOCUMENT_TOKENS = 3000
+
+_WORD = r"[A-Za-z][A-Za-z'’-]*"
+_STOP = (
+    r"(?!(?:and|or|but|in|on|at|to|for|from|with|by|of|since|until|when|while|which|who|that|the|a|an|"
+    r"his|her|their|its|he|she|they|was|were|is|are|had|has|have|been|being|before|after|during)\b)"
+)
+# up to three words after the cue, none of them a function word (the phrase stops there)
+_TAIL = rf"(?:an?\s+|the\s+)?((?:{_STOP}{_WORD}\s+){{0,2}}{_STOP}{_WORD})"
+_NUMBER = r"(?:\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several)"
+_COUNTED = (
+    r"children|sons|daughters|brothers|sisters|grandchildren|siblings|wives|husbands|"
+    r"counts?|offences|offenses|convictions|charges|previous\s+convictions|"
+    r"plots?|parcels?|hectares|acres|head\s+of\s+cattle|cattle|sheep|goats|cows|horses|houses|flats|apartments"
+)
+
+#: (kind, TAB label, pattern with the phrase in group 1)
+_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    (
+        "occupation",
+        "DEM",
+        re.compile(
+            rf"\b(?:work(?:s|ed|ing)?|employed|hired|served|trained|qualified|practis(?:ed|ing)|practic(?:ed|ing))"
+            rf"\s+as\s+{_TAIL}",
+            re.I,
+        ),
+    ),
+    (
+        "occupation",
+        "DEM",
+        re.compile(rf"\b(?:by\s+profession|occupation|profession|job\s+title)\s*(?:was|is|:)?\s+{_TAIL}", re.I),
+    ),
+    (
+        "condition",
+        "DEM",
+        re.compile(
+            rf"\b(?:suffer(?:s|ed|ing)?\s+from|diagnosed\s+with|treated\s+for|diagnosis\s+of|"
+            rf"disabled\s+by|living\s+with)\s+{_TAIL}",
+            re.I,
+        ),
+    ),
+    ("count", "QUANTITY", re.compile(rf"\b({_NUMBER}\s+(?:{_COUNTED}))\b", re.I)),
+)
+PHRASE_KINDS = tuple(dict.fromkeys(kind for kind, _, _ in _PATTERNS))
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A phrase of the text that may describe a person."""
+
+    start: int
+    end: int
+    text: str
+    label: str
+    kind: str
+
+
+def find_phrases(text: str) -> list[Phrase]:
+    """The cued phrases of ``text``, in text order, without overlaps (the first
+    pattern to claim a stretch keeps it)."""
+    found: list[Phrase] = []
+    taken: list[tuple[int, int]] = []
+    for kind, label, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            start, end = match.span(1)
+            phrase = text[start:end].rstrip(".,;:")
+            end = start + len(phrase)
+            if len(phrase) < 3 or any(start < e and s < end for s, e in taken):
+                continue
+            taken.append((start, end))
+            found.append(Phrase(start, end, phrase, label, kind))
+    return sorted(found, key=lambda p: p.start)
+
+
+@lru_cache(maxsize=65536)
+def english_count(term: str, n_records: int, lang: str = "en", doc_tokens: int = DOCUMENT_TOKENS) -> float:
+    """How many of ``n_records`` ordinary English documents of ``doc_tokens``
+    words would contain ``term``: ``n * (1 - (1 - f) ** doc_tokens)`` with
+    ``f`` its wordfreq frequency (a multi-word term's frequency is wordfreq's
+    estimate for the phrase). 0.0 for a term wordfreq does not know."""
+    from wordfreq import word_frequency  # loads its frequency lists on first use
+
+    freq = word_frequency(term, lang)
+    if freq <= 0.0:
+        return 0.0
+    return n_records * -math.expm1(doc_tokens * math.log1p(-min(freq, 0.5)))

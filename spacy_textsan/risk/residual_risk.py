@@ -1,0 +1,240 @@
+"""The ``residual_risk`` factory: what a reader who knows the background can still
+do with what stays visible, after the decision.
+
+It runs after the decision component (``mask_optimizer`` or ``mask_all``) and,
+for the quasi-identifiers left in clear (kept candidates and, with ``phrases``,
+the cued phrases of :mod:`.phrases` outside masked spans), counts the records of
+the background index that share all of them: ``k``. The smaller ``k``, the
+fewer people the visible combination fits. ``doc._.residual_risk`` holds::
+
+    {"k": 3, "n_background": 219, "min_k": 5, "reached": false,
+     "visible": ["ministry of justice", "taxi driver"],
+     "narrowing": [["taxi driver", 3], ["ministry of justice", 41]],
+     "unknown": [], "masked_for_min_k": []}
+
+``narrowing`` lists the visible terms that narrow the set most (fewest
+records first). A visible term the background does not know and that is not
+common English (``english_prior``) is ``unknown``: nobody in the background
+matches it, so ``k`` is 0. With ``min_k`` the component masks, one entity at a
+time and narrowest first, until ``k`` reaches ``min_k`` (a visible phrase is
+added to the candidates to be masked), and says where it could not
+(``reached: false``). Without an index (or if anything raises) ``k`` is
+``None``, an error is reported and, with ``min_k``, every kept candidate is
+masked: fail closed.
+"""
+
+import logging
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..entities import group_entities
+from ..extensions import QUASI, SPANS_KEY, add_error, add_reason, doc_text, get_candidates
+from .background import SHIPPED_BACKGROUND, load_index
+from .kanon_index import InvertedIndex, normalise_term
+from .phrases import english_count, find_phrases
+
+logger = logging.getLogger("spacy_textsan")
+
+__all__ = ["ResidualRisk", "make_residual_risk", "residual_k"]
+
+
+@Language.factory(
+    "residual_risk",
+    requires=["doc.spans"],
+    assigns=["doc._.residual_risk"],
+    default_config={
+        "spans_key": SPANS_KEY,
+        "index_path": None,
+        "background": False,
+        "min_k": 0,
+        "phrases": False,
+        "english_prior": False,
+        "top": 3,
+    },
+)
+def make_residual_risk(
+    nlp: Language,
+    name: str,
+    spans_key: str,
+    index_path: str | None,
+    background: bool,
+    min_k: int,
+    phrases: bool,
+    english_prior: bool,
+    top: int,
+) -> "ResidualRisk":
+    return ResidualRisk(
+        name,
+        spans_key=spans_key,
+        index_path=index_path,
+        background=background,
+        min_k=min_k,
+        phrases=phrases,
+        english_prior=english_prior,
+        top=top,
+    )
+
+
+def residual_k(terms: Iterable[str], index: InvertedIndex) -> int:
+    """The records of ``index`` that hold every one of ``terms`` (all records for none)."""
+    terms = list(dict.fromkeys(terms))
+    return index.intersection_count(terms) if terms else index.n_records
+
+
+class ResidualRisk:
+    """The k of the visible combination, and masking until it reaches ``min_k``."""
+
+    #: it may still mask (``min_k``): a decision (see :mod:`spacy_textsan.pipeline`)
+    textsan_stage = "decide"
+
+    def __init__(
+        self,
+        name: str = "residual_risk",
+        *,
+        spans_key: str = SPANS_KEY,
+        index_path: str | Path | None = None,
+        background: bool = False,
+        min_k: int = 0,
+        phrases: bool = False,
+        english_prior: bool = False,
+        top: int = 3,
+        index: InvertedIndex | None = None,
+    ) -> None:
+        if min_k < 0:
+            raise ValueError(f"residual_risk: min_k must be >= 0, got {min_k}")
+        self.name = name
+        self.spans_key = spans_key
+        self.min_k = min_k
+        self.phrases = phrases
+        self.english_prior = english_prior
+        self.top = top
+        self.index = index
+        self._index_error: str | None = None
+        if index is None and not index_path and background:
+            index_path = SHIPPED_BACKGROUND
+        if index is None and index_path:
+            try:
+                self.index = load_index(index_path)
+            except (OSError, ValueError) as error:
+                self._index_error = f"cannot load index_path: {error}"
+        elif index is None:
+            self._index_error = "no background index (set index_path or background = true)"
+
+    def __call__(self, doc: Doc) -> Doc:
+        try:
+            if self.index is None:
+                raise LookupError(self._index_error)
+            doc._.residual_risk = self.assess(doc, self.index)
+        except Exception as error:  # fail closed: unknown k, and with min_k everything kept is masked
+            logger.warning("residual_risk failed: %s", error)
+            add_error(doc, f"{self.name}: {type(error).__name__}: {error}")
+            masked = self._mask_all_kept(doc) if self.min_k else []
+            doc._.residual_risk = {
+                "k": None,
+                "n_background": self.index.n_records if self.index is not None else 0,
+                "min_k": self.min_k,
+                "reached": False if self.min_k else None,
+                "visible": [],
+                "narrowing": [],
+                "unknown": [],
+                "masked_for_min_k": masked,
+                "error": str(error),
+            }
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    # -- steps ------------------------------------------------------------------
+
+    def _count(self, term: str, index: InvertedIndex) -> int:
+        return index.count(term)
+
+    def _uninformative(self, term: str, index: InvertedIndex) -> bool:
+        """A term the background does not know but that is common in ordinary English (``english_prior``),
+        as kanon_risk judges it: it narrows nothing down."""
+        return (
+            self.english_prior
+            and index.count(term) == 0
+            and english_count(term, max(1, index.n_records)) >= max(2, self.min_k)
+        )
+
+    def _visible(self, doc: Doc) -> list[tuple[str, list[Span] | None, tuple[int, int, str] | None]]:
+        """(term, the kept entity's spans or None, the phrase (start, end, label) or None) in text order."""
+        candidates = get_candidates(doc, self.spans_key)
+        items: list[tuple[str, list[Span] | None, tuple[int, int, str] | None]] = []
+        for entity in group_entities(candidates):
+            if all(s._.masked is False for s in entity.spans):
+                term = normalise_term(entity.representative.text, entity.label)
+                if term:
+                    items.append((term, entity.spans, None))
+        if self.phrases:  # phrases outside every candidate (a kept candidate is counted above)
+            taken = [(s.start_char, s.end_char) for s in candidates]
+            for phrase in find_phrases(doc_text(doc)):
+                if not any(phrase.start < e and s < phrase.end for s, e in taken):
+                    term = normalise_term(phrase.text, phrase.label)
+                    if term:
+                        items.append((term, None, (phrase.start, phrase.end, phrase.label)))
+        return items
+
+    def assess(self, doc: Doc, index: InvertedIndex) -> dict[str, Any]:
+        """The residual risk of ``doc`` (masking more first when ``min_k`` asks for it)."""
+        masked_for_min_k: list[str] = []
+        while True:
+            items = self._visible(doc)
+            informative = [it for it in items if not self._uninformative(it[0], index)]
+            terms = list(dict.fromkeys(t for t, _, _ in informative))
+            counts = {t: self._count(t, index) for t in terms}
+            unknown = [t for t in terms if counts[t] == 0]
+            k = 0 if unknown else residual_k(terms, index)
+            if not self.min_k or k >= self.min_k or not informative:
+                break
+            term, spans, phrase = min(informative, key=lambda it: (counts[it[0]], it[0]))
+            self._mask(doc, spans, phrase, f"min_k: '{term}' left {k} < {self.min_k} background records")
+            masked_for_min_k.append(term)
+        narrowing = sorted(terms, key=lambda t: (counts[t], t))[: self.top]
+        return {
+            "k": k,
+            "n_background": index.n_records,
+            "min_k": self.min_k,
+            "reached": (k >= self.min_k) if self.min_k else None,
+            "visible": terms,
+            "narrowing": [[t, counts[t]] for t in narrowing],
+            "unknown": unknown,
+            "masked_for_min_k": masked_for_min_k,
+        }
+
+    def _mask(self, doc: Doc, spans: list[Span] | None, phrase: tuple[int, int, str] | None, reason: str) -> None:
+        if spans is None and phrase is not None:
+            start, end, label = phrase
+            span = doc.char_span(start, end, label=label, alignment_mode="expand")
+            if span is None:
+                return
+            span._.source = "phrase:residual_risk"
+            span._.identifier_type = QUASI
+            candidates = get_candidates(doc, self.spans_key)
+            doc.spans[self.spans_key] = sorted(candidates + [span], key=lambda s: (s.start_char, s.end_char))
+            spans = [span]
+        for span in spans or []:
+            span._.masked = True
+            add_reason(span, reason)
+
+    def _mask_all_kept(self, doc: Doc) -> list[str]:
+        kept = [s for s in get_candidates(doc, self.spans_key) if s._.masked is False]
+        for span in kept:
+            span._.masked = True
+            add_reason(span, "residual_risk failed: masked (fail closed)")
+        return [s.text for s in kept]
+
+    # -- serialization: the index is loaded from its path ---------------------------
+
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
+        Path(path).mkdir(parents=True, exist_ok=True)
+
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> "ResidualRisk":
+        return self
