@@ -225,7 +225,8 @@ def test_default_config():
     cfg = dict(nlp.config["components"]["kanon_risk"])
     assert cfg == {"factory": "kanon_risk", "k": 5, "max_arity": 2, "selection": "optimizer", "seed": 0,
                    "max_combinations": 100_000, "spans_key": "textsan", "index_path": None,
-                   "exclude_labels": [], "background": False, "phrases": False, "english_prior": False}
+                   "exclude_labels": [], "background": False, "phrases": False, "english_prior": False,
+                   "rare_words": False}
 
 
 def test_index_path_and_initialize(index, tmp_path):

@@ -64,6 +64,9 @@ def test_phrases_found_by_their_cue():
     ]
     # the phrase stops at a function word
     assert [p.text for p in find_phrases("She worked as a nurse in Leeds.")] == ["nurse"]
+    # any counted thing, but not the counts every text has
+    text = "He carried 79 packages, had 14 stab wounds, waited three years and met 5 other applicants."
+    assert [p.text for p in find_phrases(text)] == ["79 packages", "14 stab wounds"]
 
 
 def test_rare_phrases_are_masked_common_terms_stay_and_k_is_reported(index):
@@ -198,3 +201,22 @@ def test_visualize_says_the_residual_risk():
     )
     assert residual_line({"k": None, "error": "no background index"}) == "residual risk: unknown (no background index)"
     assert residual_line(None) is None
+
+
+def test_rare_words_rare_in_english_and_in_the_background_are_masked(index):
+    nlp = spacy.blank("en")
+    kanon = nlp.add_pipe("kanon_risk", config={"k": 2, "phrases": True, "rare_words": True})
+    kanon.set_index(InvertedIndex.from_records(RECORDS + [["w:diamorphine", "w:inadmissible"]] * 2).freeze())
+    text = "Ayse Kaya carried diamorphine and heroin; the complaint was inadmissible."
+    doc = kanon(candidates(nlp, text, [("Ayse Kaya", "PERSON")]))
+    added = [(s.text, s.label_, s._.source) for s in doc.spans["textsan"] if s.text != "Ayse Kaya"]
+    # diamorphine is rare in English but known to 2 background records (k = 2): kept; so is inadmissible;
+    # heroin is common English; nothing else is rare
+    assert added == []
+    kanon.k = 3
+    doc = kanon(candidates(nlp, text, [("Ayse Kaya", "PERSON")]))
+    added = [(s.text, s.label_, s._.source) for s in doc.spans["textsan"] if s.text != "Ayse Kaya"]
+    assert added == [("diamorphine", "MISC", "phrase:rare_word"), ("inadmissible", "MISC", "phrase:rare_word")]
+    assert [p.text for p in find_phrases("joined against 722 other Dev-Yol defendants")] == [
+        "722 other Dev-Yol defendants"
+    ]

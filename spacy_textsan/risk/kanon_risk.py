@@ -42,7 +42,7 @@ from ..extensions import QUASI, SPANS_KEY, add_risky_set, doc_text, fail_closed,
 from .background import SHIPPED_BACKGROUND, load_index
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
 from .kanon_index import InvertedIndex, normalise_term
-from .phrases import english_count, find_phrases
+from .phrases import english_count, find_phrases, find_words, is_rare_word, word_term
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -65,6 +65,7 @@ DEFAULT_CONFIG = {
     "background": False,
     "phrases": False,
     "english_prior": False,
+    "rare_words": False,
 }
 
 
@@ -88,6 +89,7 @@ def make_kanon_risk(
     background: bool,
     phrases: bool,
     english_prior: bool,
+    rare_words: bool,
 ) -> "KanonRisk":
     return KanonRisk(
         name,
@@ -102,6 +104,7 @@ def make_kanon_risk(
         background=background,
         phrases=phrases,
         english_prior=english_prior,
+        rare_words=rare_words,
     )
 
 
@@ -141,11 +144,14 @@ def doc_terms(
     doc: Doc, spans_key: str = SPANS_KEY, exclude_labels: Iterable[str] = (), phrases: bool = False
 ) -> list[str]:
     """The normalised texts of a doc's candidate spans and, with ``phrases``,
-    of its cued phrases (:func:`.phrases.find_phrases`), deduplicated, in order."""
+    of its cued phrases (:func:`.phrases.find_phrases`) and words (:func:`.phrases.word_term`),
+    deduplicated, in order."""
     exclude = set(exclude_labels)
     terms = [normalise_term(s.text, s.label_) for s in get_candidates(doc, spans_key) if s.label_ not in exclude]
     if phrases:
-        terms += [normalise_term(p.text, p.label) for p in find_phrases(doc_text(doc)) if p.label not in exclude]
+        text = doc_text(doc)
+        terms += [normalise_term(p.text, p.label) for p in find_phrases(text) if p.label not in exclude]
+        terms += [word_term(w) for _, _, w in find_words(text)]
     return [t for t in dict.fromkeys(terms) if t]
 
 
@@ -184,6 +190,7 @@ class KanonRisk:
         background: bool = False,
         phrases: bool = False,
         english_prior: bool = False,
+        rare_words: bool = False,
     ) -> None:
         if selection not in SELECTION_MODES:
             raise ValueError(f"kanon_risk: selection must be one of {SELECTION_MODES}, got {selection!r}")
@@ -204,6 +211,8 @@ class KanonRisk:
         self.phrases = phrases
         #: a term common in general English (wordfreq) counts as common whatever the background says
         self.english_prior = english_prior
+        #: with ``phrases``: words rare in ordinary English and in the background are risky too
+        self.rare_words = rare_words
         self.index: InvertedIndex | None = index
         self._index_error: str | None = None
         if index is None and not index_path and background:
@@ -290,13 +299,15 @@ class KanonRisk:
 
     def count(self, term: str) -> int:
         """The records ``term`` occurs in: the background's count or, with
-        ``english_prior`` and a term the background does not know (text from
-        another domain), its expected count in ordinary English."""
+        ``english_prior`` and a single word the background does not know (text
+        from another domain), its expected count in ordinary English."""
         assert self.index is not None
         if not term:
             return 0
         count = self.index.count(term)
-        if self.english_prior and count == 0:  # a term the background does not know: ordinary English decides
+        if self.english_prior and count == 0 and " " not in term:
+            # a word the background does not know: ordinary English decides (not a phrase: wordfreq's
+            # estimate for a phrase is near that of its rarest word, far above the phrase's own)
             count = int(english_count(term, max(1, self.index.n_records)))
         return count
 
@@ -328,8 +339,30 @@ class KanonRisk:
             span._.identifier_type = QUASI
             taken.append((span.start_char, span.end_char))
             added.append(span)
+        if self.rare_words:
+            added += self._rare_words(doc, taken)
         if added:
             doc.spans[self.spans_key] = sorted(candidates + added, key=lambda s: (s.start_char, s.end_char))
+
+    def _rare_words(self, doc: Doc, taken: list[tuple[int, int]]) -> list[Span]:
+        """Words outside every candidate that are rare in ordinary English
+        (:func:`.phrases.is_rare_word`) and in fewer than ``k`` background records (source
+        ``phrase:rare_word``, label MISC): a drug, a foreign job title, a name the detectors missed."""
+        assert self.index is not None
+        added = []
+        for start, end, word in find_words(doc_text(doc)):
+            if any(start < e and s < end for s, e in taken) or not is_rare_word(word.casefold()):
+                continue
+            if self.index.count(word_term(word)) >= self.k:
+                continue
+            span = doc.char_span(start, end, label="MISC", alignment_mode="expand")
+            if span is None or any(span.start_char < e and s < span.end_char for s, e in taken):
+                continue
+            span._.source = "phrase:rare_word"
+            span._.identifier_type = QUASI
+            taken.append((span.start_char, span.end_char))
+            added.append(span)
+        return added
 
     def _alone_reason(self, entity: EntityTerms) -> str:
         return f"'{entity.term}' appears in {entity.count} < {self.k} records"

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Phrase", "find_phrases", "english_count", "PHRASE_KINDS"]
+__all__ = ["Phrase", "find_phrases", "find_words", "word_term", "english_count", "is_rare_word", "PHRASE_KINDS"]
 
 #: Tokens in a typical background document (TAB judgments: ~3,000 words).
 DOCUMENT_TOKENS = 3000
@@ -31,11 +31,20 @@ _STOP = (
 )
 # up to three words after the cue, none of them a function word (the phrase stops there)
 _TAIL = rf"(?:an?\s+|the\s+)?((?:{_STOP}{_WORD}\s+){{0,2}}{_STOP}{_WORD})"
-_NUMBER = r"(?:\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several)"
+_NUMBER = (
+    r"(?:\d{1,4}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|"
+    r"seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several)"
+)
 _COUNTED = (
     r"children|sons|daughters|brothers|sisters|grandchildren|siblings|wives|husbands|"
     r"counts?|offences|offenses|convictions|charges|previous\s+convictions|"
     r"plots?|parcels?|hectares|acres|head\s+of\s+cattle|cattle|sheep|goats|cows|horses|houses|flats|apartments"
+)
+
+_NOT_COMMON_COUNT = (
+    r"(?!(?:year|month|week|day|hour|minute|second|time|occasion|person|people|other|case|applicant|judge|"
+    r"article|paragraph|part|point|member|party|parties|state|count|way|thing|reason|question|ground|"
+    r"step|stage|issue|decision|judgment|instance)s?\b)"
 )
 
 #: (kind, TAB label, pattern with the phrase in group 1)
@@ -64,6 +73,12 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         ),
     ),
     ("count", "QUANTITY", re.compile(rf"\b({_NUMBER}\s+(?:{_COUNTED}))\b", re.I)),
+    # any other counted thing ("79 packages", "14 stab wounds"), but not the counts every text has
+    (
+        "count",
+        "QUANTITY",
+        re.compile(rf"\b({_NUMBER}\s+(?:{_STOP}[A-Za-z][\w-]*\s+){{0,2}}{_NOT_COMMON_COUNT}[a-z]{{3,}}s)\b"),
+    ),
 )
 PHRASE_KINDS = tuple(dict.fromkeys(kind for kind, _, _ in _PATTERNS))
 
@@ -108,3 +123,27 @@ def english_count(term: str, n_records: int, lang: str = "en", doc_tokens: int =
     if freq <= 0.0:
         return 0.0
     return n_records * -math.expm1(doc_tokens * math.log1p(-min(freq, 0.5)))
+
+
+#: A word rarer than this in ordinary English (wordfreq Zipf scale: 3 = once per million words)
+#: and in fewer than k background records is a rare word (``diamorphine``, a foreign job title).
+RARE_WORD_ZIPF = 3.0
+_WORDS = re.compile(r"(?<![\w-])[^\W\d_][^\W_]{4,}(?![\w-])")
+
+
+def find_words(text: str) -> list[tuple[int, int, str]]:
+    """The words of five letters or more, ``(start, end, word)`` in text order."""
+    return [(m.start(), m.end(), m.group()) for m in _WORDS.finditer(text)]
+
+
+def word_term(word: str) -> str:
+    """The background index term of a word (prefixed: words and candidate terms are counted apart)."""
+    return "w:" + word.casefold()
+
+
+@lru_cache(maxsize=65536)
+def is_rare_word(word: str, lang: str = "en", zipf: float = RARE_WORD_ZIPF) -> bool:
+    """Rarer than ``zipf`` in ordinary English (wordfreq)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, lang) < zipf

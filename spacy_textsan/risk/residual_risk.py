@@ -160,6 +160,7 @@ class ResidualRisk:
         as kanon_risk judges it: it narrows nothing down."""
         return (
             self.english_prior
+            and " " not in term
             and index.count(term) == 0
             and english_count(term, max(1, index.n_records)) >= max(2, self.min_k)
         )
