@@ -122,6 +122,26 @@ def get_candidates(doc: Doc, spans_key: str = SPANS_KEY) -> list[Span]:
     return list(doc.ents)
 
 
+def new_candidate(doc: Doc, start: int, end: int, label: str, source: str, taken: list[tuple[int, int]]) -> Span | None:
+    """A quasi-identifier span that a risk measure proposes (a rare phrase):
+    ``None`` if it overlaps a range of ``taken``, which it joins otherwise.
+    Call :func:`add_candidates` to put it in the span group."""
+    span = doc.char_span(start, end, label=label, alignment_mode="expand")
+    if span is None or any(span.start_char < e and s < span.end_char for s, e in taken):
+        return None
+    span._.source = source
+    span._.identifier_type = QUASI
+    taken.append((span.start_char, span.end_char))
+    return span
+
+
+def add_candidates(doc: Doc, spans: Sequence[Span], spans_key: str = SPANS_KEY) -> None:
+    """Add ``spans`` to the candidates, keeping them in text order."""
+    if spans:
+        merged = get_candidates(doc, spans_key) + list(spans)
+        doc.spans[spans_key] = sorted(merged, key=lambda s: (s.start_char, s.end_char))
+
+
 _TEXT_KEY = ("spacy_textsan", "text")
 
 

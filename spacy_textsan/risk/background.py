@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .kanon_index import InvertedIndex
 
-__all__ = ["SHIPPED_BACKGROUND", "load_index"]
+__all__ = ["SHIPPED_BACKGROUND", "load_index", "resolve_index"]
 
 SHIPPED_BACKGROUND = Path(__file__).parent / "data" / "background"
 
@@ -34,3 +34,20 @@ def load_index(path: str | Path) -> InvertedIndex:
     path = Path(path)
     meta = [p.stat().st_mtime for p in sorted(path.iterdir())] if path.is_dir() else [path.stat().st_mtime]
     return _load(str(path.resolve()), max(meta, default=0.0))
+
+
+def resolve_index(
+    index_path: str | Path | None, background: bool
+) -> tuple[InvertedIndex | None, str | None, str | None]:
+    """``(index, path, error)`` of a component's configuration: the index at
+    ``index_path``, else the shipped background when ``background``; a path
+    that cannot be loaded gives ``(None, path, error)`` (the component fails
+    closed), no path at all ``(None, None, None)``."""
+    if not index_path and background:
+        index_path = SHIPPED_BACKGROUND
+    if not index_path:
+        return None, None, None
+    try:
+        return load_index(index_path), str(index_path), None
+    except (OSError, ValueError) as error:
+        return None, str(index_path), f"cannot load index_path: {error}"

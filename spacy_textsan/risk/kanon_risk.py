@@ -38,8 +38,17 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..entities import Entity, group_entities
-from ..extensions import QUASI, SPANS_KEY, add_risky_set, doc_text, fail_closed, get_candidates, set_risk
-from .background import SHIPPED_BACKGROUND, load_index
+from ..extensions import (
+    SPANS_KEY,
+    add_candidates,
+    add_risky_set,
+    doc_text,
+    fail_closed,
+    get_candidates,
+    new_candidate,
+    set_risk,
+)
+from .background import resolve_index
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
 from .kanon_index import InvertedIndex, normalise_term
 from .phrases import english_count, find_phrases, find_words, is_rare_word, word_term
@@ -215,16 +224,12 @@ class KanonRisk:
         self.rare_words = rare_words
         self.index: InvertedIndex | None = index
         self._index_error: str | None = None
-        if index is None and not index_path and background:
-            index_path = str(SHIPPED_BACKGROUND)  # the background shipped with the package
-            self.index_path = index_path
-        if index is None and index_path:
-            try:
-                self.index = load_index(index_path)
-            except (OSError, ValueError) as error:
+        if index is None:
+            self.index, path, self._index_error = resolve_index(index_path, background)
+            self.index_path = path if path is not None else index_path
+            if self._index_error:
                 # A saved pipeline moved to another machine loads its own copy
                 # in from_disk; until then the component fails closed.
-                self._index_error = f"cannot load index_path: {error}"
                 warnings.warn(
                     f"kanon_risk: {self._index_error}; every candidate will be treated as risky", stacklevel=2
                 )
@@ -332,17 +337,12 @@ class KanonRisk:
                 continue
             if self.count(normalise_term(phrase.text, phrase.label)) >= self.k:
                 continue
-            span = doc.char_span(phrase.start, phrase.end, label=phrase.label, alignment_mode="expand")
-            if span is None or any(span.start_char < e and s < span.end_char for s, e in taken):
-                continue
-            span._.source = f"phrase:{phrase.kind}"
-            span._.identifier_type = QUASI
-            taken.append((span.start_char, span.end_char))
-            added.append(span)
+            span = new_candidate(doc, phrase.start, phrase.end, phrase.label, f"phrase:{phrase.kind}", taken)
+            if span is not None:
+                added.append(span)
         if self.rare_words:
             added += self._rare_words(doc, taken)
-        if added:
-            doc.spans[self.spans_key] = sorted(candidates + added, key=lambda s: (s.start_char, s.end_char))
+        add_candidates(doc, added, self.spans_key)
 
     def _rare_words(self, doc: Doc, taken: list[tuple[int, int]]) -> list[Span]:
         """Words outside every candidate that are rare in ordinary English
@@ -355,13 +355,9 @@ class KanonRisk:
                 continue
             if self.index.count(word_term(word)) >= self.k:
                 continue
-            span = doc.char_span(start, end, label="MISC", alignment_mode="expand")
-            if span is None or any(span.start_char < e and s < span.end_char for s, e in taken):
-                continue
-            span._.source = "phrase:rare_word"
-            span._.identifier_type = QUASI
-            taken.append((span.start_char, span.end_char))
-            added.append(span)
+            span = new_candidate(doc, start, end, "MISC", "phrase:rare_word", taken)
+            if span is not None:
+                added.append(span)
         return added
 
     def _alone_reason(self, entity: EntityTerms) -> str:

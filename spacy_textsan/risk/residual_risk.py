@@ -32,8 +32,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..entities import group_entities
-from ..extensions import QUASI, SPANS_KEY, add_error, add_reason, doc_text, get_candidates
-from .background import SHIPPED_BACKGROUND, load_index
+from ..extensions import SPANS_KEY, add_candidates, add_error, add_reason, doc_text, get_candidates, new_candidate
+from .background import resolve_index
 from .kanon_index import InvertedIndex, normalise_term
 from .phrases import english_count, find_phrases
 
@@ -114,15 +114,11 @@ class ResidualRisk:
         self.top = top
         self.index = index
         self._index_error: str | None = None
-        if index is None and not index_path and background:
-            index_path = SHIPPED_BACKGROUND
-        if index is None and index_path:
-            try:
-                self.index = load_index(index_path)
-            except (OSError, ValueError) as error:
-                self._index_error = f"cannot load index_path: {error}"
-        elif index is None:
-            self._index_error = "no background index (set index_path or background = true)"
+        if index is None:
+            self.index, _, error = resolve_index(index_path, background)
+            self._index_error = error or (
+                None if self.index is not None else "no background index (set index_path or background = true)"
+            )
 
     def __call__(self, doc: Doc) -> Doc:
         try:
@@ -213,13 +209,10 @@ class ResidualRisk:
     def _mask(self, doc: Doc, spans: list[Span] | None, phrase: tuple[int, int, str] | None, reason: str) -> None:
         if spans is None and phrase is not None:
             start, end, label = phrase
-            span = doc.char_span(start, end, label=label, alignment_mode="expand")
+            span = new_candidate(doc, start, end, label, "phrase:residual_risk", [])
             if span is None:
                 return
-            span._.source = "phrase:residual_risk"
-            span._.identifier_type = QUASI
-            candidates = get_candidates(doc, self.spans_key)
-            doc.spans[self.spans_key] = sorted(candidates + [span], key=lambda s: (s.start_char, s.end_char))
+            add_candidates(doc, [span], self.spans_key)
             spans = [span]
         for span in spans or []:
             span._.masked = True
