@@ -42,9 +42,11 @@ from ..extensions import (
     SPANS_KEY,
     add_candidates,
     add_risky_set,
+    covered_chars,
     doc_text,
     fail_closed,
     get_candidates,
+    is_covered,
     new_candidate,
     set_risk,
 )
@@ -329,33 +331,32 @@ class KanonRisk:
         that overlap no candidate and occur in fewer than ``k`` records to the
         candidates, as quasi-identifiers (source ``phrase:<kind>``); common
         phrases stay out of the decision (visible)."""
-        candidates = get_candidates(doc, self.spans_key)
-        taken = [(s.start_char, s.end_char) for s in candidates]
+        covered = covered_chars(doc, get_candidates(doc, self.spans_key))
         added = []
         for phrase in find_phrases(doc_text(doc)):
-            if any(phrase.start < e and s < phrase.end for s, e in taken):
+            if is_covered(covered, phrase.start, phrase.end):
                 continue
             if self.count(normalise_term(phrase.text, phrase.label)) >= self.k:
                 continue
-            span = new_candidate(doc, phrase.start, phrase.end, phrase.label, f"phrase:{phrase.kind}", taken)
+            span = new_candidate(doc, phrase.start, phrase.end, phrase.label, f"phrase:{phrase.kind}", covered)
             if span is not None:
                 added.append(span)
         if self.rare_words:
-            added += self._rare_words(doc, taken)
+            added += self._rare_words(doc, covered)
         add_candidates(doc, added, self.spans_key)
 
-    def _rare_words(self, doc: Doc, taken: list[tuple[int, int]]) -> list[Span]:
+    def _rare_words(self, doc: Doc, covered: bytearray) -> list[Span]:
         """Words outside every candidate that are rare in ordinary English
         (:func:`.phrases.is_rare_word`) and in fewer than ``k`` background records (source
         ``phrase:rare_word``, label MISC): a drug, a foreign job title, a name the detectors missed."""
         assert self.index is not None
         added = []
         for start, end, word in find_words(doc_text(doc)):
-            if any(start < e and s < end for s, e in taken) or not is_rare_word(word.casefold()):
+            if is_covered(covered, start, end) or not is_rare_word(word.casefold()):
                 continue
             if self.index.count(word_term(word)) >= self.k:
                 continue
-            span = new_candidate(doc, start, end, "MISC", "phrase:rare_word", taken)
+            span = new_candidate(doc, start, end, "MISC", "phrase:rare_word", covered)
             if span is not None:
                 added.append(span)
         return added

@@ -32,7 +32,17 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..entities import group_entities
-from ..extensions import SPANS_KEY, add_candidates, add_error, add_reason, doc_text, get_candidates, new_candidate
+from ..extensions import (
+    SPANS_KEY,
+    add_candidates,
+    add_error,
+    add_reason,
+    covered_chars,
+    doc_text,
+    get_candidates,
+    is_covered,
+    new_candidate,
+)
 from .background import resolve_index
 from .kanon_index import InvertedIndex, normalise_term
 from .phrases import english_count, find_phrases
@@ -171,9 +181,9 @@ class ResidualRisk:
                 if term:
                     items.append((term, entity.spans, None))
         if self.phrases:  # phrases outside every candidate (a kept candidate is counted above)
-            taken = [(s.start_char, s.end_char) for s in candidates]
+            covered = covered_chars(doc, candidates)
             for phrase in find_phrases(doc_text(doc)):
-                if not any(phrase.start < e and s < phrase.end for s, e in taken):
+                if not is_covered(covered, phrase.start, phrase.end):
                     term = normalise_term(phrase.text, phrase.label)
                     if term:
                         items.append((term, None, (phrase.start, phrase.end, phrase.label)))
@@ -209,7 +219,7 @@ class ResidualRisk:
     def _mask(self, doc: Doc, spans: list[Span] | None, phrase: tuple[int, int, str] | None, reason: str) -> None:
         if spans is None and phrase is not None:
             start, end, label = phrase
-            span = new_candidate(doc, start, end, label, "phrase:residual_risk", [])
+            span = new_candidate(doc, start, end, label, "phrase:residual_risk", bytearray(len(doc_text(doc))))
             if span is None:
                 return
             add_candidates(doc, [span], self.spans_key)
