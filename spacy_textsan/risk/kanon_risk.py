@@ -220,7 +220,7 @@ class KanonRisk:
         self.exclude_labels = set(exclude_labels)
         #: look up the cued phrases of the text too (occupations, conditions, counts: :mod:`.phrases`)
         self.phrases = phrases
-        #: a term common in general English (wordfreq) counts as common whatever the background says
+        #: a single word the background does not know is judged by its frequency in ordinary English (wordfreq)
         self.english_prior = english_prior
         #: with ``phrases``: words rare in ordinary English and in the background are risky too
         self.rare_words = rare_words
