@@ -27,12 +27,23 @@ class MissingKeyError(ValueError):
 
 
 class Secret:
-    """Bytes that do not print."""
+    """Bytes that do not print, and that a pickle never holds.
 
-    __slots__ = ("_value",)
+    ``source`` says where the key was read (``("file", path)`` or ``("env",
+    name)``): a pickled Secret stores only that and reads the key again when
+    it is unpickled, so ``pickle.dumps(nlp)`` of a pipeline with a key holds
+    no key. A Secret made from bytes alone cannot be pickled."""
 
-    def __init__(self, value: bytes) -> None:
+    __slots__ = ("_value", "source")
+
+    def __init__(self, value: bytes, source: tuple[str, str] | None = None) -> None:
         self._value = bytes(value)
+        self.source = source
+
+    def __reduce__(self) -> tuple:
+        if self.source is None:
+            raise TypeError("a Secret read from no key file or variable cannot be pickled (it would hold the key)")
+        return (_reread, (self.source,))
 
     def reveal(self) -> bytes:
         return self._value
@@ -49,6 +60,14 @@ class Secret:
         return hash(("Secret", self._value))
 
 
+def _reread(source: tuple[str, str]) -> Secret:
+    """The key of a pickled :class:`Secret`, read again from where it came from."""
+    kind, where = source
+    key = read_key(where, None) if kind == "file" else read_key(None, where)
+    assert key is not None  # required: a missing key raised
+    return key
+
+
 def read_key(
     key_file: str | Path | None = None, key_env: str | None = None, what: str = "key", required: bool = True
 ) -> Secret | None:
@@ -63,11 +82,11 @@ def read_key(
             raise MissingKeyError(f"cannot read the {what} file {path}: {e.strerror or type(e).__name__}") from None
         if not value:
             raise MissingKeyError(f"the {what} file {path} is empty")
-        return Secret(value)
+        return Secret(value, ("file", str(path)))
     if key_env:
         value = os.environ.get(key_env, "").strip().encode("utf-8")
         if value:
-            return Secret(value)
+            return Secret(value, ("env", key_env))
     if required:
         where = f"${key_env}" if key_env else "a key file"
         raise MissingKeyError(f"no {what}: set {where} or give a key file")
