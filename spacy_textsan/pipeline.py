@@ -9,6 +9,11 @@ from spacy.language import Language
 from .extensions import SPANS_KEY
 
 DEFAULT_CONFIG_PATH = Path(__file__).parent / "configs" / "zero_shot.cfg"
+#: The longest text a loaded pipeline accepts. spaCy's default (1,000,000
+#: characters) would make a longer document fail and be redacted whole; here the
+#: source NER runs in pieces of at most 20,000 characters cut at paragraph and
+#: sentence breaks, so only the tokenizer and the rule layers see the whole text.
+MAX_DOCUMENT_CHARS = 20_000_000
 #: What a spacy-textsan component does, by its ``textsan_stage`` class attribute, in
 #: pipeline order: propose candidate spans, score them, decide what to mask, write the
 #: sanitized text.
@@ -46,9 +51,11 @@ def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] 
             raise FileNotFoundError(f"pipeline config {path} does not exist")
         components = spacy.util.load_config(path, interpolate=False).get("components", {})
         config = spacy.util.load_config(path, overrides=_applicable(components, overrides), interpolate=False)
-        return spacy.util.load_model_from_config(config.interpolate(), auto_fill=True, validate=True)
-    nlp = spacy.load(name_or_path)
-    return complete_pipeline(nlp, overrides)
+        nlp = spacy.util.load_model_from_config(config.interpolate(), auto_fill=True, validate=True)
+    else:
+        nlp = complete_pipeline(spacy.load(name_or_path), overrides)
+    nlp.max_length = max(nlp.max_length, MAX_DOCUMENT_CHARS)
+    return nlp
 
 
 def complete_pipeline(nlp: Language, overrides: dict[str, object] | None = None) -> Language:
