@@ -7,7 +7,7 @@ import typer
 from wasabi import msg
 
 from ..io import InputError, read_input
-from ..run import RunResult, SanitizationError, reserved_names, sanitize_files, write_run
+from ..run import RESERVED_OUTPUTS, RunResult, SanitizationError, reserved_names, sanitize_files, write_run
 from ..run.local import ON_ERROR
 from ..run.outputs import MAPPING_FILE
 from ..run.spark import describe_error
@@ -168,7 +168,7 @@ def sanitize(
     for path in written:
         if path.name == MAPPING_FILE:
             msg.good(f"wrote {path} (encrypted; `textsan restore` with the key brings the originals back)")
-        elif path.name not in ("report.jsonl", "masked_spans.json", "predictions.json"):
+        elif path.name not in RESERVED_OUTPUTS:  # said below
             msg.good(f"wrote {path}")
     if run.masked_spans:
         msg.good(f"wrote {out / 'masked_spans.json'} and {out / 'predictions.json'} (TAB format)")

@@ -53,7 +53,7 @@ from ..extensions import (
 from .background import resolve_index
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
 from .kanon_index import InvertedIndex, normalise_term
-from .phrases import english_count, find_phrases, find_words, is_rare_word, word_term
+from .phrases import english_word_count, find_phrases, find_words, is_rare_word, word_term
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -312,10 +312,8 @@ class KanonRisk:
         if not term:
             return 0
         count = self.index.count(term)
-        if self.english_prior and count == 0 and " " not in term:
-            # a word the background does not know: ordinary English decides (not a phrase: wordfreq's
-            # estimate for a phrase is near that of its rarest word, far above the phrase's own)
-            count = int(english_count(term, max(1, self.index.n_records)))
+        if self.english_prior and count == 0:  # a word the background does not know: ordinary English decides
+            count = english_word_count(term, self.index.n_records)
         return count
 
     def score(self, entities: Sequence[EntityTerms]) -> None:

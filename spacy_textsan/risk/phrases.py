@@ -19,7 +19,16 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Phrase", "find_phrases", "find_words", "word_term", "english_count", "is_rare_word", "PHRASE_KINDS"]
+__all__ = [
+    "Phrase",
+    "find_phrases",
+    "find_words",
+    "word_term",
+    "english_count",
+    "english_word_count",
+    "is_rare_word",
+    "PHRASE_KINDS",
+]
 
 #: Tokens in a typical background document (TAB judgments: ~3,000 words).
 DOCUMENT_TOKENS = 3000
@@ -123,6 +132,13 @@ def english_count(term: str, n_records: int, lang: str = "en", doc_tokens: int =
     if freq <= 0.0:
         return 0.0
     return n_records * -math.expm1(doc_tokens * math.log1p(-min(freq, 0.5)))
+
+
+def english_word_count(term: str, n_records: int) -> int:
+    """:func:`english_count` of a single word, rounded down; 0 for a phrase: wordfreq's estimate
+    for a phrase is near that of its rarest word, far above the phrase's own. The general-English
+    side of the background for a word the background does not know (``english_prior``)."""
+    return 0 if " " in term else int(english_count(term, max(1, n_records)))
 
 
 #: A word rarer than this in ordinary English (wordfreq Zipf scale: 3 = once per million words)

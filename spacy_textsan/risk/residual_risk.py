@@ -45,7 +45,7 @@ from ..extensions import (
 )
 from .background import resolve_index
 from .kanon_index import InvertedIndex, normalise_term
-from .phrases import english_count, find_phrases
+from .phrases import english_word_count, find_phrases
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -158,17 +158,13 @@ class ResidualRisk:
 
     # -- steps ------------------------------------------------------------------
 
-    def _count(self, term: str, index: InvertedIndex) -> int:
-        return index.count(term)
-
     def _uninformative(self, term: str, index: InvertedIndex) -> bool:
         """A term the background does not know but that is common in ordinary English (``english_prior``),
         as kanon_risk judges it: it narrows nothing down."""
         return (
             self.english_prior
-            and " " not in term
             and index.count(term) == 0
-            and english_count(term, max(1, index.n_records)) >= max(2, self.min_k)
+            and english_word_count(term, index.n_records) >= max(2, self.min_k)
         )
 
     def _visible(self, doc: Doc) -> list[tuple[str, list[Span] | None, tuple[int, int, str] | None]]:
@@ -196,7 +192,7 @@ class ResidualRisk:
             items = self._visible(doc)
             informative = [it for it in items if not self._uninformative(it[0], index)]
             terms = list(dict.fromkeys(t for t, _, _ in informative))
-            counts = {t: self._count(t, index) for t in terms}
+            counts = {t: index.count(t) for t in terms}
             unknown = [t for t in terms if counts[t] == 0]
             k = 0 if unknown else residual_k(terms, index)
             if not self.min_k or k >= self.min_k or not informative:
