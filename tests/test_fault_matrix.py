@@ -97,7 +97,7 @@ def run_case(base: Path, service: str, mode: str):
     finally:
         search.stop()
         wikidata.stop()
-    report = list(srsly.read_jsonl(base / "out" / "report.jsonl"))[0] if (base / "out").exists() else None
+    report = list(srsly.read_jsonl(base / "out.report" / "report.jsonl"))[0] if (base / "out").exists() else None
     sanitized = (base / "out" / "in.txt").read_text() if (base / "out").exists() else None
     return res.exit_code, report, sanitized, elapsed
 

@@ -53,7 +53,7 @@ def test_no_masked_string_survives_and_entities_are_consistent(tmp_path, model_a
     res = runner.invoke(app, ["sanitize"] + [str(p) for p in (src / "sample.txt", src / "rows.csv", src / "rows.jsonl")] + [
         "--out", str(out), "--column", "body", "--strategy", strategy], env={"TEXTSAN_KEY": "test-key"})
     assert res.exit_code == 0, res.output
-    report = list(srsly.read_jsonl(out / "report.jsonl"))
+    report = list(srsly.read_jsonl(tmp_path / "out.report" / "report.jsonl"))
     assert [r["file"].split("/")[-1] for r in report].count("rows.jsonl") == 5
     with open(out / "rows.csv", newline="") as fh:
         csv_rows = [r["body"] for r in csv.DictReader(fh)]

@@ -582,7 +582,8 @@ def test_csv_output_replaces_only_selected_columns(tmp_path):
     path = write(tmp_path, "notes.csv", 'id;name;note\n1;"Jörg; W.";"said ""hi"""\n2;Ann;\n')
     result = read_input(path, columns=["name"])
     out = write_output(result, [{"name": "[PERSON]"}, {"name": "A;B"}], tmp_path / "out")
-    assert read_bytes(out) == 'id;name;note\n1;[PERSON];"said ""hi"""\n2;"A;B";\n'.encode("utf-8")
+    # the input's quoting is kept ("Jörg; W." was quoted); a value that needs quotes gets them
+    assert read_bytes(out) == 'id;name;note\n1;"[PERSON]";"said ""hi"""\n2;"A;B";\n'.encode("utf-8")
 
 
 def test_csv_output_quotes_bare_carriage_return_in_lf_file(tmp_path):
@@ -605,7 +606,7 @@ def test_csv_skipped_rows_are_not_written(tmp_path):
     path = write(tmp_path, "ragged.csv", RAGGED_CSV)
     result = read_input(path, columns=["text"], on_bad_line="skip")
     out = write_output(result, identity(result), tmp_path / "out")
-    assert read_bytes(out) == b'id,text\n1,"spans\ntwo lines"\n2,ok\n4,fine\n6,last\n'
+    assert read_bytes(out) == b'id,text\n1,"spans\ntwo lines"\n2,ok\n4,fine\n6,"last"\n'
 
 
 def test_jsonl_identity_round_trip_is_exact(tmp_path):
@@ -626,7 +627,8 @@ def test_jsonl_output_replaces_only_the_field_and_keeps_key_order(tmp_path):
     path = write(tmp_path, "docs.jsonl", '{"a": 1, "body": "Jörg", "z": "x"}\n\n{"body": "b", "a": 2}\n')
     result = read_input(path, field="body")
     out = write_output(result, [{"body": "[PERSON]"}, {"body": "ß"}], tmp_path / "out")
-    assert read_bytes(out) == '{"a": 1, "body": "[PERSON]", "z": "x"}\n{"body": "ß", "a": 2}\n'.encode("utf-8")
+    # every byte but the values is kept, the blank line too
+    assert read_bytes(out) == '{"a": 1, "body": "[PERSON]", "z": "x"}\n\n{"body": "ß", "a": 2}\n'.encode("utf-8")
 
 
 def test_txt_output(tmp_path):

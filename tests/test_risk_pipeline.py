@@ -52,7 +52,7 @@ def test_cli_set_overrides_reach_the_config(tmp_path):
     assert res.exit_code == 0, res.output
     assert (tmp_path / "o" / "t.txt").read_text() == \
         "[PERSON 1] was born in [DATETIME 1], paid EUR 300 on [DATETIME 2]."
-    report = list(srsly.read_jsonl(tmp_path / "o" / "report.jsonl"))[0]
+    report = list(srsly.read_jsonl(tmp_path / "o.report" / "report.jsonl"))[0]
     assert report["decision"]["status"] == "OPTIMAL"
     assert [rs["measure"] for rs in report["risky_sets"]] == ["kanon", "kanon", "kanon"]
     bad = CliRunner().invoke(app, ["sanitize", str(src), "--out", str(tmp_path / "o"), "--set", "nodot"])

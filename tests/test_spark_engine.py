@@ -157,7 +157,9 @@ def _write_inputs(base: Path):
 
 
 def _files(directory: Path):
-    return {p.name: p.read_bytes() for p in directory.iterdir() if p.is_file()}
+    """The sanitized copies and the reports (report folder beside the output folder)."""
+    reports = directory.with_name(f"{directory.name}.report")
+    return {p.name: p.read_bytes() for d in (directory, reports) for p in d.iterdir() if p.is_file()}
 
 
 def test_files_api_equals_local_cli_and_fails_closed(spark, boom, tmp_path):
@@ -171,11 +173,11 @@ def test_files_api_equals_local_cli_and_fails_closed(spark, boom, tmp_path):
     assert _files(tmp_path / "spark") == _files(tmp_path / "local")  # copies and report.jsonl, byte for byte
     letters = list(srsly.read_jsonl(tmp_path / "spark" / "letters.jsonl"))
     assert [r["id"] for r in letters] == [f"L{i}" for i in range(len(NOTES))]
-    assert letters[5]["text"] == FAILED_TEXT and "Carl Berg" not in (tmp_path / "spark" / "report.jsonl").read_text()
+    assert letters[5]["text"] == FAILED_TEXT and "Carl Berg" not in (tmp_path / "spark.report" / "report.jsonl").read_text()
     # the dataset: part files in order, one row per document, the report columns and the sanitized text
     parts = sorted(run.dataset.glob("part-*.json"))
     rows = [json.loads(line) for p in parts for line in p.read_text().splitlines()]
-    report = list(srsly.read_jsonl(tmp_path / "local" / "report.jsonl"))
+    report = list(srsly.read_jsonl(tmp_path / "local.report" / "report.jsonl"))
     assert [r["row"] for r in rows] == list(range(len(report)))
     for row, rep in zip(rows, report):
         assert list(row) == list(spark_engine.RESULT_COLUMNS)
@@ -201,8 +203,9 @@ def test_cli_engine_spark_writes_the_local_outputs_and_parquet(spark, tmp_path):
                                    "--engine", "spark", "--output-format", "parquet"], env=env)
     assert res.exit_code == 0, res.output
     assert _files(tmp_path / "spark") == _files(tmp_path / "local")  # incl. masked_spans.json, predictions.json
-    report = list(srsly.read_jsonl(tmp_path / "local" / "report.jsonl"))
-    back = spark.read.parquet(str(tmp_path / "spark" / "results.parquet")).orderBy("row").collect()
+    report = list(srsly.read_jsonl(tmp_path / "local.report" / "report.jsonl"))
+    # the dataset holds original strings: it goes to the report folder
+    back = spark.read.parquet(str(tmp_path / "spark.report" / "results.parquet")).orderBy("row").collect()
     assert [(r["doc_id"], r["field"], r["n_masked"], json.loads(r["spans"])) for r in back] == \
         [(r["doc_id"], r["field"], r["n_masked"], r["spans"]) for r in report]
     sanitized = [r["note"] for r in csv.DictReader(open(tmp_path / "local" / "notes.csv", newline=""))]

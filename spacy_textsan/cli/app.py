@@ -1,5 +1,8 @@
 """The ``textsan`` application: every command group, assembled in one place."""
 
+import sys
+
+import click
 import typer
 
 from ..about import __version__
@@ -31,4 +34,15 @@ def version() -> None:
 
 
 def main() -> None:
-    app()
+    """The ``textsan`` command: a usage error (an unknown option, a value of the
+    wrong type) exits with 1, as every bad input or option does; 2 and 3 are
+    left to runs whose documents fell back or failed closed."""
+    try:
+        code = app(standalone_mode=False)
+    except click.ClickException as e:  # a usage error found by click
+        e.show()
+        sys.exit(1)
+    except click.exceptions.Abort:
+        typer.echo("Aborted!", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

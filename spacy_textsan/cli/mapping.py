@@ -8,14 +8,9 @@ import typer
 from wasabi import msg
 
 from ..generalizer.keys import MAPPING_KEY_ENV, MissingKeyError, Secret, read_key
-from ..generalizer.mapping import (
-    MappingError,
-    decrypt_mapping,
-    generate_key,
-    restore_text,
-)
-from ..io import InputError, read_input, write_output
-from ..run.outputs import MAPPING_FILE
+from ..generalizer.mapping import MappingError, decrypt_stream, generate_key
+from ..run import MAPPING_FILE
+from ..run.restore import RestoreError, restore_files
 from .util import fail
 
 
@@ -51,46 +46,26 @@ def restore_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Directory for the restored files"),
     key_file: Path | None = typer.Option(None, "--key-file", help=f"Mapping key file (default: ${MAPPING_KEY_ENV})"),
 ):
-    """Put the original strings back into the files of a reversible run."""
+    """Put the original strings back into the files of a reversible run: each
+    file comes back byte for byte as it was given to `textsan sanitize`
+    (encoding, BOM, layout), readable by you only."""
     path = sanitized_dir / MAPPING_FILE
     if not path.is_file():
         fail(f"{path} not found: was the directory written by `textsan sanitize --reversible`?")
-    key = mapping_key(key_file)
-    try:
-        mapping = decrypt_mapping(path.read_bytes(), key)
-    except MappingError as e:
-        fail(f"{path}: {e}")
     if out.resolve() == sanitized_dir.resolve():
         fail("--out must differ from the sanitized directory")
-    done = []  # everything is checked before anything is written
-    for entry in mapping["files"]:
-        source = sanitized_dir / entry["output"]
-        try:
-            f = read_input(
-                source,
-                fmt=entry["format"],
-                columns=entry["fields"] or None,
-                field=(entry["fields"] or ["text"])[0],
-                delimiter=entry["delimiter"],
-            )
-        except InputError as e:
-            fail(str(e))
-        if len(f.records) != len(entry["records"]):
-            fail(f"{source}: {len(f.records)} records, the mapping has {len(entry['records'])}")
-        restored = []
-        for rec, mrec in zip(f.records, entry["records"], strict=False):
-            fields = {}
-            for name, text in rec.texts.items():
-                m = mrec["fields"].get(name)
-                if m is None:
-                    fail(f"{source}:{rec.line}: field {name!r} is not in the mapping")
-                try:
-                    fields[name] = restore_text(text, m["segments"], m["digest"])
-                except MappingError as e:
-                    fail(f"{source}:{rec.line}: {e}")
-            restored.append(fields)
-        done.append((f, restored))
-    used: set = set()
-    for f, restored in done:
-        for written in write_output(f, restored, out, used=used):
-            msg.good(f"restored {written}")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} is a file, not a directory")
+    key = mapping_key(key_file)
+    try:
+        mapping = decrypt_stream(path.read_bytes(), key)
+    except MappingError as e:
+        fail(f"{path}: {e}")
+    try:
+        written = restore_files(sanitized_dir, mapping, out)
+    except RestoreError as e:
+        fail(f"{e}; nothing restored")
+    except OSError as e:
+        fail(f"cannot write into {out}: {e.strerror or e}; nothing restored")
+    for path in written:
+        msg.good(f"restored {path}")

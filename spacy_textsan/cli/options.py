@@ -5,8 +5,6 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-import typer
-
 from ..extensions import TAB_LABELS
 from ..generalizer.operators import strategy_names
 from ..io import read_text
@@ -44,7 +42,7 @@ def parse_settings(settings: list[str]) -> dict[str, object]:
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep or "." not in key:
-            raise typer.BadParameter(f"--set must be section.key=value, e.g. paths.kanon_index=assets/idx: {item!r}")
+            _fail(f"--set must be section.key=value, e.g. paths.kanon_index=assets/idx: {item!r}")
         try:
             out[key.strip()] = json.loads(value)
         except ValueError:
@@ -64,7 +62,7 @@ def build_overrides(
     for i, p in enumerate(patterns):
         label, sep, regex = p.partition("=")
         if not sep or label not in TAB_LABELS or not regex:
-            raise typer.BadParameter(f"--pattern must be LABEL=REGEX with LABEL one of {', '.join(TAB_LABELS)}: {p!r}")
+            _fail(f"--pattern must be LABEL=REGEX with LABEL one of {', '.join(TAB_LABELS)}: {p!r}")
         user_patterns.append({"name": f"cli_{i + 1}", "label": label, "pattern": regex})
     if user_patterns:
         overrides["components.privacy_ner.patterns"] = user_patterns
@@ -86,15 +84,15 @@ def parse_strategy(value: str | None) -> dict[str, object]:
     for item in (v.strip() for v in value.split(",") if v.strip()):
         label, sep, strategy = item.rpartition("=")
         if sep and label not in TAB_LABELS:
-            raise typer.BadParameter(f"--strategy: {label!r} is not one of {', '.join(TAB_LABELS)}")
+            _fail(f"--strategy: {label!r} is not one of {', '.join(TAB_LABELS)}")
         if strategy not in strategy_names():  # the registered operators, those of other packages too
-            raise typer.BadParameter(f"--strategy: {strategy!r} is not one of {', '.join(strategy_names())}")
+            _fail(f"--strategy: {strategy!r} is not one of {', '.join(strategy_names())}")
         if sep:
             by_label[label] = strategy
         elif default is None:
             default = strategy
         else:
-            raise typer.BadParameter(f"--strategy names two default strategies: {value!r}")
+            _fail(f"--strategy names two default strategies: {value!r}")
     out: dict[str, object] = {}
     if default:
         out["components.generalizer.strategy"] = default

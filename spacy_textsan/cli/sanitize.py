@@ -1,15 +1,30 @@
 """``textsan sanitize``: files in, sanitized copies and a report out."""
 
 import time
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
 from wasabi import msg
 
-from ..io import InputError, read_input
-from ..run import RESERVED_OUTPUTS, RunResult, SanitizationError, reserved_names, sanitize_files, write_run
-from ..run.local import ON_ERROR
-from ..run.outputs import MAPPING_FILE
+from ..generalizer.keys import MAPPING_KEY_ENV, Secret
+from ..generalizer.mapping import MappingError, check_mapping_key
+from ..io import InputError, InputFile, open_input
+from ..run import (
+    ENGINES,
+    MAPPING_FILE,
+    ON_ERROR,
+    REPORT_FILE,
+    OutputPlan,
+    PlanError,
+    RunResult,
+    SanitizationError,
+    plan_outputs,
+    sanitize_files,
+)
+from ..run.personal_columns import personal_data_columns, text_columns
+from ..run.scan import InputScan, reversible_problem, sample_columns, scan_input
 from ..run.spark import describe_error
 from .mapping import mapping_key
 from .options import PIPELINE_HELP, build_overrides, load_or_fail, parse_strategy
@@ -79,6 +94,15 @@ def sanitize(
         min=0.0,
         help="Time budget per document in seconds (0: none); beyond it --on-error applies",
     ),
+    report_dir: Path | None = typer.Option(
+        None,
+        "--report-dir",
+        help="Folder of the files that hold original strings (report.jsonl, TAB outputs); default OUT.report beside OUT, never inside it",
+    ),
+    all_columns: bool = typer.Option(
+        False, "--all-columns", help="CSV/TSV: sanitize every text column; JSONL: every string value"
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no warnings about unselected columns"),
     min_k: int = typer.Option(
         0,
         "--min-k",
@@ -86,97 +110,163 @@ def sanitize(
         help="Mask until what stays visible matches at least K background records (residual_risk; 0: report only)",
     ),
 ):
-    """Sanitize files; writes each file's sanitized copy, report.jsonl and, for
-    TAB JSON, sanitized.jsonl, masked_spans.json (input of TAB's evaluation.py)
-    and predictions.json (the detected spans as TAB annotations) into OUT."""
-
-    if on_error not in ON_ERROR:
-        raise typer.BadParameter(f"--on-error must be one of {', '.join(ON_ERROR)}")
-    if on_bad_line not in ("error", "skip"):
-        raise typer.BadParameter("--on-bad-line must be 'error' or 'skip'")
-    if engine not in ("local", "spark") or output_format not in ("parquet", "jsonl", "none"):
-        raise typer.BadParameter("--engine must be local or spark; --output-format parquet, jsonl or none")
-    try:
-        overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
-        overrides.update(parse_strategy(strategy))
-        if min_k:
-            overrides["components.residual_risk.min_k"] = min_k
-        if key_file is not None:
-            if not key_file.is_file():
-                raise InputError(key_file, None, "key file not found")
-            overrides["components.generalizer.key_file"] = str(key_file)
-        files = [
-            read_input(
-                p,
-                fmt=fmt,
-                columns=columns or None,
-                field=field,
-                encoding=encoding,
-                delimiter=delimiter,
-                on_bad_line=on_bad_line,
-            )
-            for p in inputs
-        ]
-    except InputError as e:
-        _fail(str(e))
-    key = mapping_key(mapping_key_file) if reversible else None
+    """Sanitize files. Writes each file's sanitized copy into OUT (and, for
+    TAB JSON, sanitized.jsonl; with --reversible, mapping.enc); the files that
+    hold original strings (report.jsonl; for TAB JSON masked_spans.json and
+    predictions.json) go to the report folder, OUT.report beside OUT by
+    default, readable by you only: not for sharing. Everything is checked
+    before any document is processed; outputs appear only when the run ends.
+    Exit codes: 0 ok, 1 bad input or options (nothing written), 2 a document
+    fell back or was redacted, 3 a component failed closed."""
+    check_choice("--on-error", on_error, ON_ERROR)
+    check_choice("--on-bad-line", on_bad_line, ("error", "skip"))
+    check_choice("--engine", engine, ENGINES)
+    check_choice("--output-format", output_format, ("parquet", "jsonl", "none"))
+    if reversible and engine == "spark":
+        _fail("--reversible works with --engine local only")
+    overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
+    overrides.update(parse_strategy(strategy))
+    if min_k:
+        overrides["components.residual_risk.min_k"] = min_k
+    if key_file is not None:
+        if not key_file.is_file():
+            _fail(f"{key_file}: key file not found")
+        overrides["components.generalizer.key_file"] = str(key_file)
+    key = checked_mapping_key(mapping_key_file) if reversible else None
     nlp = load_or_fail(pipeline, overrides)
     if min_k and "residual_risk" not in {nlp.get_pipe_meta(n).factory for n in nlp.pipe_names}:
         _fail(f"--min-k needs a pipeline with a residual_risk component ({pipeline or 'the default'} has none)")
-    used = reserved_names()
+    files, scans = open_inputs(inputs, fmt, columns, field, encoding, delimiter, on_bad_line, all_columns=all_columns)
+    if reversible:
+        for f, scan in zip(files, scans, strict=True):
+            problem = reversible_problem(f, scan)
+            if problem:
+                _fail(f"{f.path}: --reversible refused: {problem}")
+    try:
+        plan = plan_outputs(files, out, report_dir, reversible=reversible)
+    except PlanError as e:
+        _fail(str(e))
+    if not quiet:
+        warn_unselected(files, scans)
     start = time.time()
     spark_options = {
-        "out_dir": out,
+        "out_dir": plan.report_dir,
         "pipeline": pipeline,
         "overrides": overrides,
         "output_format": output_format.replace("none", "") or None,
         "master": spark_master,
-        "used": used,
+        "used": {REPORT_FILE, MAPPING_FILE},
     }
-    if engine == "spark":  # the same pipeline and overrides on each executor (nlp above: checked on the driver)
-        out.mkdir(parents=True, exist_ok=True)
     try:
         run = sanitize_files(
             files,
             nlp,
+            plan,
             engine=engine,
             batch_size=batch_size,
             n_process=n_process,
             on_error=on_error,
             timeout_s=doc_timeout or None,
+            mapping_key=key,
+            progress=False if quiet else None,
+            n_docs=sum(scan.n_docs for scan in scans),
             spark_options=spark_options,
         )
+    except PlanError as e:
+        _fail(str(e))
     except SanitizationError as e:
         _fail(f"{e}; --on-error fail: nothing written")
     except InputError as e:
-        _fail(str(e))
+        _fail(f"{e}; nothing written")
     except ImportError as e:
         _fail(f"--engine spark needs pyspark (pip install spacy-textsan[spark]): {e}")
     except Exception as e:  # a failed Spark job: nothing of this run's outputs written but the dataset
         if engine != "spark":
             raise
         _fail(f"--engine spark failed: {describe_error(e)}")
-    if run.dataset:
-        msg.good(f"wrote {run.dataset}")
+    summarize(run, files, plan, min_k, time.time() - start, quiet)
+    if run.exit_code:
+        raise typer.Exit(code=run.exit_code)
+
+
+def check_choice(option: str, value: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        _fail(f"{option} must be one of {', '.join(choices)}, not {value!r}")
+
+
+def checked_mapping_key(key_file: Path | None) -> Secret:
+    """The mapping key of --reversible, checked to be a Fernet key before any work."""
+    key = mapping_key(key_file)
+    try:
+        check_mapping_key(key)
+    except MappingError as e:
+        where = key_file if key_file is not None else f"${MAPPING_KEY_ENV}"
+        _fail(f"{where}: {e}")
+    return key
+
+
+def open_inputs(
+    inputs: list[Path],
+    fmt: str | None,
+    columns: list[str],
+    field: str,
+    encoding: str | None,
+    delimiter: str | None,
+    on_bad_line: str,
+    *,
+    all_columns: bool = False,
+) -> tuple[list[InputFile], list[InputScan]]:
+    """Open every input and read it through once (:func:`scan_input`): any
+    problem stops the run here, before any work."""
+    files, scans, doc_ids = [], [], set[str]()
+    try:
+        for path in inputs:
+            f = open_input(path, fmt, columns or None, field, encoding, delimiter, on_bad_line, all_columns=all_columns)
+            if all_columns and f.fmt in ("csv", "tsv"):  # every column that holds text
+                chosen = text_columns(sample_columns(f)) or f.fields
+                f = open_input(path, fmt, chosen, field, encoding, delimiter, on_bad_line)
+            scans.append(scan_input(f, doc_ids))
+            files.append(f)
+    except InputError as e:
+        _fail(str(e))
+    return files, scans
+
+
+def warn_unselected(files: list[InputFile], scans: list[InputScan]) -> None:
+    """Warn about columns and keys copied as they are that look like personal data."""
+    for f, scan in zip(files, scans, strict=True):
+        header = [name for name in f.header or [] if name not in f.fields]
+        found = personal_data_columns(scan.unselected, header or None)
+        if found:
+            listed = "; ".join(f"{name!r} ({reason})" for name, reason in found.items())
+            what = "columns" if f.fmt in ("csv", "tsv") else "keys"
+            msg.warn(
+                f"{f.path}: {what} not sanitized that look like personal data: {listed}. They are copied "
+                f"as they are: select them ({'--column' if what == 'columns' else '--field'}) or pass --all-columns"
+            )
+
+
+def summarize(run: RunResult, files: list[InputFile], plan: OutputPlan, min_k: int, elapsed: float, quiet: bool):
+    """What the run wrote and how its documents fared."""
     for f in files:
         for bad in f.skipped:
             msg.warn(f"skipped {bad}")
-    try:
-        written = write_run(run, out, used=used, mapping_key=key)
-    except ValueError as e:
-        _fail(str(e))
-    for path in written:
+    if run.dataset:
+        msg.good(f"wrote {run.dataset}")
+    for path in run.written:
         if path.name == MAPPING_FILE:
             msg.good(f"wrote {path} (encrypted; `textsan restore` with the key brings the originals back)")
-        elif path.name not in RESERVED_OUTPUTS:  # said below
+        elif path.parent != plan.report_dir and not quiet:
             msg.good(f"wrote {path}")
-    if run.masked_spans:
-        msg.good(f"wrote {out / 'masked_spans.json'} and {out / 'predictions.json'} (TAB format)")
-    elapsed = time.time() - start
+    reports = sorted(p.name for p in run.written if p.parent == plan.report_dir)
+    msg.warn(
+        f"reports in {plan.report_dir} ({', '.join(reports)}) hold the original strings: "
+        f"keep them, do not share them with the sanitized files"
+    )
     counts = run.counts
     msg.info(
         f"{run.n_docs} documents in {elapsed:.1f}s: {counts['ok']} ok, {counts['degraded']} degraded, "
-        f"{counts['fallback']} fallback, {counts['failed']} failed; report: {out / 'report.jsonl'}"
+        f"{counts['fallback']} fallback, {counts['failed']} failed; report: {plan.report}"
     )
     if counts["failed"]:
         msg.fail(
@@ -188,7 +278,7 @@ def sanitize(
             f"{counts['fallback']} document(s) failed and were sanitized by masking every candidate span "
             f"(--on-error mask-all); see the report"
         )
-    summary = residual_summary(run.report_rows, min_k)
+    summary = residual_summary(run.residual_ks, min_k)
     if summary:
         msg.info(summary)
     if counts["degraded"]:
@@ -196,8 +286,6 @@ def sanitize(
             f"{counts['degraded']} document(s) had a component fail closed (counted as risky, masked "
             f"more); see the errors in the report"
         )
-    if run.exit_code:
-        raise typer.Exit(code=run.exit_code)
 
 
 def run_exit_code(counts: dict[str, int]) -> int:
@@ -205,20 +293,20 @@ def run_exit_code(counts: dict[str, int]) -> int:
     return RunResult(counts=dict(counts)).exit_code
 
 
-def residual_summary(rows: list[dict], min_k: int = 0) -> str | None:
-    """How many documents reach which residual k (None when no row has one)."""
-    ks = [r["residual_risk"].get("k") for r in rows if isinstance(r.get("residual_risk"), dict)]
+def residual_summary(ks: Counter, min_k: int = 0) -> str | None:
+    """How many documents reach which residual k (``ks``: k -> number of
+    documents; None when no document has one)."""
     if not ks:
         return None
     bands = [("k >= 20", 20, None), ("5-19", 5, 20), ("2-4", 2, 5), ("k <= 1", 0, 2)]
     parts = [
-        f"{name}: {sum(1 for k in ks if k is not None and k >= lo and (hi is None or k < hi))}"
+        f"{name}: {sum(n for k, n in ks.items() if k is not None and k >= lo and (hi is None or k < hi))}"
         for name, lo, hi in bands
     ]
-    unknown = sum(1 for k in ks if k is None)
+    unknown = ks.get(None, 0)
     text = f"residual risk (background records matching what stays visible): {', '.join(parts)}"
     if unknown:
         text += f", unknown (failed): {unknown}"
     if min_k:
-        text += f"; below --min-k {min_k}: {sum(1 for k in ks if k is None or k < min_k)}"
+        text += f"; below --min-k {min_k}: {sum(n for k, n in ks.items() if k is None or k < min_k)}"
     return text

@@ -2,17 +2,29 @@
 
 from typing import NoReturn
 
+import click
 import typer
 from wasabi import color, msg
 
 
+class BadUsage(click.exceptions.Exit):
+    """Bad input or options: exit code 1, nothing written (see :func:`fail`)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(1)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def fail(message: str) -> NoReturn:
-    """Print an error and exit with code 1.
+    """Print ``message`` on stderr and stop the command with exit code 1.
 
     Unlike ``msg.fail`` the message is not wrapped at 80 columns, so a file path
     with its line number (``/long/path/file.csv:3: ...``) stays on one line and can
     be copied or matched as it is.
     """
     text = f"✘ {message}"
-    typer.echo(color(text, fg="red") if msg.show_color else text)
-    raise typer.Exit(code=1)
+    typer.echo(color(text, fg="red") if msg.show_color else text, err=True)
+    raise BadUsage(message)

@@ -27,28 +27,34 @@ one is added):
 
 ``pseudonym`` and ``hash`` draw from a secret key (``key_file`` or
 ``$key_env``, :mod:`.keys`). ``hash`` needs one; ``pseudonym`` without one
-derives its seed from the document itself, so its surrogates are then stable
-within a document only. A surrogate never contains a masked string of the
-document (nor is part of one) and two entities never share one; without a
-safe surrogate a date, an amount, a place, an organisation, a DEM or MISC is
-generalized, a name or a code gets the mask format.
+draws from the document keyed with the per-user secret (made on first use in
+the user's config directory, :func:`~.keys.user_secret`), so its surrogates
+are then stable within a document only, the same on every run of this user,
+and nobody without the secret can test a guess at the original against them.
+A surrogate never contains a masked string of the document (nor is part of
+one) and two entities never share one; without a safe surrogate a date, an
+amount, a place, an organisation, a DEM or MISC is generalized, a name or a
+code gets the mask format.
 
 All mentions of one entity get the same replacement (for ``generalize``, the
 most specific one any of its mentions allows). The leak sweep
 (:mod:`.leaks`) then masks every other occurrence of a masked string, also
 inside other words, with its entity's replacement and the reason
 ``leak sweep``. Spans without a decision are masked (fail closed) and say so
-in their reasons.
+in their reasons. In a pipeline without a detector the rule layer of
+privacy_ner is added to ``doc.ents`` first (``add_rules``,
+:class:`~spacy_textsan.pipeline.StageGuard`).
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..entities import Entity, group_entities
 from ..extensions import SPANS_KEY, add_reason, doc_text, entity_key, get_candidates
-from .keys import SURROGATE_KEY_ENV, MissingKeyError, Secret, read_key
+from ..pipeline import StageGuard
+from .keys import SURROGATE_KEY_ENV, MissingKeyError, Secret, read_key, user_secret
 from .leaks import find_leaks
 from .operators import STRATEGIES, Operator, ReplacementContext, get_operator, strategy_names
 from .render import render
@@ -73,6 +79,7 @@ LEAK_REASON = "leak sweep: repeats a masked string"
         "leak_sweep": True,
         "sweep_min_chars": 4,
         "hash_length": 10,
+        "add_rules": True,
     },
 )
 def make_generalizer(
@@ -88,6 +95,7 @@ def make_generalizer(
     leak_sweep: bool,
     sweep_min_chars: int,
     hash_length: int,
+    add_rules: bool,
 ) -> "Generalizer":
     return Generalizer(
         name,
@@ -101,6 +109,8 @@ def make_generalizer(
         leak_sweep=leak_sweep,
         sweep_min_chars=sweep_min_chars,
         hash_length=hash_length,
+        nlp=nlp,
+        add_rules=add_rules,
     )
 
 
@@ -124,6 +134,8 @@ class Generalizer:
         leak_sweep: bool = True,
         sweep_min_chars: int = 4,
         hash_length: int = 10,
+        nlp: Language | None = None,
+        add_rules: bool = True,
     ):
         names = strategy_names()
         for label, value in [("strategy", strategy), *(strategy_by_label or {}).items()]:
@@ -146,23 +158,37 @@ class Generalizer:
         self.leak_sweep = leak_sweep
         self.sweep_min_chars = sweep_min_chars
         self.hash_length = hash_length
+        self.guard = StageGuard(self, nlp, spans_key=spans_key, add_rules=add_rules)
         #: one operator instance per strategy used
         self.operators: dict[str, Operator] = {
             n: get_operator(n)() for n in (strategy, *self.strategy_by_label.values())
         }
         self.key: Secret | None = None
-        if any(op.uses_key for op in self.operators.values()):
+        #: drawn from instead of the key when there is none (never the bytes in a pickle)
+        self.user_secret: Secret | None = None
+        using = [n for n, op in self.operators.items() if op.uses_key]
+        if using:
             needing = [n for n, op in self.operators.items() if op.needs_key]
             try:
                 self.key = read_key(key_file, key_env, what="surrogate key", required=bool(needing))
             except MissingKeyError as e:
                 raise ValueError(f"generalizer: the {', '.join(needing)} strategy needs a key: {e}") from None
+            if self.key is None:
+                try:
+                    self.user_secret = user_secret()
+                except MissingKeyError as e:
+                    raise ValueError(f"generalizer: the {', '.join(using)} strategy without a key: {e}") from None
 
     def strategy_for(self, label: str) -> str:
         return self.strategy_by_label.get(label, self.strategy)
 
     # ------------------------------------------------------------------ #
+    def initialize(self, get_examples: Callable | None = None, *, nlp: Language | None = None) -> None:
+        """``nlp.initialize()``: check the pipeline's stage order."""
+        self.guard.initialize(nlp)
+
     def __call__(self, doc: Doc) -> Doc:
+        self.guard.prepare(doc)
         masked: list[Span] = []
         for span in sorted(get_candidates(doc, self.spans_key), key=lambda s: (s.start_char, s.end_char)):
             if span._.masked is None:
@@ -181,6 +207,7 @@ class Generalizer:
             mask_format=self.mask_format,
             risky_terms=self.risky_terms,
             key=self.key,
+            user_secret=self.user_secret,
             hash_length=self.hash_length,
         )
         for entity in group_entities(masked, by_label=True):  # in order of first mention

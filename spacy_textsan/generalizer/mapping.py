@@ -29,9 +29,15 @@ __all__ = [
     "decrypt_mapping",
     "generate_key",
     "MAPPING_VERSION",
+    "STREAM_VERSION",
+    "check_mapping_key",
+    "encrypt_chunk",
+    "decrypt_stream",
 ]
 
 MAPPING_VERSION = 1
+#: A mapping written as it goes: one Fernet token per line, each a numbered chunk.
+STREAM_VERSION = 2
 
 
 class MappingError(ValueError):
@@ -85,20 +91,71 @@ def _fernet(key: Secret):
         ) from None
 
 
+def check_mapping_key(key: Secret) -> None:
+    """Raise :class:`MappingError` unless ``key`` is a Fernet key (before any work)."""
+    _fernet(key)
+
+
+def encrypt_chunk(chunk: dict[str, Any], seq: int, key: Secret) -> bytes:
+    """One line of a streamed mapping: ``chunk`` with its sequence number,
+    encrypted (a newline ends it)."""
+    payload = json.dumps({"version": STREAM_VERSION, "seq": seq, **chunk}, ensure_ascii=False, sort_keys=True)
+    return _fernet(key).encrypt(payload.encode("utf-8", "surrogatepass")) + b"\n"
+
+
+def decrypt_stream(data: bytes, key: Secret) -> dict[str, Any]:
+    """The mapping of a run from its file: a streamed one (chunks ``file``,
+    ``records``, ``end``, numbered from 0 with nothing missing, reordered or
+    added) or a version 1 mapping (one token). Returns ``{"files": [{...,
+    "records": [...]}, ...]}``."""
+    lines = data.split()
+    if len(lines) == 1:
+        try:
+            return decrypt_mapping(lines[0], key)
+        except MappingError as e:
+            if "unsupported mapping version 2" not in str(e):
+                raise
+    files: list[dict[str, Any]] = []
+    ended = False
+    for seq, line in enumerate(lines):
+        chunk = _decrypt_json(line, key)
+        if chunk.get("version") != STREAM_VERSION or chunk.get("seq") != seq or ended:
+            raise MappingError("the mapping's chunks are missing, reordered or damaged")
+        kind = chunk.get("kind")
+        if kind == "file":
+            files.append({**chunk["file"], "records": []})
+        elif kind == "records" and files:
+            files[-1]["records"] += chunk["records"]
+        elif kind == "end" and chunk.get("n_files") == len(files):
+            ended = True
+        else:
+            raise MappingError("the mapping's chunks are missing, reordered or damaged")
+    if not ended:
+        raise MappingError("the mapping is incomplete (its last chunk is missing)")
+    return {"version": STREAM_VERSION, "files": files}
+
+
+def _decrypt_json(token: bytes, key: Secret) -> dict[str, Any]:
+    from cryptography.fernet import InvalidToken
+
+    try:
+        data = json.loads(_fernet(key).decrypt(token.strip()).decode("utf-8", "surrogatepass"))
+    except InvalidToken:
+        raise MappingError("cannot decrypt the mapping: wrong key, or the file is damaged") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise MappingError("the decrypted mapping is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise MappingError("the decrypted mapping is not a JSON object")
+    return data
+
+
 def encrypt_mapping(mapping: dict[str, Any], key: Secret) -> bytes:
     payload = json.dumps({"version": MAPPING_VERSION, **mapping}, ensure_ascii=False, sort_keys=True)
     return _fernet(key).encrypt(payload.encode("utf-8"))
 
 
 def decrypt_mapping(token: bytes, key: Secret) -> dict[str, Any]:
-    from cryptography.fernet import InvalidToken
-
-    try:
-        data = json.loads(_fernet(key).decrypt(token.strip()).decode("utf-8"))
-    except InvalidToken:
-        raise MappingError("cannot decrypt the mapping: wrong key, or the file is damaged") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise MappingError("the decrypted mapping is not valid JSON") from None
-    if not isinstance(data, dict) or data.get("version") != MAPPING_VERSION:
-        raise MappingError(f"unsupported mapping version {data.get('version') if isinstance(data, dict) else '?'}")
+    data = _decrypt_json(token, key)
+    if data.get("version") != MAPPING_VERSION:
+        raise MappingError(f"unsupported mapping version {data.get('version')}")
     return data

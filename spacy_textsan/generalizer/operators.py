@@ -15,7 +15,9 @@ picks them by name: ``strategy = "pseudonym"``. The built-in ones:
 * ``pseudonym``: a fake but plausible surrogate of the same kind
   (:mod:`.surrogates`) that names no masked string and no other entity's
   replacement; without one a date, an amount, a place, an organisation, a DEM
-  or MISC is generalized, a name or a code masked;
+  or MISC is generalized, a name or a code masked. With a surrogate key its
+  surrogates are the same in every document; without one they are drawn from
+  the document keyed with the per-user secret, so stable within a document;
 * ``hash``: ``[PERSON 3f9a1c2b7d]``, a keyed HMAC of the entity's fullest mention.
 
 A new strategy is a subclass of :class:`Operator` with a ``name``, decorated
@@ -78,6 +80,8 @@ class ReplacementContext:
     mask_format: str = "[{label} {n}]"
     risky_terms: list[str] = field(default_factory=list)
     key: Secret | None = None
+    #: the per-user secret (:func:`.keys.user_secret`), drawn from when there is no key
+    user_secret: Secret | None = None
     hash_length: int = 10
     #: the mask numbers given so far, by label
     numbers: dict[str, int] = field(default_factory=dict)
@@ -96,11 +100,15 @@ class ReplacementContext:
 
     @cached_property
     def doc_secret(self) -> bytes:
-        """A secret of the document: its digest, keyed with the surrogate key if there is one."""
+        """A secret of the document: its digest, keyed with the surrogate key, else
+        with the per-user secret. Keyed, nobody who reads the output can recompute
+        it from a guess at the original text (and so test the guess); the bare
+        digest is left only to an operator that draws from no key (``uses_key``)."""
         digest = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).digest()
-        if self.key is None:
+        secret = self.key if self.key is not None else self.user_secret
+        if secret is None:
             return digest
-        return entity_seed(self.key.reveal(), "document", digest.hex()).to_bytes(8, "big")
+        return entity_seed(secret.reveal(), "document", digest.hex()).to_bytes(8, "big")
 
     def allowed(self, rep: str) -> bool:
         """Not another entity's replacement; holds no masked string and is not part of one."""

@@ -32,16 +32,21 @@ This package only needs the standard library, so it can be imported (and
 tested) on its own.
 """
 
-from .atomic import atomic_path, atomic_write
+from .atomic import AtomicFile, atomic_path, atomic_write
 from .decode import ENCODING_HINT, read_text
 from .errors import InputError, JsonSyntaxError, PathLike, UndecodableError
 from .jsonl import id_string, iter_json_objects, json_dumps
-from .readers import FORMATS, detect_format, read_input
+from .readers import FORMATS, detect_format, open_input, read_input
 from .records import InputFile, Record, raiser
 from .tab_json import scan_tab_json
-from .writers import output_name, write_json, write_jsonl, write_output
+from .writers import OutputStream, check_entry, output_name, output_target, write_json, write_jsonl, write_output
 
 __all__ = [
+    "AtomicFile",
+    "OutputStream",
+    "check_entry",
+    "open_input",
+    "output_target",
     "ENCODING_HINT",
     "FORMATS",
     "InputError",

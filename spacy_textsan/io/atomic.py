@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from .errors import PathLike
 
-__all__ = ["atomic_path", "atomic_write"]
+__all__ = ["AtomicFile", "atomic_path", "atomic_write"]
 
 
 @contextmanager
@@ -86,3 +86,56 @@ def atomic_write(
     with atomic_path(path, owner_only=owner_only) as temp:
         with open(temp, mode, encoding=None if binary else encoding, newline=None if binary else "") as handle:
             yield handle
+
+
+class AtomicFile:
+    """An output written piece by piece over a long run: a temporary file
+    next to ``path`` (``.{name}.{random}.tmp``) until :meth:`commit` moves it
+    onto ``path``; :meth:`abort` removes it. A run killed in between leaves
+    only the temporary file, never a file under the output's name.
+
+    Binary: the caller encodes (see :meth:`write_text`)."""
+
+    def __init__(self, path: PathLike, *, owner_only: bool = False) -> None:
+        self.path = Path(path)
+        self.temp = _create_temp(self.path, 0o600 if owner_only else 0o666)
+        self._fh: IO[bytes] | None = open(self.temp, "wb")  # noqa: SIM115 (closed by close/commit/abort)
+        self._done = False
+
+    def write(self, data: bytes) -> None:
+        assert self._fh is not None, "write after commit or abort"
+        self._fh.write(data)
+
+    def write_text(self, text: str, encoding: str = "utf-8") -> None:
+        self.write(text.encode(encoding))
+
+    def close(self) -> None:
+        """Flush, sync and close the temporary file (it keeps its temporary
+        name until :meth:`commit`, so that a run of many files holds no more
+        than one open)."""
+        if self._fh is not None:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            self._fh = None
+
+    def commit(self) -> Path:
+        """Close the file and move it onto its name; returns the name."""
+        assert not self._done, "commit after commit or abort"
+        self.close()
+        os.replace(self.temp, self.path)
+        self._done = True
+        return self.path
+
+    def abort(self) -> None:
+        """Remove the temporary file (nothing is left under the output's name)."""
+        if self._done:
+            return
+        self._done = True
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+        try:
+            os.unlink(self.temp)
+        except OSError:
+            pass

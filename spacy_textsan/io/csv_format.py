@@ -10,62 +10,111 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
 from .errors import InputError
+from .layout import csv_field_spans
 from .records import InputFile, Record, Reject
 
-__all__ = ["CSV_FORMATS", "read_csv", "write_csv_rows"]
+__all__ = ["CSV_FORMATS", "open_csv", "read_csv", "write_csv_rows"]
 
 #: The formats read as tables.
 CSV_FORMATS = ("csv", "tsv")
 _SNIFF_DELIMITERS = ",;\t|"
 _SNIFF_CHARS = 64 * 1024
+_FIELD_LIMIT = 2**31 - 1
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def open_csv(input_file: InputFile, head: str, delimiter: str | None) -> None:
+    """Set the delimiter (given, or sniffed from ``head``, the start of the
+    text) and the line ending of a CSV/TSV file."""
+    input_file.delimiter = _csv_delimiter(input_file.path, input_file.fmt, head, delimiter)
+    line_break = _LINE_BREAK.search(head)
+    input_file.lineterminator = line_break.group() if line_break else "\n"
 
 
 def read_csv(
     input_file: InputFile,
-    text: str,
+    lines: Iterable[str],
     columns: Iterable[str] | None,
-    delimiter: str | None,
     reject: Reject,
-) -> None:
-    """Read a CSV/TSV file with a header row; blank lines are ignored."""
+    guessed: bool = False,
+    *,
+    all_columns: bool = False,
+) -> Generator[Record, None, None]:
+    """The records of a CSV/TSV file with a header row (:func:`open_csv` first);
+    blank lines are kept in the output (:attr:`Record.before`). The header is
+    read and the columns checked before the first record is yielded."""
     path = input_file.path
-    input_file.delimiter = _csv_delimiter(path, input_file.fmt, text, delimiter)
-    guessed = delimiter is None and input_file.fmt == "csv"
-    hint = f" (delimiter {input_file.delimiter!r} was guessed; pass --delimiter if it is wrong)" if guessed else ""
-    line_break = _LINE_BREAK.search(text)
-    input_file.lineterminator = line_break.group() if line_break else "\n"
+    delimiter = input_file.delimiter
+    assert delimiter is not None
+    hint = f" (delimiter {delimiter!r} was guessed; pass --delimiter if it is wrong)" if guessed else ""
+    capture = _Capture(lines)
     old_limit = csv.field_size_limit()
-    csv.field_size_limit(max(old_limit, len(text)))  # a field can be as long as the file
+    csv.field_size_limit(_FIELD_LIMIT)  # a field can be as long as the file
     try:
-        rows = _csv_rows(path, text, input_file.delimiter)
-        _, header = next(rows, (None, None))
+        rows = _csv_rows(path, capture, delimiter)
+        header = next((row for _, row in rows if row), None)  # blank lines before it stay in the prefix
         if header is None:
             raise InputError(path, None, "no header row (the file has only blank lines)")
         input_file.header = header
-        selected = _select_columns(path, header, columns, hint)
+        input_file.prefix = capture.take()
+        selected = (
+            {name: i for i, name in enumerate(header)} if all_columns else _select_columns(path, header, columns, hint)
+        )
         input_file.fields = list(selected)
         stem = path.stem
-        for row_number, (line, row) in enumerate(rows, start=1):
+        before, index, row_number = "", 0, 0
+        for line, row in rows:
+            source = capture.take()
+            if not row:  # a blank line: kept before the next record
+                before += source
+                continue
+            row_number += 1
             if len(row) != len(header):
                 reject(line, f"row has {len(row)} fields, the header has {len(header)}{hint}")
                 continue
-            input_file.records.append(
-                Record(
-                    index=len(input_file.records),
-                    line=line,
-                    doc_id=f"{stem}:{row_number}",
-                    texts={name: row[i] for name, i in selected.items()},
-                    raw=row,
-                )
+            spans = csv_field_spans(source, row, delimiter) or []
+            yield Record(
+                index=index,
+                line=line,
+                doc_id=f"{stem}:{row_number}",
+                texts={name: row[i] for name, i in selected.items()},
+                raw=row,
+                source=source,
+                before=before,
+                spans={name: spans[i] for name, i in selected.items()} if spans else {},
             )
+            before, index = "", index + 1
+        input_file.suffix = before + capture.take()
     finally:
         csv.field_size_limit(old_limit)
+
+
+class _Capture:
+    """The lines a ``csv.reader`` consumes, kept until taken: the text of the
+    row just read (the reader never reads ahead)."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self._taken: list[str] = []
+
+    def __iter__(self) -> _Capture:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self._taken.append(line)
+        return line
+
+    def take(self) -> str:
+        """The text read since the last call."""
+        text = "".join(self._taken)
+        self._taken.clear()
+        return text
 
 
 def _csv_delimiter(path: Path, fmt: str, text: str, delimiter: str | None) -> str:
@@ -89,13 +138,13 @@ def _csv_delimiter(path: Path, fmt: str, text: str, delimiter: str | None) -> st
         return ","
 
 
-def _csv_rows(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
-    """Yield (physical start line, row) for each non-blank row of ``text``.
+def _csv_rows(path: Path, lines: Iterable[str], delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """Yield (physical start line, row) for each row of ``lines`` (``[]``: a blank line).
 
     The reader is strict, so an unterminated quote or text after a closing
     quote raises instead of silently merging or altering rows.
     """
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     while True:
         line = reader.line_num + 1
         try:
@@ -104,8 +153,7 @@ def _csv_rows(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, list
             return
         except csv.Error as error:
             raise InputError(path, line, f"malformed CSV row ({error}); check the quoting") from None
-        if row:
-            yield line, row
+        yield line, row
 
 
 def _select_columns(path: Path, header: list[str], columns: Iterable[str] | None, hint: str) -> dict[str, int]:

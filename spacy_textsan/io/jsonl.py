@@ -8,14 +8,17 @@ records (:func:`spacy_textsan.risk.kanon_records.read_records_jsonl`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import JsonSyntaxError
+from .layout import jsonl_value_span
 from .records import InputFile, Record, Reject
+from .stream import split_lf, string_lines
 
 __all__ = [
+    "iter_json_lines",
     "iter_json_objects",
     "read_jsonl",
     "id_string",
@@ -40,21 +43,23 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def iter_json_objects(text: str, reject: Reject, unique_keys: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (1-based line, object) for each JSON object line of ``text``.
-
-    Blank lines are ignored but counted. A line that is not valid JSON, not
-    an object, or (with ``unique_keys``) holds a key twice goes to ``reject``
-    and is not yielded.
-    """
+def iter_json_lines(
+    lines: Iterable[str], reject: Reject, unique_keys: bool = True
+) -> Iterator[tuple[int, str, dict[str, Any] | None]]:
+    """Yield (1-based line, the line's text, object) for every line of
+    ``lines`` (split at ``\n`` only, see :func:`.stream.split_lf`); the
+    object is None for a blank line. A line that is not valid JSON, not an
+    object, or (with ``unique_keys``) holds a key twice goes to ``reject``
+    and is not yielded."""
     hook = _unique_keys if unique_keys else None
     # Split on "\n" only: JSON strings cannot hold a raw "\n", but they can
     # hold U+2028 and friends, which str.splitlines() would split on.
-    for line, source in enumerate(text.split("\n"), start=1):
+    for line, source in enumerate(split_lf(lines), start=1):
         if not source.strip():
+            yield line, source, None
             continue
         try:
-            obj = json.loads(source, object_pairs_hook=hook)
+            obj = json.loads(source[:-1] if source.endswith("\n") else source, object_pairs_hook=hook)
         except json.JSONDecodeError as error:
             reject(line, json_reason(error))
             continue
@@ -64,31 +69,56 @@ def iter_json_objects(text: str, reject: Reject, unique_keys: bool = True) -> It
         if not isinstance(obj, dict):
             reject(line, f"expected a JSON object, got {json_type(obj)}")
             continue
-        yield line, obj
+        yield line, source, obj
 
 
-def read_jsonl(input_file: InputFile, text: str, field: str, reject: Reject) -> None:
-    """Read one JSON object per line, each with the string ``field`` to sanitize."""
-    input_file.fields = [field]
+def iter_json_objects(text: str, reject: Reject, unique_keys: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (1-based line, object) for each JSON object line of ``text``;
+    blank lines are skipped but counted (see :func:`iter_json_lines`)."""
+    for line, _, obj in iter_json_lines(string_lines(text), reject, unique_keys):
+        if obj is not None:
+            yield line, obj
+
+
+def read_jsonl(
+    input_file: InputFile, lines: Iterable[str], field: str, reject: Reject, all_strings: bool = False
+) -> Iterator[Record]:
+    """The records of a JSONL file: one JSON object per line, each with the
+    string ``field`` to sanitize (``all_strings``: every top-level string
+    value instead). Blank lines are kept (:attr:`Record.before`,
+    :attr:`InputFile.suffix`); a rejected line is left out of the output."""
+    input_file.fields = ["*"] if all_strings else [field]
     stem = input_file.path.stem
-    for line, obj in iter_json_objects(text, reject):
-        if field not in obj:
+    before, index = "", 0
+    for line, source, obj in iter_json_lines(lines, reject):
+        if obj is None:
+            before += source
+            continue
+        if all_strings:
+            texts = {key: value for key, value in obj.items() if isinstance(value, str)}
+        elif field not in obj:
             keys = ", ".join(repr(key) for key in obj)
             reject(line, f"missing field {field!r} (fields: {keys or 'none'}); pass --field")
             continue
-        if not isinstance(obj[field], str):
+        elif not isinstance(obj[field], str):
             reject(line, f"field {field!r} is {json_type(obj[field])}, not a string")
             continue
+        else:
+            texts = {field: obj[field]}
         doc_id = id_string(obj.get("doc_id", obj.get("id")))
-        input_file.records.append(
-            Record(
-                index=len(input_file.records),
-                line=line,
-                doc_id=f"{stem}:{line}" if doc_id is None else doc_id,
-                texts={field: obj[field]},
-                raw=obj,
-            )
+        spans = {name: (*span, False) for name in texts if (span := jsonl_value_span(source, name)) is not None}
+        yield Record(
+            index=index,
+            line=line,
+            doc_id=f"{stem}:{line}" if doc_id is None else doc_id,
+            texts=texts,
+            raw=obj,
+            source=source,
+            before=before,
+            spans=spans,
         )
+        before, index = "", index + 1
+    input_file.suffix = before
 
 
 def id_string(value: Any) -> str | None:

@@ -4,17 +4,18 @@ in their modules)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .csv_format import CSV_FORMATS, read_csv
+from .csv_format import CSV_FORMATS, open_csv, read_csv
 from .decode import read_text
 from .errors import InputError, PathLike
 from .jsonl import read_jsonl
 from .records import ON_BAD_LINE, InputFile, Record, rejecter
+from .stream import TextSource, open_source
 from .tab_json import TEXT, read_tab_records, scan_tab_json
 
-__all__ = ["FORMATS", "detect_format", "read_input"]
+__all__ = ["FORMATS", "detect_format", "open_input", "read_input"]
 
 #: The formats :func:`read_input` reads (``tab`` is TAB JSON).
 FORMATS = ("txt", "csv", "tsv", "jsonl", "tab")
@@ -60,7 +61,8 @@ def read_input(
     delimiter: str | None = None,
     on_bad_line: str = "error",
 ) -> InputFile:
-    """Read the documents of one input file.
+    """Read the documents of one input file (all of them, into
+    :attr:`InputFile.records`; :func:`open_input` reads them as a stream).
 
     Args:
         path: The file.
@@ -86,23 +88,61 @@ def read_input(
             CSV column.
         ValueError: For an ``on_bad_line`` other than ``"error"``/``"skip"``.
     """
+    input_file = open_input(path, fmt, columns, field, encoding, delimiter, on_bad_line)
+    input_file.records = list(input_file.iter_records())
+    input_file.stream = None
+    return input_file
+
+
+def open_input(
+    path: PathLike,
+    fmt: str | None = None,
+    columns: Iterable[str] | None = None,
+    field: str | None = None,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    on_bad_line: str = "error",
+    *,
+    all_columns: bool = False,
+) -> InputFile:
+    """Open one input file for reading its records as a stream
+    (:meth:`InputFile.iter_records`, constant memory for every format but
+    TAB JSON, which is one JSON document). The arguments are those of
+    :func:`read_input`; the file's encoding, format, delimiter and (CSV) header
+    and columns are checked here, each record when it is read.
+
+    ``all_columns``: CSV/TSV: every column instead of ``columns``; JSONL:
+    every top-level string value of each object instead of ``field``."""
     if on_bad_line not in ON_BAD_LINE:
         raise ValueError(f"on_bad_line must be one of {ON_BAD_LINE}, got {on_bad_line!r}")
     path = Path(path)
     kind = _format_from_name(path, fmt)
     fmt = "tab" if kind == "json" else kind
-    text, used_encoding = read_text(path, encoding)
-    input_file = InputFile(path=path, fmt=fmt, encoding=used_encoding)
+    source = open_source(path, encoding)
+    input_file = InputFile(path=path, fmt=fmt, encoding=source.encoding, bom=source.bom, body_codec=source.body_codec)
     reject = rejecter(input_file, on_bad_line)
     if fmt == "txt":
-        _read_txt(input_file, text)
+        input_file.fields = [TEXT]
+        input_file.stream = lambda: _read_txt(input_file, source.text())
     elif fmt in CSV_FORMATS:
-        read_csv(input_file, text, columns, delimiter, reject)
+        open_csv(input_file, _head(source), delimiter)
+        guessed = delimiter is None and fmt == "csv"
+        input_file.stream = lambda: read_csv(
+            input_file, source.lines(), columns, reject, guessed, all_columns=all_columns
+        )
+        first = read_csv(input_file, source.lines(), columns, reject, guessed, all_columns=all_columns)
+        try:
+            next(first, None)  # reads the header and checks the columns
+        finally:
+            first.close()
+        input_file.skipped = []
     elif fmt == "jsonl":
-        read_jsonl(input_file, text, field or TEXT, reject)
+        input_file.fields = [field or TEXT]
+        input_file.stream = lambda: read_jsonl(input_file, source.lines(), field or TEXT, reject, all_columns)
     else:
-        documents = scan_tab_json(path, text, require_tab_shape=kind == "json")
-        read_tab_records(input_file, documents, reject)
+        documents = scan_tab_json(path, source.text(), require_tab_shape=kind == "json")
+        input_file.fields = [TEXT]
+        input_file.stream = lambda: read_tab_records(input_file, documents, reject)
     return input_file
 
 
@@ -123,8 +163,27 @@ def _format_from_name(path: Path, fmt: str | None) -> str:
     return kind
 
 
-def _read_txt(input_file: InputFile, text: str) -> None:
+def _read_txt(input_file: InputFile, text: str) -> Iterator[Record]:
     """The whole file is one record with the field ``"text"``."""
-    input_file.fields = [TEXT]
-    stem = input_file.path.stem
-    input_file.records.append(Record(index=0, line=1, doc_id=stem, texts={TEXT: text}, raw=text))
+    yield Record(
+        index=0,
+        line=1,
+        doc_id=input_file.path.stem,
+        texts={TEXT: text},
+        raw=text,
+        source=text,
+        spans={TEXT: (0, len(text), False)},
+    )
+
+
+def _head(source: TextSource, chars: int = 1 << 16) -> str:
+    """The first ``chars`` characters of ``source`` or more (whole lines)."""
+    head, lines = "", source.lines()
+    try:
+        for line in lines:
+            head += line
+            if len(head) >= chars:
+                break
+    finally:
+        lines.close()  # type: ignore[attr-defined]
+    return head

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +88,14 @@ def looks_like_tab(document: Any) -> bool:
     return isinstance(document, dict) and "text" in document and ("annotations" in document or "doc_id" in document)
 
 
-def read_tab_records(input_file: InputFile, documents: list[tuple[int, Any]], reject: Reject) -> None:
+def read_tab_records(input_file: InputFile, documents: list[tuple[int, Any]], reject: Reject) -> Iterator[Record]:
     """Turn scanned TAB documents into records with the field ``"text"``.
 
     A document needs a string or integer ``doc_id`` and a string ``text``;
     its annotations are not looked at (they are not sanitized).
     """
     input_file.fields = [TEXT]
+    index = 0
     for number, (line, document) in enumerate(documents):
         where = f"document {number}"
         if not isinstance(document, dict):
@@ -108,12 +110,5 @@ def read_tab_records(input_file: InputFile, documents: list[tuple[int, Any]], re
             problem = "no 'text'" if TEXT not in document else "a 'text' that is not a string"
             reject(line, f"{where} ({doc_id!r}) has {problem}")
             continue
-        input_file.records.append(
-            Record(
-                index=len(input_file.records),
-                line=line,
-                doc_id=doc_id,
-                texts={TEXT: document[TEXT]},
-                raw=document,
-            )
-        )
+        yield Record(index=index, line=line, doc_id=doc_id, texts={TEXT: document[TEXT]}, raw=document)
+        index += 1

@@ -17,18 +17,21 @@ measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
 
 Each span gets its decision and reasons; ``doc._.decision_info`` holds the
 solver status. If the solver fails or times out, every span in a risky set is
-masked and the failure is recorded (fail closed).
+masked and the failure is recorded (fail closed). In a pipeline without a
+detector the rule layer of privacy_ner is added to ``doc.ents`` first
+(``add_rules``, :class:`~spacy_textsan.pipeline.StageGuard`).
 """
 
 import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..entities import group_entities
 from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, entity_key, get_candidates
+from ..pipeline import StageGuard
 from .cp_sat import solve_masking, warm_up
 
 logger = logging.getLogger("spacy_textsan")
@@ -50,6 +53,7 @@ _TOKEN = re.compile(r"\w+")
         "time_limit_s": 1.0,
         "num_workers": 1,
         "seed": 0,
+        "add_rules": True,
     },
 )
 def make_mask_optimizer(
@@ -65,6 +69,7 @@ def make_mask_optimizer(
     time_limit_s: float,
     num_workers: int,
     seed: int,
+    add_rules: bool,
 ) -> "MaskOptimizer":
     return MaskOptimizer(
         name,
@@ -78,6 +83,8 @@ def make_mask_optimizer(
         time_limit_s=time_limit_s,
         num_workers=num_workers,
         seed=seed,
+        nlp=nlp,
+        add_rules=add_rules,
     )
 
 
@@ -109,6 +116,8 @@ class MaskOptimizer:
         time_limit_s: float = 1.0,
         num_workers: int = 1,
         seed: int = 0,
+        nlp: Language | None = None,
+        add_rules: bool = True,
     ):
         if unassessed not in ("mask", "keep"):
             raise ValueError(f"mask_optimizer: unassessed must be 'mask' or 'keep', not {unassessed!r}")
@@ -127,9 +136,15 @@ class MaskOptimizer:
         self.time_limit_s = time_limit_s
         self.num_workers = num_workers
         self.seed = seed
+        self.guard = StageGuard(self, nlp, spans_key=spans_key, add_rules=add_rules)
         warm_up()
 
+    def initialize(self, get_examples: Callable | None = None, *, nlp: Language | None = None) -> None:
+        """``nlp.initialize()``: check the pipeline's stage order."""
+        self.guard.initialize(nlp)
+
     def __call__(self, doc: Doc) -> Doc:
+        self.guard.prepare(doc)
         spans = get_candidates(doc, self.spans_key)
         # in the candidates' order: the entity order is the solver's variable order
         entities = group_entities(spans, in_text_order=False)

@@ -2,16 +2,17 @@
 
 The one run layer of ``textsan sanitize`` and of the Python API, whatever the
 engine: :func:`sanitize_texts` (texts in this process, failing closed),
-:func:`sanitize_files` (input files, locally or on Spark, with the column votes of
-tables and the report), :func:`write_run` (sanitized copies, report, TAB outputs,
-the encrypted mapping of reversible mode).
+:func:`plan_outputs` (every output of a run checked before any work),
+:func:`sanitize_files` (input files streamed, locally or on Spark, with the
+column votes of tables, written as they go by :class:`RunWriter`: sanitized
+copies, the report, TAB outputs, the encrypted mapping of reversible mode).
 """
 
 from .columns import column_votes, mask_cell, mask_format_of
 from .engines import ENGINES, sanitize_files
-from .files import RESERVED_OUTPUTS, FileRun, RunResult, collect_run
+from .files import RESERVED_OUTPUTS, RunResult
 from .local import ON_ERROR, SanitizationError, sanitize_texts
-from .outputs import MAPPING_FILE, MappingWriter, reserved_names, write_run
+from .outputs import MAPPING_FILE, REPORT_FILE, OutputPlan, PlanError, RunWriter, default_report_dir, plan_outputs
 from .results import FAILED_TEXT, DocResult, report_row, result_from_doc
 
 __all__ = [
@@ -20,19 +21,20 @@ __all__ = [
     "ON_ERROR",
     "RESERVED_OUTPUTS",
     "ENGINES",
+    "REPORT_FILE",
     "DocResult",
-    "FileRun",
-    "MappingWriter",
+    "OutputPlan",
+    "PlanError",
     "RunResult",
+    "RunWriter",
     "SanitizationError",
-    "collect_run",
     "column_votes",
+    "default_report_dir",
+    "plan_outputs",
     "mask_cell",
     "mask_format_of",
     "report_row",
-    "reserved_names",
     "result_from_doc",
     "sanitize_files",
     "sanitize_texts",
-    "write_run",
 ]

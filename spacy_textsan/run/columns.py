@@ -27,37 +27,66 @@ def _whole_cell_label(text: str, res: DocResult) -> str | None:
     return span["label"] if (span["end"] - span["start"]) >= 0.8 * body else None
 
 
+class ColumnTally:
+    """What the column votes of one table need, gathered cell by cell (so a
+    table can be streamed): per field, its non-empty cells and the labels of
+    those masked whole."""
+
+    def __init__(self) -> None:
+        self.cells: Counter[str] = Counter()
+        self.labels: dict[str, Counter[str]] = {}
+
+    def add(self, field_name: str, text: str, res: DocResult) -> None:
+        if text and text.strip():
+            self.cells[field_name] += 1
+            labels = self.labels.setdefault(field_name, Counter())
+            if (label := _whole_cell_label(text, res)) is not None:
+                labels[label] += 1
+
+    def votes(self, min_cells: int = COLUMN_MIN_CELLS, min_share: float = COLUMN_MIN_SHARE) -> dict[str, str]:
+        """Field -> the label its undetected short cells are masked with: a
+        field with at least ``min_cells`` non-empty cells of which at least
+        ``min_share`` are one identifier each (a whole cell masked, whatever
+        its label); the label is the field's most frequent one."""
+        out = {}
+        for name, n_cells in self.cells.items():
+            labels = self.labels.get(name)
+            if n_cells < min_cells or not labels or sum(labels.values()) < min_share * n_cells:
+                continue
+            out[name] = labels.most_common(1)[0][0]
+        return out
+
+
+def voted_cell(text: str, res: DocResult, max_words: int = COLUMN_MAX_WORDS) -> bool:
+    """A cell of a voted column that is masked whole: nothing masked in it,
+    short (at most ``max_words`` words), one line."""
+    return (
+        bool(text and text.strip())
+        and res.ok
+        and res.n_masked == 0
+        and len(text.split()) <= max_words
+        and ("\n" not in text.strip())
+    )
+
+
 def column_votes(
     cells: Sequence[tuple],
     min_cells: int = COLUMN_MIN_CELLS,
     min_share: float = COLUMN_MIN_SHARE,
     max_words: int = COLUMN_MAX_WORDS,
 ) -> dict[int, str]:
-    """``cells`` are ``(field, text, DocResult)`` of one file, in order. For a
-    field whose non-empty cells are mostly (``min_share``) one identifier each
-    (a whole cell masked, whatever its label), the cells of that field where
-    nothing was masked and that are short (at most ``max_words`` words, one
-    line) are masked whole with the field's most frequent label: returns
-    ``{position in cells: label}``."""
-    by_field: dict[str, list[int]] = {}
-    for i, (field_name, text, _) in enumerate(cells):
-        if text and text.strip():
-            by_field.setdefault(field_name, []).append(i)
-    out: dict[int, str] = {}
-    for positions in by_field.values():
-        if len(positions) < min_cells:
-            continue
-        labels = Counter(label for i in positions if (label := _whole_cell_label(cells[i][1], cells[i][2])) is not None)
-        if not labels:
-            continue
-        label = labels.most_common(1)[0][0]
-        if sum(labels.values()) < min_share * len(positions):
-            continue
-        for i in positions:
-            _, text, res = cells[i]
-            if res.ok and res.n_masked == 0 and len(text.split()) <= max_words and "\n" not in text.strip():
-                out[i] = label
-    return out
+    """``cells`` are ``(field, text, DocResult)`` of one file, in order: the
+    cells to mask whole, ``{position in cells: label}`` (see
+    :class:`ColumnTally` and :func:`voted_cell`)."""
+    tally = ColumnTally()
+    for field_name, text, res in cells:
+        tally.add(field_name, text, res)
+    votes = tally.votes(min_cells, min_share)
+    return {
+        i: votes[name]
+        for i, (name, text, res) in enumerate(cells)
+        if name in votes and voted_cell(text, res, max_words)
+    }
 
 
 def mask_cell(text: str, res: DocResult, label: str, mask_format: str = "[{label} {n}]") -> DocResult:

@@ -1,12 +1,18 @@
-"""``sanitize_files``: input files through a pipeline, in this process or on Spark."""
+"""``sanitize_files``: input files through a pipeline, in this process or on
+Spark, written as they go (:class:`~spacy_textsan.run.outputs.RunWriter`)."""
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from spacy.language import Language
+from tqdm import tqdm
 
+from ..generalizer.keys import Secret
 from ..io import InputFile
 from .columns import mask_format_of
-from .files import RunResult, collect_run, local_results
+from .files import Outcome, RunResult, local_outcomes, run_file
+from .local import sanitize_texts
+from .outputs import OutputPlan, RunWriter, write_results
 from .spark import sanitize_files_spark
 
 ENGINES = ("local", "spark")
@@ -15,29 +21,66 @@ ENGINES = ("local", "spark")
 def sanitize_files(
     files: list[InputFile],
     nlp: Language,
+    plan: OutputPlan,
     *,
     engine: str = "local",
     batch_size: int = 32,
     n_process: int = 1,
     on_error: str = "mask-all",
     timeout_s: float | None = None,
+    mapping_key: Secret | None = None,
+    progress: bool | None = None,
+    n_docs: int | None = None,
     spark_options: dict[str, Any] | None = None,
 ) -> RunResult:
-    """Sanitize every document of ``files`` with ``nlp``, in order; nothing is written.
+    """Sanitize every document of ``files`` with ``nlp``, in order, and write
+    the outputs of ``plan`` (all of them, or nothing if the run fails).
 
-    ``engine="spark"`` runs the documents on Spark
+    The local engine streams: each file's records are read, sanitized and
+    written as they come (:meth:`InputFile.iter_records`). ``progress``: a
+    progress bar of documents (None: on a terminal only), of ``n_docs`` if
+    known (rate and time left). ``engine="spark"``
+    runs the documents on Spark
     (:func:`spacy_textsan.run.spark.sanitize_files_spark`, always failing
     closed with ``mask-all``) with ``spark_options``: ``pipeline`` and
     ``overrides`` (what each executor loads), ``master``, ``output_format``,
     ``out_dir`` (where the dataset goes), ``used``; ``nlp`` is then the
-    driver's copy of the pipeline. Raises what :func:`collect_run` raises.
+    driver's copy of the pipeline. Raises
+    :class:`~spacy_textsan.run.local.SanitizationError` (``on_error="fail"``)
+    and :class:`~spacy_textsan.io.InputError` (a record found bad while
+    streaming; a doc_id twice in TAB inputs).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    mask_format = mask_format_of(nlp)
     if engine == "spark":
+        for f in files:
+            if not f.records:
+                f.records = list(f.iter_records())
         spark_run = sanitize_files_spark(files, batch_size=batch_size, write_copies=False, **(spark_options or {}))
-        return collect_run(files, spark_run.results, mask_format_of(nlp), dataset=spark_run.dataset)
-    per_file = local_results(
-        files, nlp, batch_size=batch_size, n_process=n_process, on_error=on_error, timeout_s=timeout_s
-    )
-    return collect_run(files, per_file, mask_format_of(nlp))
+        result = write_results(files, spark_run.results, plan, mask_format, mapping_key)
+        result.dataset = spark_run.dataset
+        return result
+
+    def sanitize(texts: Iterator[str]) -> Iterator:
+        return sanitize_texts(
+            nlp, texts, batch_size=batch_size, n_process=n_process, on_error=on_error, timeout_s=timeout_s
+        )
+
+    bar = tqdm(total=n_docs, unit="doc", disable=None if progress is None else not progress)
+    plan.prepare()
+    try:
+        with RunWriter(plan, mapping_key) as writer:
+            for f in files:
+                bar.set_description(f.path.name)
+                outcomes = _counted(local_outcomes(f.iter_records(), sanitize), bar)
+                run_file(f, outcomes, writer.open_file(f), mask_format)
+            return writer.commit()
+    finally:
+        bar.close()
+
+
+def _counted(outcomes: Iterable[Outcome], bar: tqdm) -> Iterator[Outcome]:
+    for record, results in outcomes:
+        bar.update(len(results))
+        yield record, results

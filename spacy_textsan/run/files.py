@@ -1,25 +1,30 @@
 """Input files and what sanitizing them gives: one loop for both engines.
 
-The documents of a file are every field of every record (:func:`file_jobs`);
-whichever engine sanitized them, :func:`collect_run` applies the column votes
-of tables and collects what the outputs need: the report rows, the status
-counts and, for TAB JSON, the masked offsets and the predictions. Nothing is
-written here (see :mod:`spacy_textsan.run.outputs`), so a run that fails
-writes nothing.
+The documents of a file are every field of every record (:func:`file_jobs`),
+read as a stream. Whichever engine sanitized them, :func:`run_file` pairs the
+results with their records, applies the column votes of tables (a first pass
+spools the results to an unnamed temporary file, a second masks the voted
+cells) and hands each record to the run's writer
+(:class:`~spacy_textsan.run.outputs.RunWriter`), which writes into temporary
+files that only a finished run moves onto their names. Memory stays constant
+in the number of records.
 """
 
+from __future__ import annotations
+
+import pickle
+import tempfile
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice, tee
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol
 
-from spacy.language import Language
-from tqdm import tqdm
-
-from ..io import InputError, InputFile, Record
-from .columns import column_votes, mask_cell
-from .local import SanitizationError, sanitize_texts
-from .results import DocResult, report_row, skipped_row
+from ..io import InputFile, Record
+from .columns import ColumnTally, mask_cell, voted_cell
+from .local import SanitizationError
+from .results import DocResult
 
 #: The run's own outputs keep their names; an input with one of them gets "-2".
 RESERVED_OUTPUTS = ("report.jsonl", "masked_spans.json", "predictions.json")
@@ -27,45 +32,18 @@ RESERVED_OUTPUTS = ("report.jsonl", "masked_spans.json", "predictions.json")
 STATUSES = ("ok", "degraded", "fallback", "failed")
 
 Job = tuple[Record, str, str]  # (record, field name, text)
-
-
-@dataclass
-class FileRun:
-    """One input file and the result of each of its documents (record, field), in order."""
-
-    file: InputFile
-    jobs: list[Job]
-    results: list[DocResult]
-
-    @property
-    def sanitized(self) -> list[dict[str, str]]:
-        """Per record: field name -> sanitized text."""
-        out: list[dict[str, str]] = [dict() for _ in self.file.records]
-        for (rec, name, _), res in zip(self.jobs, self.results, strict=True):
-            out[rec.index][name] = res.sanitized
-        return out
-
-    @property
-    def offset_maps(self) -> list[dict[str, Any]]:
-        """Per record: field name -> the generalizer's offset map."""
-        out: list[dict[str, Any]] = [dict() for _ in self.file.records]
-        for (rec, name, _), res in zip(self.jobs, self.results, strict=True):
-            out[rec.index][name] = res.offset_map
-        return out
+Outcome = tuple[Record, dict[str, DocResult]]  # a record and the result of each of its fields
 
 
 @dataclass
 class RunResult:
-    """What a run produced, before anything is written."""
+    """What a run did: status counts, the residual k of each document, the
+    files it wrote."""
 
-    files: list[FileRun] = field(default_factory=list)
-    report_rows: list[dict] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
-    #: TAB JSON inputs: doc_id -> masked [start, end] offsets (masked_spans.json)
-    masked_spans: dict[str, list[list[int]]] = field(default_factory=dict)
-    #: TAB JSON inputs: (doc_id, text) and doc_id -> span records (predictions.json)
-    tab_texts: list[tuple[str, str]] = field(default_factory=list)
-    tab_predictions: dict[str, list[dict]] = field(default_factory=dict)
+    #: residual k (None: failed) -> number of documents, for documents that have one
+    residual_ks: Counter[Any] = field(default_factory=Counter)
+    written: list[Path] = field(default_factory=list)
     #: --engine spark: the Parquet/JSONL dataset it wrote, if any
     dataset: Path | None = None
 
@@ -83,65 +61,76 @@ class RunResult:
 
 
 def file_jobs(f: InputFile) -> list[Job]:
-    """The documents of a file: every field of every record, in order."""
+    """The documents of a file read whole: every field of every record, in order."""
     return [(rec, name, text) for rec in f.records for name, text in rec.texts.items()]
 
 
-def local_results(
-    files: list[InputFile],
-    nlp: Language,
-    *,
-    batch_size: int = 32,
-    n_process: int = 1,
-    on_error: str = "mask-all",
-    timeout_s: float | None = None,
-) -> Iterator[Iterator[DocResult]]:
-    """Per file, the results of its documents sanitized in this process
-    (:func:`~spacy_textsan.run.local.sanitize_texts`), lazily."""
-    for f in files:
-        texts = (text for _, _, text in file_jobs(f))
-        yield sanitize_texts(
-            nlp, texts, batch_size=batch_size, n_process=n_process, on_error=on_error, timeout_s=timeout_s
-        )
+def paired(records: Iterable[Record], results: Iterable[DocResult]) -> Iterator[Outcome]:
+    """Each record with the results of its fields, in order (``results`` has
+    one per field of each record, in the records' order)."""
+    results = iter(results)
+    for record in records:
+        names = list(record.texts)
+        got = list(islice(results, len(names)))
+        if len(got) != len(names):
+            raise RuntimeError(f"{len(got)} results for the {len(names)} fields of record {record.index}")
+        yield record, dict(zip(names, got, strict=True))
 
 
-def collect_run(
-    files: list[InputFile], per_file: Iterable[Iterable[DocResult]], mask_format: str, dataset: Path | None = None
-) -> RunResult:
-    """The run of ``files`` from the results of their documents (``per_file``,
-    in file order, whichever engine produced them): column votes of tables,
-    report rows, status counts, the TAB outputs. Raises
-    :class:`~spacy_textsan.run.local.SanitizationError` (``on_error="fail"``,
-    with the file's path) and :class:`~spacy_textsan.io.InputError` (a doc_id
-    twice in TAB inputs)."""
-    run = RunResult(dataset=dataset)
-    for f, results in zip(files, per_file, strict=True):
-        run.report_rows += [skipped_row(f, bad) for bad in f.skipped]
-        jobs = file_jobs(f)
-        progress = tqdm(results, total=len(jobs), desc=Path(f.path).name, unit="doc", leave=False, disable=None)
-        try:
-            done = list(progress)
-        except SanitizationError as e:
-            raise SanitizationError(f"{f.path}: a document could not be sanitized ({e})") from e
-        if f.fmt not in ("txt", "tab"):  # a column of names without context is still a column of names
-            votes = column_votes([(name, text, res) for (_, name, text), res in zip(jobs, done, strict=True)])
-            for i, label in votes.items():
-                done[i] = mask_cell(jobs[i][2], done[i], label, mask_format)
-        for (rec, name, _), res in zip(jobs, done, strict=True):
-            row = report_row(f, rec, name, res)
-            run.counts[row["status"]] += 1
-            run.report_rows.append(row)
-            if f.fmt == "tab":
-                _add_tab_document(run, f, rec, name, res)
-        run.files.append(FileRun(f, jobs, done))
-    return run
+def local_outcomes(records: Iterable[Record], sanitize: Any) -> Iterator[Outcome]:
+    """Records and their results, sanitized as they are read: ``sanitize``
+    maps an iterator of texts to an iterator of results (lazily, reading at
+    most a batch ahead)."""
+    feed, keep = tee(records)
+    texts = (text for record in feed for text in record.texts.values())
+    return paired(keep, sanitize(texts))
 
 
-def _add_tab_document(run: RunResult, f: InputFile, rec: Record, name: str, res: DocResult) -> None:
-    if rec.doc_id in run.masked_spans:
-        raise InputError(str(f.path), rec.line, f"doc_id {rec.doc_id} appears twice in the inputs")
-    run.masked_spans[rec.doc_id] = res.masked
-    run.tab_texts.append((rec.doc_id, rec.texts[name]))
-    run.tab_predictions[rec.doc_id] = [
-        dict(sp, identifier_type="NO_MASK") if sp["masked"] is False else sp for sp in res.spans
-    ]
+class RecordSink(Protocol):
+    """Where a file's records go (:meth:`spacy_textsan.run.outputs.RunWriter.open_file`)."""
+
+    def write(self, record: Record, results: dict[str, DocResult]) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+def run_file(f: InputFile, outcomes: Iterable[Outcome], output: RecordSink, mask_format: str) -> None:
+    """Write one file's records (``outcomes``, in order) to ``output``;
+    tables get their column votes first. Raises
+    :class:`~spacy_textsan.run.local.SanitizationError` with the file's path
+    (``on_error="fail"``)."""
+    try:
+        if f.fmt in ("csv", "tsv"):
+            outcomes = _voted(outcomes, mask_format)
+        for record, results in outcomes:
+            output.write(record, results)
+    except SanitizationError as e:
+        raise SanitizationError(f"{f.path}: a document could not be sanitized ({e})") from e
+    output.finish()
+
+
+def _voted(outcomes: Iterable[Outcome], mask_format: str) -> Iterator[Outcome]:
+    """A table's outcomes with its column votes applied: a first pass spools
+    them (pickled, to an unnamed temporary file of this user) and tallies the
+    columns; a second reads them back and masks the voted cells."""
+    tally = ColumnTally()
+    with tempfile.TemporaryFile() as spool:
+        n = 0
+        for record, results in outcomes:
+            for name, res in results.items():
+                tally.add(name, record.texts[name], res)
+            pickle.dump((record, results), spool, protocol=pickle.HIGHEST_PROTOCOL)
+            n += 1
+        votes = tally.votes()
+        spool.seek(0)
+        for record, results in _unspool(spool, n):
+            for name, label in votes.items():
+                text, cell = record.texts.get(name), results.get(name)
+                if text is not None and cell is not None and voted_cell(text, cell):
+                    results[name] = mask_cell(text, cell, label, mask_format)
+            yield record, results
+
+
+def _unspool(spool: IO[bytes], n: int) -> Iterator[Outcome]:
+    for _ in range(n):
+        yield pickle.load(spool)  # noqa: S301 (written by this process just before)

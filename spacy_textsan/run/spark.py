@@ -45,9 +45,9 @@ from ..io import InputFile, output_name, read_input
 from ..io import json_dumps as _json_dumps
 from ..pipeline import load_pipeline
 from .columns import mask_format_of
-from .files import collect_run
+from .files import RESERVED_OUTPUTS
 from .local import sanitize_texts
-from .outputs import reserved_names, write_run
+from .outputs import MAPPING_FILE, plan_outputs, write_results
 from .results import DocResult, report_decision, report_status
 
 DEFAULT_MASTER = "local[2]"
@@ -447,7 +447,8 @@ def sanitize_files_spark(
             ``master`` (stopped at the end).
         num_partitions: Default: 4 per core, at most one per document.
         write_copies: Also write each input's sanitized copy (same name and
-            format as without Spark) and ``report.jsonl`` into ``out_dir``.
+            format as without Spark) into ``out_dir`` and ``report.jsonl``
+            into its report folder (``OUT.report``, beside it).
         used: Output names already taken (see :func:`spacy_textsan.io.output_name`).
 
     Returns:
@@ -475,7 +476,7 @@ def sanitize_files_spark(
     jobs = [(row,) + job[1:] for row, job in enumerate(jobs)]
     spec = PipelineSpec.make(pipeline, overrides, code, batch_size)
     if used is None:  # the run's own outputs keep their names, as in textsan sanitize
-        used = reserved_names()
+        used = {*RESERVED_OUTPUTS, MAPPING_FILE}
     created = False
     if spark is None:
         spark, created = get_spark(master)
@@ -511,8 +512,8 @@ def sanitize_files_spark(
         start += n
     run = SparkRun(files=files, results=per_file, dataset=dataset)
     if out_dir is not None and write_copies:  # as textsan sanitize writes them (column votes included)
-        files_run = collect_run(files, per_file, mask_format_of(get_pipeline(spec)), dataset=dataset)
-        run.written = write_run(files_run, Path(out_dir), used=used)
+        plan = plan_outputs(files, Path(out_dir))
+        run.written = write_results(files, per_file, plan, mask_format_of(get_pipeline(spec))).written
     return run
 
 
