@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint background test-slow evaluate bench eval-multidomain gazetteer kb train clean
+.PHONY: demo test chromium lint background test-slow evaluate bench eval-multidomain gazetteer kb train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,13 @@ demo: $(STAMP)
 	@echo "----- sanitized text (out/demo/sample.txt) -----"
 	@cat out/demo/sample.txt
 
-test: $(STAMP) lint
+test: $(STAMP) lint chromium
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# tests/test_review_page.py drives the review page in Debian's chromium (CI runs as root)
+chromium:
+	@test -x /usr/bin/chromium || (apt-get update -q && apt-get install -y -q chromium) || \
+		echo "chromium not installed: the browser tests will be skipped"
 
 # ruff (lint + format check) and mypy on the package; settings in pyproject.toml
 lint: $(STAMP)

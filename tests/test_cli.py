@@ -1,5 +1,6 @@
 """The textsan command line, end to end, on hand-written fixtures."""
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -237,11 +238,69 @@ def test_on_error_skip_and_fail(tmp_path):
     assert bad.exit_code == 1 and not (tmp_path / "x").exists()
 
 
+class _PageReader(HTMLParser):
+    """The documents of a ``textsan visualize`` page: per article its title, the
+    character data of its original and sanitized panes (entities decoded, as a
+    browser reads them), and its marks as (text, label, decision, title)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.docs, self.pane, self.mark, self.in_title = [], None, None, False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "article":
+            self.docs.append({"title": "", "original": "", "sanitized": "", "marks": []})
+        elif tag == "h2" and self.docs:
+            self.in_title = True
+        elif tag == "div" and a.get("class") in ("doc original", "doc sanitized"):
+            self.pane = a["class"].split()[1]
+        elif tag == "mark" and self.pane == "original":
+            self.mark = [a["data-label"], a["data-decision"], a["title"], ""]
+
+    def handle_endtag(self, tag):
+        if tag == "div":
+            self.pane = None
+        elif tag == "h2":
+            self.in_title = False
+        elif tag == "mark" and self.mark:
+            label, decision, title, text = self.mark
+            self.docs[-1]["marks"].append((text, label, decision, title))
+            self.mark = None
+
+    def handle_data(self, data):
+        if self.in_title:
+            self.docs[-1]["title"] += data
+        if self.pane:
+            self.docs[-1][self.pane] += data
+        if self.mark:
+            self.mark[3] += data
+
+
+def read_page(path):
+    reader = _PageReader()
+    reader.feed(Path(path).read_text(encoding="utf-8"))
+    return reader.docs
+
+
 def test_visualize(tmp_path):
     res = run("visualize", FIX / "tab_small.json", "--out", tmp_path / "v.html", "--pipeline", RULES)
     assert res.exit_code == 0, res.output
-    page = (tmp_path / "v.html").read_text()
-    assert "PERSON → [PERSON 1]" in page and "policy:mask_all" in page and "case-2" in page
+    page = (tmp_path / "v.html").read_text(encoding="utf-8")
+    assert "<script" not in page  # read-only, no script: the review page's stylesheet is embedded
+    texts = {d["doc_id"]: d["text"] for d in json.loads((FIX / "tab_small.json").read_text())}
+    docs = read_page(tmp_path / "v.html")
+    assert [d["title"] for d in docs] == ["case-1 (text)", "case-2 (text)"]
+    # the text exactly as written: the original pane's character data is the document's text
+    assert [d["original"] for d in docs] == [texts["case-1"], texts["case-2"]]
+    assert [d["sanitized"] for d in docs] == [
+        "The applicant, [PERSON 1], was born in [DATETIME 1] in Ankara. [PERSON 1] is Turkish.",
+        "Application no. [CODE 1] was lodged on [DATETIME 1].",
+    ]
+    assert docs[1]["marks"] == [
+        ("48213/09", "CODE", "masked", "CODE masked → [CODE 1] — policy:mask_all"),
+        ("14 March 2009", "DATETIME", "masked", "DATETIME masked → [DATETIME 1] — policy:mask_all"),
+    ]
 
 
 def test_default_pipeline_on_the_bundled_sample(tmp_path, model_available):

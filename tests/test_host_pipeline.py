@@ -19,23 +19,21 @@ MASKED = "[PERSON 1] lives in [GPE 1]. Call her on [CODE 1] or write to [CODE 2]
 STOCK = "tok2vec, tagger, parser, attribute_ruler, lemmatizer, ner"
 
 
-def warning_text(name: str, add_rules: bool = True) -> str:
-    fix = (
-        "Add privacy_ner before it for its full detection (names, places, identifiers): "
-        f'nlp.add_pipe("privacy_ner", before="{name}", config={{"sources": ["doc.ents"]}})'
-    )
-    if add_rules:
-        return (
-            f"spacy-textsan: '{name}' runs in a pipeline without privacy_ner (no detect-stage component): its "
-            "candidates are the pipeline's entities (doc.ents) and the rule layer of privacy_ner (phone numbers, "
-            f"e-mail addresses, URLs, IP addresses, codes, standard numbers), added to them. {fix}, or set "
-            "add_rules = false to read doc.ents alone."
-        )
-    return (
-        f"spacy-textsan: '{name}' runs in a pipeline without privacy_ner (no detect-stage component) and with "
-        "add_rules = false: its candidates are the pipeline's entities (doc.ents) alone, and phone numbers, "
-        f"e-mail addresses and codes that the NER does not tag stay in clear. {fix}."
-    )
+WARN_RULES = (
+    "spacy-textsan: 'generalizer' runs in a pipeline without privacy_ner (no detect-stage component): its "
+    "candidates are the pipeline's entities (doc.ents) and the rule layer of privacy_ner (phone numbers, "
+    "e-mail addresses, URLs, IP addresses, codes, standard numbers), added to them. Add privacy_ner before it "
+    "for its full detection (names, places, identifiers): "
+    'nlp.add_pipe("privacy_ner", before="generalizer", config={"sources": ["doc.ents"]}), or set '
+    "add_rules = false to read doc.ents alone."
+)
+WARN_NO_RULES = (
+    "spacy-textsan: 'generalizer' runs in a pipeline without privacy_ner (no detect-stage component) and with "
+    "add_rules = false: its candidates are the pipeline's entities (doc.ents) alone, and phone numbers, "
+    "e-mail addresses and codes that the NER does not tag stay in clear. Add privacy_ner before it for its "
+    "full detection (names, places, identifiers): "
+    'nlp.add_pipe("privacy_ner", before="generalizer", config={"sources": ["doc.ents"]}).'
+)
 
 
 def run_three_times(nlp: Language, text: str = TEXT) -> tuple[list[str], list[str]]:
@@ -57,7 +55,7 @@ def test_a_generalizer_on_a_stock_pipeline_masks_phones_and_emails_and_warns_onc
     stock.add_pipe("generalizer")
     outputs, warned = run_three_times(stock)
     assert outputs == [MASKED] * 3
-    assert warned == [warning_text("generalizer")]
+    assert warned == [WARN_RULES]
     doc = stock(TEXT)
     assert [(s.text, s.label_, s._.source, s._.entity_id) for s in doc.spans["textsan"]] == [
         ("Ada Lee", "PERSON", "ner:doc.ents:PERSON", "PERSON-1"),
@@ -74,7 +72,8 @@ def test_mask_optimizer_on_a_stock_pipeline_adds_the_rule_layer_once_and_warns_o
     outputs, warned = run_three_times(stock)
     assert outputs == [MASKED] * 3
     # the first component to read the host's entities warns, for the whole pipeline
-    assert warned == [warning_text("mask_optimizer")]
+    assert warned == [WARN_RULES.replace("'generalizer'", "'mask_optimizer'").replace(
+        'before="generalizer"', 'before="mask_optimizer"')]
     doc = stock(TEXT)
     phone = doc.spans["textsan"][2]
     assert (phone.text, phone._.masked, phone._.reasons) == (
@@ -102,7 +101,7 @@ def test_add_rules_false_reads_doc_ents_alone_and_leaves_the_phone(stock):
         "[PERSON 1] lives in [GPE 1]. Call her on +44 20 7946 0958 or write to ada.lee@example.com. "
         "[PERSON 2] replies fast."
     ] * 3
-    assert warned == [warning_text("generalizer", add_rules=False)]
+    assert warned == [WARN_NO_RULES]
     assert "textsan" not in stock(TEXT).spans
 
 

@@ -101,13 +101,34 @@ def test_typer_only_in_the_cli(name):
         assert "typer" not in third_party_imports(name)
 
 
+#: The entry layers: the command line and the web service (``textsan serve``).
+ENTRY_LAYERS = ("spacy_textsan.cli", "spacy_textsan.__main__", "spacy_textsan.serve")
+#: The web framework: only in the service and its command.
+WEB_PACKAGES = {"fastapi", "starlette", "uvicorn", "fastapi_offline"}
+
+
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_calls_flow_one_way(name):
-    """Nothing below the CLI imports it; only the CLI imports the run layer."""
+    """Nothing below the CLI imports it; only the CLI and the service import
+    the run layer; only the CLI imports the service."""
     if not name.startswith(("spacy_textsan.cli", "spacy_textsan.__main__")):
         assert not {m for m in GRAPH[name] if m.startswith("spacy_textsan.cli")}
-        if not name.startswith("spacy_textsan.run"):
-            assert not {m for m in GRAPH[name] if m.startswith("spacy_textsan.run")}
+        if not name.startswith("spacy_textsan.serve"):
+            assert not {m for m in GRAPH[name] if m.startswith("spacy_textsan.serve")}
+    if not name.startswith((*ENTRY_LAYERS, "spacy_textsan.run")):
+        assert not {m for m in GRAPH[name] if m.startswith("spacy_textsan.run")}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_the_web_framework_only_in_the_service(name):
+    if not name.startswith("spacy_textsan.serve") and name != "spacy_textsan.cli.serve":
+        assert not third_party_imports(name) & WEB_PACKAGES
+
+
+def test_the_service_package_imports_no_web_framework_itself():
+    """``textsan`` runs without FastAPI: the CLI imports serve.settings, never the app, at module level."""
+    assert not third_party_imports("spacy_textsan.serve") & WEB_PACKAGES
+    assert not third_party_imports("spacy_textsan.serve.settings") & WEB_PACKAGES
 
 
 def test_the_gazetteer_does_not_depend_on_the_risk_measures():

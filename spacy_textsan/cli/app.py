@@ -2,11 +2,11 @@
 
 import sys
 
-import click
 import typer
+from typer._click.exceptions import ClickException  # typer's own click (typer >= 0.26)
 
 from ..about import __version__
-from . import evaluate, gazetteer, kanon, mapping, sanitize, training, visualize
+from . import evaluate, gazetteer, kanon, mapping, sanitize, serve, training, visualize
 
 app = typer.Typer(
     name="textsan",
@@ -25,6 +25,7 @@ app.command("convert")(training.convert_cmd)
 app.command("silver")(training.silver_cmd)
 app.command("keygen")(mapping.keygen_cmd)
 app.command("restore")(mapping.restore_cmd)
+app.command("serve")(serve.serve_cmd)
 
 
 @app.command()
@@ -39,10 +40,10 @@ def main() -> None:
     left to runs whose documents fell back or failed closed."""
     try:
         code = app(standalone_mode=False)
-    except click.ClickException as e:  # a usage error found by click
+    except ClickException as e:  # a usage error found by the parser
         e.show()
         sys.exit(1)
-    except click.exceptions.Abort:
+    except typer.Abort:
         typer.echo("Aborted!", err=True)
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..extensions import TAB_LABELS
-from ..generalizer.operators import strategy_names
+from ..generalizer.operators import strategy_settings
 from ..io import read_text
 from ..pipeline import load_pipeline
 from .util import fail as _fail
@@ -78,27 +78,11 @@ def build_overrides(
 def parse_strategy(value: str | None) -> dict[str, object]:
     """``--strategy generalize`` or ``--strategy pseudonym,DATETIME=generalize,CODE=mask``:
     the default strategy and per-type exceptions, as generalizer overrides."""
-    if not value:
-        return {}
-    default, by_label = None, {}
-    for item in (v.strip() for v in value.split(",") if v.strip()):
-        label, sep, strategy = item.rpartition("=")
-        if sep and label not in TAB_LABELS:
-            _fail(f"--strategy: {label!r} is not one of {', '.join(TAB_LABELS)}")
-        if strategy not in strategy_names():  # the registered operators, those of other packages too
-            _fail(f"--strategy: {strategy!r} is not one of {', '.join(strategy_names())}")
-        if sep:
-            by_label[label] = strategy
-        elif default is None:
-            default = strategy
-        else:
-            _fail(f"--strategy names two default strategies: {value!r}")
-    out: dict[str, object] = {}
-    if default:
-        out["components.generalizer.strategy"] = default
-    if by_label:
-        out["components.generalizer.strategy_by_label"] = by_label
-    return out
+    try:
+        settings = strategy_settings(value)
+    except ValueError as e:
+        _fail(f"--{e}")
+    return {f"components.generalizer.{key}": setting for key, setting in settings.items()}
 
 
 def load_or_fail(pipeline: str | None, overrides: dict[str, object] | None = None):

@@ -2,12 +2,11 @@
 
 from typing import NoReturn
 
-import click
 import typer
 from wasabi import color, msg
 
 
-class BadUsage(click.exceptions.Exit):
+class BadUsage(typer.Exit):
     """Bad input or options: exit code 1, nothing written (see :func:`fail`)."""
 
     def __init__(self, message: str) -> None:

@@ -1,4 +1,5 @@
-"""``textsan visualize``: an HTML page of the spans, decisions and replacements."""
+"""``textsan visualize``: the review page of some documents as one static,
+read-only HTML file (:func:`spacy_textsan.visualize.render_page`)."""
 
 from pathlib import Path
 
@@ -23,7 +24,8 @@ def visualize(
     limit: int = typer.Option(20, "--limit", help="At most N documents"),
     settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
 ):
-    """Write an HTML page with the spans, their types, decisions and replacements."""
+    """Write a read-only HTML page: each text exactly as written with its spans marked by type and decision,
+    the sanitized text, and the spans' reasons and risk (review and change them with textsan serve)."""
 
     try:
         f = read_input(input_path, fmt=fmt, columns=columns or None, field=field, encoding=encoding)

@@ -34,6 +34,7 @@ import catalogue
 from spacy.tokens import Span
 
 from ..entities import Entity
+from ..extensions import TAB_LABELS
 from .keys import Secret
 from .options import STAR, chain_options, datetime_options, quantity_options, safe_options
 from .surrogates import (
@@ -145,6 +146,35 @@ def get_operator(name: str) -> type[Operator]:
 def strategy_names() -> tuple[str, ...]:
     """The names of the registered operators (built-in ones first)."""
     return tuple(operators.get_all())
+
+
+def strategy_settings(value: str | None) -> dict[str, object]:
+    """The generalizer settings of a strategy as ``textsan sanitize --strategy``
+    and ``textsan serve`` take it: ``pseudonym`` or
+    ``pseudonym,DATETIME=generalize,CODE=mask`` (a default strategy and
+    per-type exceptions) -> ``{"strategy": ..., "strategy_by_label": {...}}``.
+    Raises ``ValueError`` with the problem."""
+    if not value:
+        return {}
+    default, by_label = None, {}
+    for item in (v.strip() for v in value.split(",") if v.strip()):
+        label, sep, strategy = item.rpartition("=")
+        if sep and label not in TAB_LABELS:
+            raise ValueError(f"strategy: {label!r} is not one of {', '.join(TAB_LABELS)}")
+        if strategy not in strategy_names():  # the registered operators, those of other packages too
+            raise ValueError(f"strategy: {strategy!r} is not one of {', '.join(strategy_names())}")
+        if sep:
+            by_label[label] = strategy
+        elif default is None:
+            default = strategy
+        else:
+            raise ValueError(f"strategy names two default strategies: {value!r}")
+    out: dict[str, object] = {}
+    if default:
+        out["strategy"] = default
+    if by_label:
+        out["strategy_by_label"] = by_label
+    return out
 
 
 def options(span: Span) -> list[str]:

@@ -14,11 +14,12 @@ from pathlib import Path
 
 from .errors import InputError, PathLike, UndecodableError
 
-__all__ = ["ENCODING_HINT", "read_text", "bom_encoding"]
+__all__ = ["ENCODING_HINT", "read_text", "bom_encoding", "sniff"]
 
 #: How to fix undecodable bytes, for files read with an ``--encoding`` option.
 ENCODING_HINT = "pass the file's encoding with --encoding, e.g. --encoding cp1252 or --encoding latin-1"
-_BINARY_SNIFF_BYTES = 8 * 1024
+#: How much of a file :func:`sniff` looks at.
+SNIFF_BYTES = 8 * 1024
 
 
 def read_text(
@@ -51,13 +52,7 @@ def read_text(
         data = path.read_bytes()
     except OSError as error:
         raise InputError(path, None, f"cannot read file: {error.strerror or error}") from None
-    name = encoding or bom_encoding(data) or "utf-8"
-    try:
-        codec = codecs.lookup(name).name
-    except LookupError:
-        raise InputError(path, None, f"unknown encoding {name!r}") from None
-    if detect_binary and "\x00" in data[:_BINARY_SNIFF_BYTES].decode(codec, errors="replace"):
-        raise InputError(path, None, "binary file, not text")
+    name, codec = sniff(path, data[:SNIFF_BYTES], encoding, detect_binary)
     start = 0
     if codec in ("utf-8", "utf-8-sig"):
         # Strip the BOM here rather than with utf-8-sig, whose error offsets
@@ -75,6 +70,21 @@ def read_text(
     if not text and not allow_empty:
         raise InputError(path, None, "empty file")
     return text, name
+
+
+def sniff(path: Path, head: bytes, encoding: str | None, detect_binary: bool = True) -> tuple[str, str]:
+    """(encoding name, Python codec) of a file from its first bytes ``head``:
+    ``encoding`` if given, else UTF-16/32 by their BOM, else UTF-8. Raises
+    :class:`InputError` for an unknown encoding or (``detect_binary``) a NUL
+    character, the mark of a binary file."""
+    name = encoding or bom_encoding(head) or "utf-8"
+    try:
+        codec = codecs.lookup(name).name
+    except LookupError:
+        raise InputError(path, None, f"unknown encoding {name!r}") from None
+    if detect_binary and "\x00" in head.decode(codec, errors="replace"):
+        raise InputError(path, None, "binary file, not text")
+    return name, codec
 
 
 def bom_encoding(data: bytes) -> str | None:

@@ -16,12 +16,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .decode import ENCODING_HINT, bom_encoding, read_text
+from .decode import ENCODING_HINT, SNIFF_BYTES, read_text, sniff
 from .errors import InputError, PathLike
 
 __all__ = ["TextSource", "open_source", "string_lines", "split_lf"]
 
-_SNIFF_BYTES = 8 * 1024
 _BUFFER = 1 << 20
 
 
@@ -82,16 +81,10 @@ def open_source(path: PathLike, encoding: str | None = None, hint: str = ENCODIN
     path = Path(path)
     try:
         with open(path, "rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
+            head = fh.read(SNIFF_BYTES)
     except OSError as error:
         raise InputError(path, None, f"cannot read file: {error.strerror or error}") from None
-    name = encoding or bom_encoding(head) or "utf-8"
-    try:
-        codec = codecs.lookup(name).name
-    except LookupError:
-        raise InputError(path, None, f"unknown encoding {name!r}") from None
-    if "\x00" in head.decode(codec, errors="replace"):
-        raise InputError(path, None, "binary file, not text")
+    name, codec = sniff(path, head, encoding)
     bom = b""
     if codec in ("utf-8", "utf-8-sig"):
         codec = "utf-8"

@@ -199,7 +199,7 @@ def address_patterns() -> list[dict]:
             "group": 1,
             "flags": "i",
             "pattern": r"\b(?:post ?code|postal code|zip(?: ?code)?|PLZ|code postal|CAP|C\.P\.|CEP|kod pocztowy)\b\s*[:#]?\s*"
-            r"((?=[A-Z0-9 -]*\d)[A-Z0-9]{2,5}(?:[ -][A-Z0-9]{2,4})?)\b",
+            r"((?=[A-Z0-9]*\d)[A-Z0-9]{2,5}(?:[ -][A-Z0-9]{2,4})?)\b",
         },
     ]
 

@@ -10,6 +10,8 @@ way: name it as a source; its labels map onto themselves.
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from typing import Any
 
 from spacy.attrs import IDX, ORTH
 from spacy.language import Language
@@ -202,6 +204,16 @@ class PrivacyNER(Pipe):
         self._sources = {n: load_source(n) for n in self.source_names if n != DOC_ENTS}
 
     # -- spaCy API -------------------------------------------------------------
+    @contextmanager
+    def memory_zone(self, mem: Any = None) -> Iterator[Any]:
+        """``nlp.memory_zone()`` reaches the source pipelines too: the strings
+        their NER adds while a zone is open go with it, so a long run's
+        vocabularies do not grow."""
+        with ExitStack() as stack:
+            for source in self._sources.values():
+                stack.enter_context(source.memory_zone(mem))
+            yield mem
+
     def __call__(self, doc: Doc) -> Doc:
         return next(iter(self.pipe([doc], batch_size=1)))
 

@@ -6,7 +6,7 @@ import logging
 import signal
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from itertools import islice
 
 from spacy.language import Language
@@ -128,25 +128,44 @@ def sanitize_texts(
         chunk = list(islice(it, chunk_size))
         if not chunk:
             return
-        try:
-            with time_budget(budget * len(chunk) if budget else None):
-                docs = list(nlp.pipe(chunk, batch_size=batch_size, n_process=n_process))
-            results = [result_from_doc(d, spans_key, keep_docs) for d in docs]
-        except Exception as batch_error:  # fail closed: retry one by one
-            logger.warning("batch failed (%s); retrying documents one by one", batch_error)
-            results = []
-            for text in chunk:
-                try:
-                    with time_budget(budget):
-                        doc = nlp(text)
-                    results.append(result_from_doc(doc, spans_key, keep_docs))
-                except Exception as e:
-                    error = f"{type(e).__name__}: {e}"
-                    logger.error("sanitization failed: %s", error)
-                    if on_error == "fail":
-                        raise SanitizationError(error) from e
-                    if on_error == "skip":
-                        results.append(failed_result(text, error))
-                    else:
-                        results.append(fallback_result(nlp, text, error, spans_key, keep_docs, budget))
+        # The strings of a chunk's documents are dropped with them (spaCy's memory
+        # zone), so a run of millions of rows does not grow the vocabulary for ever;
+        # a DocResult holds plain Python values only. Docs kept need their strings.
+        with nlp.memory_zone() if not keep_docs else nullcontext():
+            results = _sanitize_chunk(nlp, chunk, spans_key, batch_size, n_process, keep_docs, on_error, budget)
         yield from results
+
+
+def _sanitize_chunk(
+    nlp: Language,
+    chunk: list[str],
+    spans_key: str,
+    batch_size: int,
+    n_process: int,
+    keep_docs: bool,
+    on_error: str,
+    budget: float | None,
+) -> list[DocResult]:
+    """The results of one chunk of texts (see :func:`sanitize_texts`)."""
+    try:
+        with time_budget(budget * len(chunk) if budget else None):
+            docs = list(nlp.pipe(chunk, batch_size=batch_size, n_process=n_process))
+        results = [result_from_doc(d, spans_key, keep_docs) for d in docs]
+    except Exception as batch_error:  # fail closed: retry one by one
+        logger.warning("batch failed (%s); retrying documents one by one", batch_error)
+        results = []
+        for text in chunk:
+            try:
+                with time_budget(budget):
+                    doc = nlp(text)
+                results.append(result_from_doc(doc, spans_key, keep_docs))
+            except Exception as e:
+                error = f"{type(e).__name__}: {e}"
+                logger.error("sanitization failed: %s", error)
+                if on_error == "fail":
+                    raise SanitizationError(error) from e
+                if on_error == "skip":
+                    results.append(failed_result(text, error))
+                else:
+                    results.append(fallback_result(nlp, text, error, spans_key, keep_docs, budget))
+    return results

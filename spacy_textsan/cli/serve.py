@@ -1,0 +1,119 @@
+"""``textsan serve``: the pipeline as a local web service (FastAPI + uvicorn)."""
+
+import gc
+import json
+import os
+from pathlib import Path
+
+import typer
+from wasabi import msg
+
+from ..generalizer.keys import MissingKeyError, read_key
+from ..serve.settings import SERVE_CONFIG_ENV, TOKEN_ENV, ServeSettings, SettingsError
+from .options import PIPELINE_HELP, build_overrides, load_or_fail, parse_strategy
+from .util import fail as _fail
+
+#: Seconds a worker process may take to answer the supervisor of --workers N (loading a pipeline is slow).
+WORKER_HEALTHCHECK_S = 120
+NEEDS_SERVE = "textsan serve needs FastAPI and uvicorn: pip install spacy-textsan[serve]"
+
+
+def serve_cmd(
+    pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on; any but loopback needs a token"),
+    port: int = typer.Option(8000, "--port", min=0, max=65535),
+    workers: int = typer.Option(1, "--workers", min=1, help="Processes, each with the pipeline loaded once"),
+    token_file: Path | None = typer.Option(
+        None, "--token-file", help=f"File holding the API token (default: ${TOKEN_ENV}); every request must send it"
+    ),
+    cors: list[str] = typer.Option([], "--cors", help="Origin allowed to call the API from its pages (repeatable)"),
+    max_request_bytes: int = typer.Option(10 * 1024 * 1024, "--max-request-bytes", min=1, help="Larger: 413"),
+    max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Longest document, in characters (422)"),
+    max_texts: int = typer.Option(100, "--max-texts", min=1, help="Most texts in one request (422)"),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="Seconds a request waits (504 beyond)"),
+    store: Path | None = typer.Option(
+        None, "--store", help="Folder where each request's results are written (0600); nothing is stored without it"
+    ),
+    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Documents of concurrent requests per nlp.pipe"),
+    max_queue: int = typer.Option(64, "--max-queue", min=1, help="Requests waiting at most (503 beyond)"),
+    on_error: str = typer.Option("mask-all", "--on-error", help="A document that fails: mask-all or skip"),
+    strategy: str | None = typer.Option(None, "--strategy", help="Default strategy, as textsan sanitize takes it"),
+    mask_format: str | None = typer.Option(None, "--mask-format", help='Replacement, e.g. "***" or "[{label} {n}]"'),
+    key_file: Path | None = typer.Option(
+        None, "--key-file", help="Secret key file of the hash and pseudonym strategies (default: $TEXTSAN_KEY)"
+    ),
+    pattern: list[str] = typer.Option([], "--pattern", help="Extra rule LABEL=REGEX (repeatable)"),
+    allow_list: Path | None = typer.Option(None, "--allow-list", help="File of terms never to mask"),
+    deny_list: Path | None = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
+    settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
+) -> None:
+    """Serve the pipeline over HTTP: the review page at /, POST /sanitize
+    (and the page's /api/...), Presidio-shaped POST /analyze and /anonymize,
+    GET /health, /metrics and /docs. Binds to 127.0.0.1 unless told
+    otherwise; another host needs an API token. Texts are never logged and
+    nothing is stored without --store."""
+    try:
+        token = read_key(token_file, TOKEN_ENV, what="API token", required=False)
+    except MissingKeyError as e:
+        _fail(str(e))
+    config = ServeSettings(
+        host=host,
+        port=port,
+        token=token,
+        cors=list(cors),
+        max_request_bytes=max_request_bytes,
+        max_document_chars=max_chars,
+        max_texts=max_texts,
+        timeout_s=timeout,
+        store=store,
+        batch_size=batch_size,
+        max_queue=max_queue,
+        on_error=on_error,
+        pipeline=pipeline or "default",
+    )
+    try:
+        config.check()
+    except SettingsError as e:
+        _fail(str(e))
+    overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
+    overrides.update(parse_strategy(strategy))
+    if key_file is not None:
+        if not key_file.is_file():
+            _fail(f"{key_file}: key file not found")
+        overrides["components.generalizer.key_file"] = str(key_file)
+    try:
+        import uvicorn
+
+        from ..serve.app import create_app, server_options
+    except ImportError:
+        _fail(NEEDS_SERVE)
+    nlp = load_or_fail(pipeline, overrides)
+    msg.info(
+        f"textsan serve: pipeline {config.pipeline} on http://{host}:{port} "
+        f"({'API token required' if token else 'no token: this machine only'}; "
+        f"{'CORS for ' + ', '.join(cors) if cors else 'no CORS'}; "
+        f"{'results stored in ' + str(store) if store else 'nothing stored'}; {workers} worker(s))"
+    )
+    common = server_options(config)
+    if workers == 1:
+        uvicorn.run(create_app(nlp, config), **common)
+        return
+    # N processes: each loads the pipeline once (checked here first) and reads its settings from the environment
+    del nlp
+    gc.collect()
+    os.environ[SERVE_CONFIG_ENV] = json.dumps(
+        {
+            "pipeline": pipeline,
+            "overrides": overrides,
+            "settings": config.to_json(),
+            "token_file": str(token_file) if token_file else None,
+        }
+    )
+    # a worker loading the pipeline answers the supervisor's pings late: give it time before it counts as hung
+    uvicorn.run(
+        "spacy_textsan.serve.app:app_from_env",
+        factory=True,
+        workers=workers,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+        **common,
+    )

@@ -1,0 +1,187 @@
+"""The one thread that runs the pipeline for the service, and the bounded
+queue in front of it.
+
+Requests do not call the pipeline: they put a job in a bounded queue
+(:class:`Busy` when it is full) and wait for its future. The worker takes a
+job and every other one waiting, up to ``batch_size`` documents, groups them
+by the settings they need (strategy, ``on_error``) and sanitizes each group in
+one :func:`~spacy_textsan.run.local.sanitize_texts` call: one ``nlp.pipe``
+for many concurrent requests, failing closed document by document. Each call
+runs in a memory zone of spaCy (``nlp.memory_zone()``), so the strings of the
+texts are freed with their docs and memory stays flat over a long run; no Doc
+leaves the zone (results hold plain strings and lists).
+
+One thread per process: the pipeline and its memory zones are not shared
+between threads. ``textsan serve --workers N`` runs N processes.
+"""
+
+import logging
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from spacy.language import Language
+
+from ..run.local import SanitizationError, sanitize_texts
+from ..run.results import DocResult
+from .variants import Variants
+
+logger = logging.getLogger("spacy_textsan")
+
+
+class Busy(RuntimeError):
+    """The queue is full: the service answers 503 (try again later)."""
+
+
+@dataclass
+class TextJob:
+    """Texts to sanitize with one request's settings."""
+
+    texts: list[str]
+    overrides: dict[str, object] = field(default_factory=dict)
+    on_error: str = "mask-all"
+    future: Future = field(default_factory=Future)
+
+
+@dataclass
+class CallJob:
+    """A function of the pipeline (``fn(nlp)``) run alone in the worker: the
+    re-rendering of a reviewed document. It must return no Doc."""
+
+    fn: Callable[[Language], Any]
+    overrides: dict[str, object] = field(default_factory=dict)
+    future: Future = field(default_factory=Future)
+
+
+_STOP = object()
+
+
+class PipelinePool:
+    """A bounded queue of jobs and the thread that runs them (see the module doc)."""
+
+    def __init__(self, nlp: Language, *, batch_size: int = 32, max_queue: int = 64, memory_zones: bool = True):
+        self.nlp = nlp
+        self.variants = Variants(nlp)
+        self.batch_size = batch_size
+        self.memory_zones = memory_zones
+        self._queue: queue.Queue = queue.Queue(maxsize=max_queue)
+        self._thread: threading.Thread | None = None
+        #: documents of the latest sanitize_texts calls (one nlp.pipe for concurrent requests)
+        self.batches: deque[int] = deque(maxlen=1000)
+
+    # -- life ------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="textsan-pipeline", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Finish the job at hand, cancel those waiting, end the thread."""
+        if self._thread is None:
+            return
+        while True:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if job is not _STOP:
+                job.future.cancel()
+        self._queue.put(_STOP)
+        self._thread.join(timeout)
+        self._thread = None
+
+    @property
+    def depth(self) -> int:
+        return self._queue.qsize()
+
+    # -- submitting --------------------------------------------------------------
+
+    def submit(self, job: TextJob | CallJob) -> Future:
+        """Queue ``job``; :class:`Busy` when the queue is full."""
+        self.start()
+        try:
+            self._queue.put_nowait(job)
+        except queue.Full:
+            raise Busy(f"{self._queue.maxsize} requests are waiting already") from None
+        return job.future
+
+    # -- the worker --------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            jobs = [first]
+            size = len(first.texts) if isinstance(first, TextJob) else self.batch_size
+            while size < self.batch_size:  # everything else waiting, up to a batch
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is _STOP:
+                    self._queue.put(_STOP)
+                    break
+                jobs.append(nxt)
+                size += len(nxt.texts) if isinstance(nxt, TextJob) else self.batch_size
+            self._run_jobs([j for j in jobs if j.future.set_running_or_notify_cancel()])
+
+    def _run_jobs(self, jobs: list) -> None:
+        groups: dict[tuple, list[TextJob]] = {}
+        for job in jobs:
+            if isinstance(job, CallJob):
+                self._guarded(job)
+            elif job.on_error == "fail":  # its failure must stop no other request
+                groups[("fail", id(job))] = [job]
+            else:
+                key = (job.on_error, tuple(sorted((k, repr(v)) for k, v in job.overrides.items())))
+                groups.setdefault(key, []).append(job)
+        for group in groups.values():
+            self._guarded_group(group)
+
+    def _zone(self, nlp: Language) -> AbstractContextManager:
+        return nlp.memory_zone() if self.memory_zones else nullcontext()
+
+    def _call(self, job: CallJob) -> Any:
+        nlp = self.variants.get(job.overrides)
+        with self._zone(nlp):
+            return job.fn(nlp)
+
+    def _sanitize(self, group: list[TextJob]) -> list[list[DocResult]]:
+        nlp = self.variants.get(group[0].overrides)
+        texts = [t for job in group for t in job.texts]
+        # sanitize_texts enters a memory zone per chunk itself (zones do not nest)
+        results = list(sanitize_texts(nlp, texts, batch_size=self.batch_size, on_error=group[0].on_error))
+        self.batches.append(len(texts))
+        out, i = [], 0
+        for job in group:
+            out.append(results[i : i + len(job.texts)])
+            i += len(job.texts)
+        return out
+
+    def _guarded_group(self, group: list[TextJob]) -> None:
+        try:
+            per_job = self._sanitize(group)
+        except (ValueError, SanitizationError) as e:  # a strategy the generalizer refuses; on_error="fail"
+            for job in group:
+                job.future.set_exception(e)
+            return
+        except Exception as e:  # never leave a request waiting
+            logger.error("the pipeline worker failed: %s", type(e).__name__)
+            for job in group:
+                job.future.set_exception(e)
+            return
+        for job, results in zip(group, per_job, strict=True):
+            job.future.set_result(results)
+
+    def _guarded(self, job: CallJob) -> None:
+        try:
+            job.future.set_result(self._call(job))
+        except Exception as e:
+            job.future.set_exception(e)
