@@ -4,6 +4,7 @@ import spacy
 from spacy.tokens import Span, SpanGroup
 
 from spacy_textsan.extensions import masked_offsets
+from spacy_textsan.pipeline import NoDetectorWarning
 from spacy_textsan.generalizer import render, to_original
 from spacy_textsan.generalizer.render import merge_replacements
 
@@ -93,7 +94,8 @@ def test_mask_all_uses_doc_ents_without_privacy_ner():
     nlp.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "Ada"}])
     nlp.add_pipe("mask_all")
     nlp.add_pipe("generalizer")
-    assert nlp("Ada wrote.")._.sanitized_text == "[PERSON 1] wrote."
+    with pytest.warns(NoDetectorWarning, match="'mask_all' runs in a pipeline without privacy_ner"):
+        assert nlp("Ada wrote.")._.sanitized_text == "[PERSON 1] wrote."
 
 
 # --------------------------------------------------------------------------- #
