@@ -183,6 +183,27 @@ def rss_mb(pid: int) -> dict[str, float]:
     return {k: round(v, 1) for k, v in total.items()}
 
 
+def cpu_seconds(server_pid: int) -> dict[str, float]:
+    """CPU seconds used so far: by the whole machine (``/proc/stat``), by the
+    server's processes, by this client process, and by everything else (the
+    difference: a contention gauge, near 0 on an otherwise idle machine)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    # user nice system idle iowait irq softirq steal ...: busy = all but idle and iowait
+    machine = sum(int(v) for i, v in enumerate(fields[:8]) if i not in (3, 4)) / tick
+
+    def used(pid: int) -> float:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(stat[11]) + int(stat[12])) / tick  # utime, stime
+
+    server = sum(used(p) for p in process_tree(server_pid))
+    client = used(os.getpid())
+    return {"machine": machine, "server": server, "client": client, "others": machine - server - client}
+
+
 class Server:
     """One server subprocess, its log in a temporary file; stopped by its pid."""
 
@@ -284,6 +305,7 @@ async def load(
     done = 0
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=server.url, limits=limits, timeout=request_timeout) as client:
+        cpu_before = cpu_seconds(server.pid)
         start = time.perf_counter()
         deadline = start + time_cap
 
@@ -311,6 +333,7 @@ async def load(
 
         await asyncio.gather(*(one_client() for _ in range(clients)))
         wall = time.perf_counter() - start
+        cpu = {k: round(v - cpu_before[k], 1) for k, v in cpu_seconds(server.pid).items()}
     values = sorted(latencies)
     out: dict[str, Any] = {
         "clients": clients,
@@ -331,6 +354,7 @@ async def load(
             "max": _r(values[-1]) if values else None,
         },
     }
+    out["cpu_s"] = cpu
     if statuses:
         out["document_status"] = dict(statuses)
     if rss_every:

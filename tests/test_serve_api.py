@@ -757,3 +757,14 @@ def test_the_default_pipeline_reports_residual_risk_and_renders_again(model_avai
         again = c.post("/api/render", json={"text": text, "spans": decisions}).json()
         assert again["status"] == "ok" and isinstance(again["residual_risk"]["k"], int)
         assert all(s["masked"] for s in again["spans"])
+
+
+def test_export_keeps_the_pipelines_direct_identifiers(rules):
+    spans = [
+        {"start": 0, "end": 8, "label": "PERSON", "entity_id": "PERSON-1", "masked": True, "identifier_type": "DIRECT"},
+        {"start": 20, "end": 25, "label": "LOC", "masked": True, "source": "review"},
+    ]
+    with client(rules) as c:
+        out = c.post("/api/export", json={"text": REVIEW_TEXT, "spans": spans, "doc_id": "d"}).json()
+    mentions = out["training"]["annotations"]["reviewer"]["entity_mentions"]
+    assert [(m["span_text"], m["identifier_type"]) for m in mentions] == [("Jane Doe", "DIRECT"), ("Paris", "QUASI")]

@@ -52,6 +52,8 @@ class Decision:
     masked: bool
     entity_id: str | None = None
     added: bool = False
+    #: the pipeline's identifier type of the span (DIRECT, QUASI, ...), if known
+    identifier_type: str | None = None
 
     @property
     def reason(self) -> str:
@@ -94,6 +96,8 @@ def render_reviewed(nlp: Language, text: str, decisions: Sequence[Decision]) -> 
                 add_reason(span, d.reason)
                 continue
             span._.entity_id = d.entity_id
+            if d.identifier_type:
+                span._.identifier_type = d.identifier_type
             span._.source = REVIEW_SOURCE
             span._.masked = d.masked
             span._.reasons = [d.reason]

@@ -71,6 +71,9 @@ class SpanDecision(BaseModel):
     masked: bool = True
     added: bool = Field(False, description="a span the reviewer added (also: source = review)")
     source: str | None = None
+    identifier_type: str | None = Field(
+        None, description="DIRECT, QUASI or NO_MASK as the pipeline typed it (kept in the training record)"
+    )
 
 
 class RenderRequest(BaseModel):
@@ -219,6 +222,7 @@ def _decisions(text: str, spans: list[SpanDecision]) -> list[Decision]:
             s.masked,
             s.entity_id,
             s.added or s.source == REVIEW_SOURCE,
+            s.identifier_type,
         )
         for s in spans
     ]

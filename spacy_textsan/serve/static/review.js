@@ -75,6 +75,7 @@ function decisions(doc) {
     label: s.label,
     entity_id: s.entity_id ?? null,
     masked: s.masked !== false,
+    identifier_type: s.identifier_type ?? null,
     ...(s.review === "added" ? { source: "review" } : {}),
   }));
 }
