@@ -355,6 +355,8 @@ async def load(
         },
     }
     out["cpu_s"] = cpu
+    # cores used by other processes on average during the level (contention; about 0 on an idle machine)
+    out["other_processes_cores"] = round(max(0.0, cpu["others"]) / wall, 2) if wall else None
     if statuses:
         out["document_status"] = dict(statuses)
     if rss_every:
@@ -414,6 +416,7 @@ def bench_server(name: str, docs: list[str], args: argparse.Namespace, log_dir: 
                 "failures": run["failures"],
                 "rps": run["rps"],
                 "latency_ms": run["latency_ms"],
+                "other_processes_cores": run["other_processes_cores"],
                 "rss_before_mb": before["rss_mb"],
                 "rss_after_mb": after["rss_mb"],
                 "rss_growth_mb": round(after["rss_mb"] - before["rss_mb"], 1),
@@ -544,14 +547,15 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 def markdown_table(report: dict[str, Any]) -> str:
     rows = [
-        "| server | clients | requests | req/s | p50 ms | p90 ms | p99 ms | failed |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| server | clients | requests | req/s | p50 ms | p90 ms | p99 ms | failed | server cores | other cores |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, res in report["servers"].items():
         for c, lv in res["levels"].items():
             lat = lv["latency_ms"]
             rows.append(
-                f"| {name} | {c} | {lv['requests_done']} | {lv['rps']} | {lat['p50']} | {lat['p90']} | {lat['p99']} | {lv['failed']} |"
+                f"| {name} | {c} | {lv['requests_done']} | {lv['rps']} | {lat['p50']} | {lat['p90']} | {lat['p99']} | {lv['failed']} | "
+                f"{lv['cpu_s']['server'] / lv['wall_s']:.2f} | {lv['other_processes_cores']} |"
             )
     return "\n".join(rows)
 

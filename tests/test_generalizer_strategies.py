@@ -207,6 +207,55 @@ def test_find_leaks():
     assert find_leaks(text, []) == []
 
 
+def test_find_leaks_folds_case_and_whitespace_with_exact_offsets():
+    # whitespace runs (newline, tab, no-break space) repeat a one-space string; offsets are the text's own
+    text = "Ada Lee met ADA\n\tLEE and ada\u00a0lee; Σοφία, ΣΟΦΊΑ; İstanbul"
+    masked = [(0, 7), (34, 39), (48, 56)]  # "Ada Lee", "Σοφία", "İstanbul" (İ lower-cases to two characters)
+    assert find_leaks(text, masked) == [(12, 20, 0), (25, 32, 0), (41, 46, 1)]
+    # a string at the start and end of the text, and one repeating itself without overlap
+    assert find_leaks("abab abab", [(0, 2)], min_chars=2) == [(2, 4, 0), (5, 7, 0), (7, 9, 0)]
+    assert find_leaks("ab ab", [(0, 2)], min_chars=3) == [(3, 5, 0)]
+    assert find_leaks("ab abab", [(0, 2)], min_chars=3) == []  # whole words only
+
+
+def test_find_leaks_finds_what_one_regular_expression_per_string_finds():
+    """The folded search against the regular expressions it replaced, on random texts."""
+    import random
+
+    def by_regex(text, masked, min_chars=4):
+        ranges = sorted(masked)
+        found = []
+        seen = set()
+        for i, (start, end) in enumerate(masked):
+            string = " ".join(text[start:end].split())
+            if len(string) < 2 or string.casefold() in seen:
+                continue
+            whole = len(string) < min_chars
+            if whole and not any(c.isalpha() for c in string):
+                continue
+            seen.add(string.casefold())
+            body = r"\s+".join(re.escape(w) for w in string.split(" "))
+            for m in re.finditer(rf"(?<!\w){body}(?!\w)" if whole else body, text, re.IGNORECASE):
+                if not any(s <= m.start() and m.end() <= e for s, e in ranges):
+                    found.append((m.start(), m.end(), i))
+        found.sort(key=lambda f: (f[0], -f[1]))
+        out = []
+        for f in found:
+            if not (out and f[1] <= out[-1][1]):
+                out.append(f)
+        return out
+
+    rng = random.Random(18)
+    alphabet = "abAB \n\t_1é"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30)))
+        masked = []
+        for _ in range(rng.randint(1, 3)):
+            s = rng.randrange(len(text))
+            masked.append((s, rng.randint(s + 1, min(len(text), s + 6))))
+        assert find_leaks(text, masked, min_chars=3) == by_regex(text, masked, min_chars=3), (text, masked)
+
+
 def test_leak_sweep_masks_other_occurrences_with_the_entity_replacement():
     text = "Mr Yalman met YALMAN's cousin, the Yalmanlar family, and Lee of Leeds."
     doc = _sanitize({}, text, [("Yalman", 1, "PERSON", "P1"), ("Lee", 1, "PERSON", "P2")])

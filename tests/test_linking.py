@@ -115,3 +115,45 @@ def test_fuzzy_on_a_large_kb_is_fast():
         r = link_surface(typo, kb)
     assert (time.monotonic() - start) / 20 < 0.05
     assert (r.entry.id, r.method) == ("x12345", "fuzzy")
+
+
+def test_fuzzy_sub_buckets_give_what_whole_buckets_give():
+    """FuzzyIndex.best reads only the (position, character) sub-buckets that
+    can hold a surface within 1 or 2 edits; on random surfaces and queries
+    (typos at the ends, in the middle, insertions, deletions) the answer is the
+    one a scan of the whole length buckets gives."""
+    rng = random.Random(18)
+    alphabet = "abcde"
+    words = sorted({"".join(rng.choice(alphabet) for _ in range(rng.randint(5, 16))) for _ in range(3000)})
+    kb = GazetteerKB(KBEntry(f"x{i}", w, rng.choice(["LOC", "ORG"])) for i, w in enumerate(words))
+    index = FuzzyIndex(kb)
+
+    def brute(norm: str, max_dist: int, tab_type):
+        best = None
+        for (t, _), (surfaces, orders, positions) in index._buckets.items():
+            if tab_type is not None and t != tab_type:
+                continue
+            for surface, order, pos in zip(surfaces, orders, positions):
+                d = Levenshtein.distance(norm, surface)
+                if d <= max_dist and (best is None or (d, order) < best[:2]):
+                    best = (d, order, surface, pos)
+        return None if best is None else (best[2], kb._entry(best[3]).id, best[0])
+
+    def edit(w: str) -> str:
+        i = rng.randrange(len(w))
+        op = rng.choice("sid")
+        c = rng.choice(alphabet + "z")
+        return w[:i] + c + w[i + 1 :] if op == "s" else w[:i] + c + w[i:] if op == "i" else w[:i] + w[i + 1 :]
+
+    checked = 0
+    for _ in range(600):
+        query = rng.choice(words)
+        for _ in range(rng.randint(1, 3)):
+            query = edit(query)
+        for max_dist in (1, 2, 3):
+            tab_type = rng.choice([None, "LOC", "ORG"])
+            got = index.best(query, max_dist, tab_type)
+            want = brute(query, max_dist, tab_type)
+            assert (None if got is None else (got[0], got[1].id, got[2])) == want, (query, max_dist, tab_type)
+            checked += want is not None
+    assert checked > 500  # most queries find a surface: the comparison is not between two Nones

@@ -500,6 +500,8 @@ def test_health_metrics_docs_and_page(rules):
         assert set(m["latency_ms"]) == {"p50", "p90", "p99", "window"} and m["latency_ms"]["window"] == 3
         assert 0 < m["latency_ms"]["p50"] <= m["latency_ms"]["p90"] <= m["latency_ms"]["p99"]
         assert (m["timeouts"], m["rejected_busy"], m["queue_depth"]) == (0, 0, 0)
+        assert m["batch_documents"] == {"p50": 2, "max": 2, "window": 1}  # the 2 texts went through one nlp.pipe
+        assert m["ner_process"] is None  # the rules-only pipeline has no source NER
         paths = c.get("/openapi.json").json()["paths"]
         for path in (
             "/api/sanitize",

@@ -46,6 +46,12 @@ def serve_cmd(
     allow_list: Path | None = typer.Option(None, "--allow-list", help="File of terms never to mask"),
     deny_list: Path | None = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
     settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
+    ner_process: bool | None = typer.Option(
+        None,
+        "--ner-process/--no-ner-process",
+        help="Run privacy_ner's source NER in a process of its own, beside the rules "
+        "(default: on with 2 CPU cores or more)",
+    ),
 ) -> None:
     """Serve the pipeline over HTTP: the review page at /, POST /sanitize
     (and the page's /api/...), Presidio-shaped POST /analyze and /anonymize,
@@ -70,6 +76,7 @@ def serve_cmd(
         max_queue=max_queue,
         on_error=on_error,
         pipeline=pipeline or "default",
+        ner_process=(os.cpu_count() or 1) >= 2 if ner_process is None else ner_process,
     )
     try:
         config.check()
@@ -92,7 +99,8 @@ def serve_cmd(
         f"textsan serve: pipeline {config.pipeline} on http://{host}:{port} "
         f"({'API token required' if token else 'no token: this machine only'}; "
         f"{'CORS for ' + ', '.join(cors) if cors else 'no CORS'}; "
-        f"{'results stored in ' + str(store) if store else 'nothing stored'}; {workers} worker(s))"
+        f"{'results stored in ' + str(store) if store else 'nothing stored'}; {workers} worker(s)"
+        f"{', NER in a process of its own' if config.ner_process else ''})"
     )
     common = server_options(config)
     if workers == 1:

@@ -106,8 +106,10 @@ class SurfaceMatcher:
                     out.append((i, j + 1, [self.kb._entry(k) for k in ids], key))
         return out
 
-    #: per-string cache of at most this many token strings (cleared when full)
-    MAX_CACHED = 500_000
+    #: per-string cache of at most this many token strings (cleared when full: a
+    #: service's memory stays flat over any number of new names; the words of a
+    #: corpus that recur stay found)
+    MAX_CACHED = 32_768
 
     def _word(self, orth: int, strings) -> tuple[str, int | None, bool]:
         """(normalised text, longest surface it starts or None, starts with a capital) of a token string."""

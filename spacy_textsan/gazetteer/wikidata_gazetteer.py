@@ -388,8 +388,9 @@ class WikidataGazetteer:
             return []
         return [i for i, n in enumerate(doc.to_array(LENGTH).tolist()) if n >= 8]
 
-    #: link results cached per (text, label), at most this many (cleared when full)
-    MAX_CACHED_LINKS = 100_000
+    #: link results cached per (text, label), at most this many (cleared when full: memory
+    #: stays flat over a long run of documents full of new names)
+    MAX_CACHED_LINKS = 8_192
 
     def _link(self, doc: Doc, span: Span, kb: GazetteerKB) -> LinkResult:
         started = time.perf_counter()

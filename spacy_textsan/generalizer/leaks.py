@@ -16,16 +16,62 @@ Whitespace is compared loosely (``Ada  Lee`` and ``Ada\nLee`` repeat
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from functools import lru_cache
 
 __all__ = ["find_leaks"]
 
+_WHITESPACE_RUN = re.compile(r"\s+")
 
-@lru_cache(maxsize=4096)
-def _pattern(string: str, whole_word: bool):
-    """The occurrences of one masked string; any run of whitespace matches a space."""
-    body = r"\s+".join(re.escape(w) for w in string.split(" "))
-    return re.compile(rf"(?<!\w){body}(?!\w)" if whole_word else body, re.IGNORECASE)
+
+def _lower(text: str) -> str:
+    """``text`` lower-cased character for character (a character whose lower
+    case is longer, like "İ", is kept; a final sigma is a sigma)."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    return lowered.replace("ς", "σ")
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """``text`` lower-cased with every run of whitespace as one space, and the
+    offset in ``text`` of each character of it: one string to search every
+    masked string in with ``str.find``, instead of one regular expression
+    compiled per masked string and document."""
+    lowered = _lower(text)
+    parts: list[str] = []
+    offsets: list[int] = []
+    last = 0
+    for m in _WHITESPACE_RUN.finditer(lowered):
+        parts.append(lowered[last : m.start()])
+        offsets.extend(range(last, m.start()))
+        parts.append(" ")
+        offsets.append(m.start())
+        last = m.end()
+    parts.append(lowered[last:])
+    offsets.extend(range(last, len(lowered)))
+    return "".join(parts), offsets
+
+
+def _is_word(char: str) -> bool:
+    """What ``\\w`` matches: a letter, a digit or "_"."""
+    return char.isalnum() or char == "_"
+
+
+def _occurrences(folded: str, string: str, whole_word: bool) -> list[tuple[int, int]]:
+    """``(start, end)`` in ``folded`` of the occurrences of ``string`` (folded
+    too), left to right without overlap, as ``re.finditer`` would find them;
+    ``whole_word``: not preceded or followed by a word character."""
+    out = []
+    n, i = len(string), folded.find(string)
+    while i >= 0:
+        j = i + n
+        if not whole_word or (
+            (i == 0 or not _is_word(folded[i - 1])) and (j == len(folded) or not _is_word(folded[j]))
+        ):
+            out.append((i, j))
+            i = folded.find(string, j)
+        else:
+            i = folded.find(string, i + 1)
+    return out
 
 
 def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4) -> list[tuple[int, int, int]]:
@@ -60,15 +106,17 @@ def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4)
             k -= 1
         return False
 
-    # one search per string (a literal search each, linear in the text); strings are searched
+    # one search per string (str.find in the folded text, linear in the text); strings are searched
     # separately so that overlapping occurrences of different strings are all found
     # ("EUR 15,000" inside "3.000EUR 15,000" right after a masked "€ 3.000EUR")
     found: list[tuple[int, int, int]] = []
+    folded, offsets = _folded(text) if long_ or short else ("", [])
     for strings, whole_word in ((long_, False), (short, True)):
         for string in strings:
-            for m in _pattern(string, whole_word).finditer(text):
-                if not covered(m.start(), m.end()):
-                    found.append((m.start(), m.end(), owner[string.casefold()]))
+            for i, j in _occurrences(folded, _lower(string), whole_word):
+                start, end = offsets[i], offsets[j - 1] + 1
+                if not covered(start, end):
+                    found.append((start, end, owner[string.casefold()]))
     found.sort(key=lambda f: (f[0], -f[1]))
     out: list[tuple[int, int, int]] = []
     for f in found:

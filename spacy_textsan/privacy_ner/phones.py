@@ -14,6 +14,12 @@ import phonenumbers
 
 from .rules import DATE_LIKE, RuleMatch, count_digits
 
+# libphonenumber's metadata patterns are compiled once and kept (a few thousand,
+# bounded by the metadata), instead of going through the re module's cache of 512
+# patterns, which the pipeline's other patterns evict: validating one number
+# against 37 regions otherwise recompiles dozens of them every document.
+phonenumbers.enable_pattern_cache()
+
 #: Regions whose national phone formats are recognised without a country code
 #: (numbers with ``+`` or ``00`` are recognised for every country).
 DEFAULT_PHONE_REGIONS: tuple[str, ...] = (

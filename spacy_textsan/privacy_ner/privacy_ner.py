@@ -11,7 +11,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from typing import Any
+from typing import Any, cast
 
 from spacy.attrs import IDX, ORTH
 from spacy.language import Language
@@ -52,6 +52,7 @@ from .rules import (
     words_pattern,
 )
 from .script_names import find_mixed_script_tokens, find_script_names
+from .source_process import SourceProcess
 from .sources import add_cased_persons, load_source, source_entities
 
 #: Use the host pipeline's own ``doc.ents`` as a source (no second model).
@@ -77,6 +78,7 @@ DEFAULT_CONFIG = {
     "fuzzy_threshold": 90.0,
     "spans_key": SPANS_KEY,
     "batch_size": 32,
+    "source_process": False,
 }
 
 _FIELD_PIECE = re.compile(r"[^\n\t]*[^\s][^\n\t]*")
@@ -110,6 +112,7 @@ def make_privacy_ner(
     fuzzy_threshold: float,
     spans_key: str,
     batch_size: int,
+    source_process: bool,
 ) -> "PrivacyNER":
     return PrivacyNER(
         nlp,
@@ -133,6 +136,7 @@ def make_privacy_ner(
         fuzzy_threshold=fuzzy_threshold,
         spans_key=spans_key,
         batch_size=batch_size,
+        source_process=source_process,
     )
 
 
@@ -166,6 +170,7 @@ class PrivacyNER(Pipe):
         fuzzy_threshold: float = 90.0,
         spans_key: str = SPANS_KEY,
         batch_size: int = 32,
+        source_process: bool = False,
     ):
         if combine not in ("union", "intersection"):
             raise ValueError(f"privacy_ner: combine must be 'union' or 'intersection', not {combine!r}")
@@ -201,7 +206,31 @@ class PrivacyNER(Pipe):
         self.fuzzy_threshold = fuzzy_threshold
         self.spans_key = spans_key
         self.batch_size = batch_size
-        self._sources = {n: load_source(n) for n in self.source_names if n != DOC_ENTS}
+        self._sources: dict[str, Language] = {}
+        self._remote: SourceProcess | None = None
+        self.use_source_process(source_process)
+
+    def use_source_process(self, enabled: bool = True) -> None:
+        """Run the source pipelines in a process of their own
+        (:mod:`.source_process`: their NER runs while this process applies
+        the rules, and a service uses two cores), or here (``False``). The
+        process starts now, and its sources are loaded before this returns."""
+        external = [n for n in self.source_names if n != DOC_ENTS]
+        if enabled and external:
+            if self._remote is None:
+                self._remote = SourceProcess(external)
+            self._remote.start()
+            self._sources = {}
+        else:
+            if self._remote is not None:
+                self._remote.close()
+                self._remote = None
+            self._sources = {n: load_source(n) for n in external}
+
+    @property
+    def source_process(self) -> SourceProcess | None:
+        """The process running the source pipelines, if they run in one."""
+        return self._remote
 
     # -- spaCy API -------------------------------------------------------------
     @contextmanager
@@ -219,11 +248,43 @@ class PrivacyNER(Pipe):
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int | None = None) -> Iterator[Doc]:
         for batch in minibatch(stream, size=batch_size or self.batch_size):
+            if self._remote is not None:
+                yield from self._pipe_remote(batch)
+                continue
             norms = [self.detection_copy(doc) for doc in batch]
             source_ents = self._run_sources(batch, norms)
             for i, doc in enumerate(batch):
                 self.set_annotations(doc, [ents[i] for ents in source_ents], norms[i])
                 yield doc
+
+    #: documents per request to the source process: the first part's entities
+    #: come back while the next part is read
+    REMOTE_PART = 4
+
+    def _pipe_remote(self, batch: list[Doc]) -> Iterator[Doc]:
+        """:meth:`pipe` with the sources in their process: every part of the
+        batch is sent first; then, part by part, the rules run here while the
+        process reads the texts (a single document takes the longer of the
+        two, not their sum), and the entities are collected after them. While
+        the documents of one part go through the rest of the pipeline, the
+        process reads the next part."""
+        jobs: list[tuple[list[Doc], list[NormalisedText], dict[str, int]]] = []
+        try:
+            for k in range(0, len(batch), self.REMOTE_PART):
+                part = batch[k : k + self.REMOTE_PART]
+                norms = [self.detection_copy(doc) for doc in part]
+                jobs.append((part, norms, self._submit_sources(norms)))
+            while jobs:
+                part, norms, tickets = jobs[0]
+                rules = [self.rule_candidates(n.text) for n in norms]
+                source_ents = self._collect_sources(part, norms, tickets)
+                jobs.pop(0)
+                for i, doc in enumerate(part):
+                    self.set_annotations(doc, [ents[i] for ents in source_ents], norms[i], rules[i])
+                    yield doc
+        finally:
+            if jobs and self._remote is not None:  # a failure or a consumer that stopped early
+                self._remote.cancel([t for _, _, tickets in jobs for t in tickets.values()])
 
     def detection_copy(self, doc: Doc) -> NormalisedText:
         """The text that detectors read (:mod:`.normalize`); offsets map back."""
@@ -238,16 +299,35 @@ class PrivacyNER(Pipe):
         offsets in the detection copy. With ``restore_case``, a source NER also
         reads each run of ALL-CAPS words title-cased on its own (``SIGNED: PEDER
         HALVORSEN``), and the persons it finds there are added."""
-        out = []
         norms = list(norms) if norms is not None else [self.detection_copy(d) for d in docs]
+        return self._collect_sources(docs, norms, self._submit_sources(norms))
+
+    def _runs(self, texts: Sequence[str]) -> list[list[tuple]]:
+        return [caps_runs(t) for t in texts] if self.restore_case else [[] for _ in texts]
+
+    def _submit_sources(self, norms: Sequence[NormalisedText]) -> dict[str, int]:
+        """Send the texts to the source process, if the sources run in one: a ticket per source."""
+        if self._remote is None:
+            return {}
         texts = [n.text for n in norms]
-        runs = [caps_runs(t) for t in texts] if self.restore_case else [[] for _ in texts]
+        runs = self._runs(texts)
+        return {name: self._remote.submit(name, texts, runs, len(texts)) for name in self._remote.names}
+
+    def _collect_sources(
+        self, docs: Sequence[Doc], norms: Sequence[NormalisedText], tickets: dict[str, int]
+    ) -> list[list[list[Candidate]]]:
+        """:meth:`_run_sources` once the texts were sent (``tickets``: :meth:`_submit_sources`)."""
+        out = []
+        texts = [n.text for n in norms]
+        runs = self._runs(texts) if len(tickets) < len(self.source_names) else []
         for name in self.source_names:
             if name == DOC_ENTS:
                 ents_per_doc = [
                     [(*n.from_original(e.start_char, e.end_char), e.label_) for e in d.ents]
                     for d, n in zip(docs, norms, strict=False)
                 ]
+            elif name in tickets:
+                ents_per_doc = cast(SourceProcess, self._remote).result(tickets[name])
             else:
                 ents_per_doc = source_entities(self._sources[name], texts, batch_size=len(docs))
                 ents_per_doc = add_cased_persons(self._sources[name], runs, ents_per_doc)
@@ -279,13 +359,27 @@ class PrivacyNER(Pipe):
         return out
 
     def candidates(
-        self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]], norm: NormalisedText | None = None
+        self,
+        doc: Doc,
+        source_candidates: Sequence[Sequence[Candidate]],
+        norm: NormalisedText | None = None,
+        rule_candidates: list[Candidate] | None = None,
     ) -> list[Candidate]:
         """All candidates of a doc, before overlap resolution, with offsets in
-        the detection copy ``norm`` (the doc's text when not normalised)."""
+        the detection copy ``norm`` (the doc's text when not normalised);
+        ``rule_candidates``: :meth:`rule_candidates` of it, if already found."""
         norm = norm if norm is not None else self.detection_copy(doc)
-        text = norm.text
-        cands = combine(source_candidates, self.combine) if source_candidates else []
+        cands = list(combine(source_candidates, self.combine)) if source_candidates else []
+        cands += self.rule_candidates(norm.text) if rule_candidates is None else rule_candidates
+        if self.merge_titles and self.use_rules:
+            cands = self._titled_names(doc, cands, norm)
+        return cands
+
+    def rule_candidates(self, text: str) -> list[Candidate]:
+        """The candidates of the rule layer, the identifiers, the name rules
+        and the deny list in the detection copy ``text`` (what needs no source
+        NER and no token)."""
+        cands: list[Candidate] = []
         for m in find_rule_matches(text, self.compiled):
             prio = PRIORITY_CODE if m.label == "CODE" else PRIORITY_DEFAULT
             cands.append(Candidate(m.start, m.end, m.label, f"rule:{m.name}", prio))
@@ -304,8 +398,6 @@ class PrivacyNER(Pipe):
                 cands.append(Candidate(start, end, label, f"name:{rule}", PRIORITY_DEFAULT))
         for m in find_rule_matches(text, self.deny_compiled):
             cands.append(Candidate(m.start, m.end, m.label, "deny_list", PRIORITY_DENY))
-        if self.merge_titles and self.use_rules:
-            cands = self._titled_names(doc, cands, norm)
         return cands
 
     def _titled_names(self, doc: Doc, cands: list[Candidate], norm: NormalisedText) -> list[Candidate]:
@@ -334,14 +426,18 @@ class PrivacyNER(Pipe):
         return text.casefold() in self.allow or is_allowed(text, self.allow_compiled)
 
     def set_annotations(
-        self, doc: Doc, source_candidates: Sequence[Sequence[Candidate]], norm: NormalisedText | None = None
+        self,
+        doc: Doc,
+        source_candidates: Sequence[Sequence[Candidate]],
+        norm: NormalisedText | None = None,
+        rule_candidates: list[Candidate] | None = None,
     ) -> None:
         norm = norm if norm is not None else self.detection_copy(doc)
         text = norm.text
         chosen = resolve_overlaps(
             [
                 c
-                for c in self.candidates(doc, source_candidates, norm)
+                for c in self.candidates(doc, source_candidates, norm, rule_candidates)
                 if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start : c.end])
             ]
         )

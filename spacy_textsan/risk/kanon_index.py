@@ -74,7 +74,7 @@ def _drop_leading(text: str) -> str:
     return text
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 13)
 def normalise_term(text: str, label: str | None = None) -> str:
     """The index key of a term: the same function at build and at query time.
 

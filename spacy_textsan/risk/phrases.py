@@ -120,7 +120,7 @@ def find_phrases(text: str) -> list[Phrase]:
     return sorted(found, key=lambda p: p.start)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def english_count(term: str, n_records: int, lang: str = "en", doc_tokens: int = DOCUMENT_TOKENS) -> float:
     """How many of ``n_records`` ordinary English documents of ``doc_tokens``
     words would contain ``term``: ``n * (1 - (1 - f) ** doc_tokens)`` with
@@ -157,7 +157,7 @@ def word_term(word: str) -> str:
     return "w:" + word.casefold()
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def is_rare_word(word: str, lang: str = "en", zipf: float = RARE_WORD_ZIPF) -> bool:
     """Rarer than ``zipf`` in ordinary English (wordfreq)."""
     from wordfreq import zipf_frequency

@@ -77,12 +77,19 @@ def create_app(nlp: Language, settings: ServeSettings | None = None) -> FastAPI:
     settings = settings or ServeSettings()
     settings.check()
     pool = PipelinePool(nlp, batch_size=settings.batch_size, max_queue=settings.max_queue)
+    detectors: list[Any] = [proc for _, proc in nlp.pipeline if hasattr(proc, "use_source_process")]
+    if settings.ner_process:
+        for proc in detectors:
+            proc.use_source_process(True)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         pool.start()
         yield
         pool.stop()
+        for proc in detectors:  # a child NER process ends with the service (a later request starts it again)
+            if proc.source_process is not None:
+                proc.source_process.close()
 
     app = FastAPI(
         title="spacy-textsan",

@@ -51,8 +51,11 @@ class Metrics:
         with self._lock:
             self.rejected_busy += 1
 
-    def snapshot(self, queue_depth: int = 0) -> dict:
-        """What ``GET /metrics`` answers."""
+    def snapshot(self, queue_depth: int = 0, batches: Iterable[int] = (), ner_process: dict | None = None) -> dict:
+        """What ``GET /metrics`` answers (``batches``: documents of the
+        latest ``nlp.pipe`` calls of the pipeline thread; ``ner_process``: the
+        state of privacy_ner's NER process, None when it runs in-process)."""
+        sizes: list[float] = sorted(batches)
         with self._lock:
             values = sorted(self.latencies_ms)
             return {
@@ -68,6 +71,12 @@ class Metrics:
                 "timeouts": self.timeouts,
                 "rejected_busy": self.rejected_busy,
                 "queue_depth": queue_depth,
+                "batch_documents": {
+                    "p50": percentile(sizes, 50),
+                    "max": sizes[-1] if sizes else None,
+                    "window": len(sizes),
+                },
+                "ner_process": ner_process,
             }
 
 

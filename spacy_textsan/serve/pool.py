@@ -18,6 +18,7 @@ between threads. ``textsan serve --workers N`` runs N processes.
 import logging
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -64,11 +65,21 @@ _STOP = object()
 class PipelinePool:
     """A bounded queue of jobs and the thread that runs them (see the module doc)."""
 
-    def __init__(self, nlp: Language, *, batch_size: int = 32, max_queue: int = 64, memory_zones: bool = True):
+    def __init__(
+        self,
+        nlp: Language,
+        *,
+        batch_size: int = 32,
+        max_queue: int = 64,
+        memory_zones: bool = True,
+        gather_s: float = 0.01,
+    ):
         self.nlp = nlp
         self.variants = Variants(nlp)
         self.batch_size = batch_size
         self.memory_zones = memory_zones
+        self.gather_s = gather_s
+        self._last_jobs = 1  # requests in the latest batch
         self._queue: queue.Queue = queue.Queue(maxsize=max_queue)
         self._thread: threading.Thread | None = None
         #: documents of the latest sanitize_texts calls (one nlp.pipe for concurrent requests)
@@ -120,9 +131,18 @@ class PipelinePool:
                 return
             jobs = [first]
             size = len(first.texts) if isinstance(first, TextJob) else self.batch_size
-            while size < self.batch_size:  # everything else waiting, up to a batch
+            # everything else waiting, up to a batch; while fewer requests came than in the
+            # latest batch, the ones on their way are waited for (gather_s at most): the
+            # clients of a batch send their next requests together, and one nlp.pipe for
+            # all of them is faster than one per request. A lone client never waits.
+            deadline = time.monotonic() + self.gather_s
+            while size < self.batch_size:
+                remaining = deadline - time.monotonic()
                 try:
-                    nxt = self._queue.get_nowait()
+                    if len(jobs) < self._last_jobs and remaining > 0:
+                        nxt = self._queue.get(timeout=remaining)
+                    else:
+                        nxt = self._queue.get_nowait()
                 except queue.Empty:
                     break
                 if nxt is _STOP:
@@ -130,6 +150,7 @@ class PipelinePool:
                     break
                 jobs.append(nxt)
                 size += len(nxt.texts) if isinstance(nxt, TextJob) else self.batch_size
+            self._last_jobs = len(jobs)
             self._run_jobs([j for j in jobs if j.future.set_running_or_notify_cancel()])
 
     def _run_jobs(self, jobs: list) -> None:

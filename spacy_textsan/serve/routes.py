@@ -288,8 +288,14 @@ async def health(request: Request) -> dict[str, str]:
 
 @router.get("/metrics", tags=["service"])
 async def metrics(request: Request) -> dict[str, Any]:
-    """Requests, answers, documents by status, latency percentiles (ms)."""
-    return request.app.state.metrics.snapshot(_pool(request).depth)
+    """Requests, answers, documents by status, latency percentiles (ms),
+    documents per batch of the pipeline, privacy_ner's NER process."""
+    pool = _pool(request)
+    remote = next(
+        (found for _, proc in pool.nlp.pipeline if (found := getattr(proc, "source_process", None)) is not None), None
+    )
+    ner = None if remote is None else {"alive": remote.alive, "restarts": max(0, remote.restarts)}
+    return request.app.state.metrics.snapshot(pool.depth, list(pool.batches), ner)
 
 
 # -- Presidio's REST API ------------------------------------------------------------------

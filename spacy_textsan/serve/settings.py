@@ -50,6 +50,8 @@ class ServeSettings:
     on_error: str = "mask-all"
     #: the pipeline's name as shown by GET /health
     pipeline: str = "default"
+    #: privacy_ner's source NER in a process of its own (its NER runs beside the rules: two cores used)
+    ner_process: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The settings as JSON, without the token."""

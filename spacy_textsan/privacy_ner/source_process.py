@@ -1,0 +1,304 @@
+"""Source NER pipelines run in a process of their own, beside the pipeline.
+
+A source NER (``en_core_web_sm``'s tok2vec and parser) holds Python's GIL
+for most of its time, so a thread cannot run it beside the rest of the
+pipeline. :class:`SourceProcess` runs the sources in a child process
+(``python -m spacy_textsan.privacy_ner.source_child``, loaded once) and
+answers requests in order: privacy_ner sends the texts of a batch, goes on
+with its own rules while the child reads them, and collects the entities when
+it needs them. On a machine with two cores a document's NER and rules then
+take the time of the longer of the two, and a service uses both cores.
+
+The child is a plain subprocess, not a ``multiprocessing`` one: it does not
+import the parent's ``__main__`` (a script without a ``__main__`` guard works).
+Requests and answers are length-prefixed pickles on its stdin and stdout; a
+writer thread sends and a reader thread receives, so submitting never blocks
+and large texts cannot deadlock against large answers. Each request runs in
+the source's memory zone: the child's vocabulary stays flat over a long run.
+The child sees only the texts, and answers entity offsets and labels; its
+stdout is kept for answers (anything a library prints goes to stderr).
+
+Failing closed: an answer that does not come within ``timeout_s``, a child
+that died, or an exception in the child raise :class:`SourceProcessError` in
+the caller (the runner then retries document by document and masks a
+document that fails whole); the next request starts a new child.
+"""
+
+import logging
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+logger = logging.getLogger("spacy_textsan")
+
+#: entity offsets and labels of one text
+Entities = list[tuple[int, int, str]]
+
+_HEADER = struct.Struct("!Q")
+
+
+class SourceProcessError(RuntimeError):
+    """The NER process failed to answer (died, timed out, or raised)."""
+
+
+def write_frame(stream: IO[bytes], obj: Any) -> None:
+    """One length-prefixed pickle."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def read_frame(stream: IO[bytes]) -> Any:
+    """The next frame of :func:`write_frame`; ``EOFError`` at the end of the stream."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError
+    (size,) = _HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+def serve_sources(names: Sequence[str], requests: IO[bytes], answers: IO[bytes]) -> None:
+    """The child's loop: load ``names``, answer ``(0, "ready", None)``, then
+    answer each request ``(ticket, name, texts, runs, batch_size)`` with
+    ``(ticket, "ok", entities per text)`` or ``(ticket, "error", message)``;
+    ``None`` or the end of ``requests`` ends it."""
+    from .sources import add_cased_persons, load_source, source_entities
+
+    try:
+        sources = {name: load_source(name) for name in names}
+    except Exception as e:  # reported to the parent, which raises it where the pipeline is loaded
+        write_frame(answers, (0, "error", f"{type(e).__name__}: {e}"))
+        return
+    write_frame(answers, (0, "ready", None))
+    while True:
+        try:
+            request = read_frame(requests)
+        except EOFError:
+            return
+        if request is None:
+            return
+        ticket, name, texts, runs, batch_size = request
+        try:
+            nlp = sources[name]
+            with nlp.memory_zone():
+                ents = source_entities(nlp, texts, batch_size=batch_size)
+                if runs is not None:
+                    ents = add_cased_persons(nlp, runs, ents)
+            write_frame(answers, (ticket, "ok", ents))
+        except Exception as e:  # the kind of failure only: no text of the request
+            write_frame(answers, (ticket, "error", f"{type(e).__name__} in source {name!r}"))
+
+
+def main() -> None:
+    """The child: its names in the first frame of stdin, answers on stdout."""
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # what a library prints cannot break a frame
+    requests = sys.stdin.buffer
+    try:
+        names = read_frame(requests)
+    except EOFError:
+        return
+    serve_sources(names, requests, answers)
+
+
+class SourceProcess:
+    """The child process that runs the source pipelines ``names`` (see the module doc).
+
+    ``submit`` returns a ticket at once; ``result(ticket)`` waits for its
+    answer. Safe to use from several threads; pickled as its settings only
+    (the copy starts a child of its own when first used)."""
+
+    #: how often a wait checks that the child is alive
+    POLL_S = 0.5
+
+    def __init__(self, names: Sequence[str], *, timeout_s: float = 120.0, start_timeout_s: float = 300.0):
+        self.names = list(names)
+        self.timeout_s = timeout_s
+        self.start_timeout_s = start_timeout_s
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+        self._requests: queue.Queue = queue.Queue()
+        self._answers: queue.Queue = queue.Queue()
+        self._next = 1
+        self._first = 1  # the first ticket the running child answers
+        self._done: dict[int, tuple[str, Any]] = {}  # answers read for other callers
+        self._cancelled: set[int] = set()
+        self.restarts = -1  # children started after the first
+
+    # -- life -------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None and self.alive else None
+
+    def start(self) -> None:
+        """Start the child (if it is not running) and wait until its sources
+        are loaded; :class:`SourceProcessError` if they cannot be."""
+        with self._lock:
+            if self.alive:
+                return
+            self._stop_locked()
+            env = dict(os.environ)
+            package_root = str(Path(__file__).resolve().parents[2])  # this copy of spacy_textsan, installed or not
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+            process = subprocess.Popen(
+                [sys.executable, "-m", "spacy_textsan.privacy_ner.source_child"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+            )
+            self._process = process
+            self._requests, self._answers = queue.Queue(), queue.Queue()
+            threading.Thread(
+                target=_write_requests, args=(process.stdin, self._requests), name="textsan-ner-send", daemon=True
+            ).start()
+            threading.Thread(
+                target=_read_answers, args=(process.stdout, self._answers), name="textsan-ner-receive", daemon=True
+            ).start()
+            self._requests.put(self.names)
+            self.restarts += 1
+            self._done.clear()
+            self._cancelled.clear()
+            self._first = self._next
+            _, status, payload = self._get_locked(0, time.monotonic() + self.start_timeout_s)
+            if status != "ready":
+                self._stop_locked()
+                raise SourceProcessError(f"the NER process could not load {self.names}: {payload}")
+
+    def close(self) -> None:
+        """End the child (it finishes the request at hand)."""
+        with self._lock:
+            self._stop_locked()
+
+    def _stop_locked(self, kill: bool = False) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        self._requests.put(None)  # the writer sends the end and closes stdin
+        try:
+            if kill:
+                process.kill()
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+    def __getstate__(self) -> dict:
+        return {"names": self.names, "timeout_s": self.timeout_s, "start_timeout_s": self.start_timeout_s}
+
+    def __setstate__(self, state: dict) -> None:
+        SourceProcess.__init__(
+            self, state["names"], timeout_s=state["timeout_s"], start_timeout_s=state["start_timeout_s"]
+        )
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: nothing left to close
+            pass
+
+    # -- requests ---------------------------------------------------------------
+
+    def submit(self, name: str, texts: Sequence[str], runs: Sequence[Sequence[tuple]] | None, batch_size: int) -> int:
+        """Send one request (the entities of ``texts`` by source ``name``; with
+        ``runs``, the persons of the title-cased ALL-CAPS runs too); its ticket."""
+        if name not in self.names:
+            raise ValueError(f"source {name!r} does not run in the NER process ({self.names})")
+        if not self.alive:
+            if self._process is not None:
+                logger.warning("the NER process of privacy_ner ended; starting a new one")
+            self.start()
+        with self._lock:
+            ticket = self._next
+            self._next += 1
+            self._requests.put((ticket, name, list(texts), None if runs is None else list(runs), batch_size))
+        return ticket
+
+    def result(self, ticket: int) -> list[Entities]:
+        """The answer to ``ticket``: the entities of each text, in order."""
+        deadline = time.monotonic() + self.timeout_s
+        with self._lock:
+            _, status, payload = self._get_locked(ticket, deadline)
+        if status != "ok":
+            raise SourceProcessError(f"the NER process failed: {payload}")
+        return payload
+
+    def cancel(self, tickets: Sequence[int]) -> None:
+        """Drop the answers of ``tickets`` (their caller gave up on them)."""
+        with self._lock:
+            for ticket in tickets:
+                if self._done.pop(ticket, None) is None:
+                    self._cancelled.add(ticket)
+
+    def _get_locked(self, ticket: int, deadline: float) -> tuple[int, str, Any]:
+        """The answer to ``ticket`` (answers to other tickets are kept for
+        their callers, those of cancelled tickets dropped)."""
+        while True:
+            if ticket in self._done:
+                status, payload = self._done.pop(ticket)
+                return ticket, status, payload
+            process = self._process
+            if process is None or (ticket and ticket < self._first):
+                raise SourceProcessError("the NER process ended before it answered")
+            try:
+                answer = self._answers.get(timeout=self.POLL_S)
+            except queue.Empty:
+                answer = None
+            if answer is None or answer[1] == "eof":
+                if answer is not None or process.poll() is not None:
+                    code = process.wait(5) if process.poll() is None else process.returncode
+                    self._stop_locked()
+                    raise SourceProcessError(f"the NER process ended (exit code {code})")
+                if time.monotonic() > deadline:
+                    self._stop_locked(kill=True)  # a stuck child is killed; the next request starts a new one
+                    raise SourceProcessError(f"the NER process did not answer within {self.timeout_s:g}s")
+                continue
+            got, status, payload = answer
+            if got == ticket:
+                return got, status, payload
+            if got in self._cancelled:
+                self._cancelled.discard(got)
+            else:
+                self._done[got] = (status, payload)
+
+
+def _write_requests(stream: IO[bytes], requests: queue.Queue) -> None:
+    """The writer thread: frames from ``requests`` to the child's stdin; ``None`` closes it."""
+    try:
+        while True:
+            request = requests.get()
+            write_frame(stream, request)
+            if request is None:
+                break
+    except (BrokenPipeError, OSError, ValueError):  # the child ended: the reader reports it
+        pass
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _read_answers(stream: IO[bytes], answers: queue.Queue) -> None:
+    """The reader thread: frames from the child's stdout to ``answers``; ``(-1, "eof", None)`` at the end."""
+    try:
+        while True:
+            answers.put(read_frame(stream))
+    except (EOFError, OSError, ValueError, pickle.UnpicklingError):
+        answers.put((-1, "eof", None))
