@@ -216,6 +216,8 @@ def test_find_leaks_folds_case_and_whitespace_with_exact_offsets():
     assert find_leaks("abab abab", [(0, 2)], min_chars=2) == [(2, 4, 0), (5, 7, 0), (7, 9, 0)]
     assert find_leaks("ab ab", [(0, 2)], min_chars=3) == [(3, 5, 0)]
     assert find_leaks("ab abab", [(0, 2)], min_chars=3) == []  # whole words only
+    # a masked neighbour is no word character: "नि" stands alone once "TR-06" is masked
+    assert find_leaks("निTR-06-1961नि", [(2, 7), (12, 14)], min_chars=4) == [(0, 2, 1)]
 
 
 def test_find_leaks_finds_what_one_regular_expression_per_string_finds():
@@ -247,13 +249,22 @@ def test_find_leaks_finds_what_one_regular_expression_per_string_finds():
 
     rng = random.Random(18)
     alphabet = "abAB \n\t_1é"
+    extra = 0
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30)))
         masked = []
         for _ in range(rng.randint(1, 3)):
             s = rng.randrange(len(text))
             masked.append((s, rng.randint(s + 1, min(len(text), s + 6))))
-        assert find_leaks(text, masked, min_chars=3) == by_regex(text, masked, min_chars=3), (text, masked)
+        # inside words: the same occurrences
+        assert find_leaks(text, masked, min_chars=1) == by_regex(text, masked, min_chars=1), (text, masked)
+        # whole words: the same, plus those whose neighbour is masked (it will not be there)
+        got, want = find_leaks(text, masked, min_chars=10), by_regex(text, masked, min_chars=10)
+        assert set(want) <= set(got), (text, masked)
+        for start, end, _ in set(got) - set(want):
+            assert any(s <= k < e for s, e in masked for k in (start - 1, end)), (text, masked, start, end)
+            extra += 1
+    assert extra > 0
 
 
 def test_leak_sweep_masks_other_occurrences_with_the_entity_replacement():

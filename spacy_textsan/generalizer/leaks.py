@@ -8,14 +8,16 @@ they repeat, so that no masked string survives in the sanitized text.
 Rules (pure function, :func:`find_leaks`): a masked string of at least
 ``min_chars`` characters is looked for anywhere, case-insensitively, inside
 words too; a shorter one only as a whole word and only when it holds a
-letter (``Lee``, ``AB``; a bare ``12`` would hide every "Article 12").
+letter (``Lee``, ``AB``; a bare ``12`` would hide every "Article 12"). A
+neighbour that is masked itself counts as no word character: in
+``निTR-06`` with ``TR-06`` masked, ``नि`` stands alone in the sanitized text.
 Whitespace is compared loosely (``Ada  Lee`` and ``Ada\nLee`` repeat
 ``Ada Lee``). Occurrences inside a masked range are not leaks.
 """
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["find_leaks"]
 
@@ -56,17 +58,23 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _occurrences(folded: str, string: str, whole_word: bool) -> list[tuple[int, int]]:
+def _occurrences(
+    folded: str, string: str, whole_word: bool, masked: Callable[[int], bool] = lambda k: False
+) -> list[tuple[int, int]]:
     """``(start, end)`` in ``folded`` of the occurrences of ``string`` (folded
     too), left to right without overlap, as ``re.finditer`` would find them;
-    ``whole_word``: not preceded or followed by a word character."""
+    ``whole_word``: not preceded or followed by a word character, where a
+    character that will be masked (``masked(k)``) is no word character: it
+    will not be there next to the occurrence in the sanitized text."""
+
+    def edge(k: int) -> bool:
+        return k < 0 or k >= len(folded) or not _is_word(folded[k]) or masked(k)
+
     out = []
     n, i = len(string), folded.find(string)
     while i >= 0:
         j = i + n
-        if not whole_word or (
-            (i == 0 or not _is_word(folded[i - 1])) and (j == len(folded) or not _is_word(folded[j]))
-        ):
+        if not whole_word or (edge(i - 1) and edge(j)):
             out.append((i, j))
             i = folded.find(string, j)
         else:
@@ -98,6 +106,15 @@ def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4)
     for _, e in ranges:
         ends_max.append(max(e, ends_max[-1]) if ends_max else e)
 
+    def inside(pos: int) -> bool:
+        """``pos`` is the offset of a character in a masked range."""
+        k = bisect_right(starts, pos) - 1
+        while k >= 0 and ends_max[k] > pos:
+            if ranges[k][0] <= pos < ranges[k][1]:
+                return True
+            k -= 1
+        return False
+
     def covered(start: int, end: int) -> bool:
         k = bisect_right(starts, start) - 1
         while k >= 0 and ends_max[k] > start:
@@ -113,7 +130,7 @@ def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4)
     folded, offsets = _folded(text) if long_ or short else ("", [])
     for strings, whole_word in ((long_, False), (short, True)):
         for string in strings:
-            for i, j in _occurrences(folded, _lower(string), whole_word):
+            for i, j in _occurrences(folded, _lower(string), whole_word, lambda k: inside(offsets[k])):
                 start, end = offsets[i], offsets[j - 1] + 1
                 if not covered(start, end):
                     found.append((start, end, owner[string.casefold()]))
