@@ -770,3 +770,27 @@ def test_export_keeps_the_pipelines_direct_identifiers(rules):
         out = c.post("/api/export", json={"text": REVIEW_TEXT, "spans": spans, "doc_id": "d"}).json()
     mentions = out["training"]["annotations"]["reviewer"]["entity_mentions"]
     assert [(m["span_text"], m["identifier_type"]) for m in mentions] == [("Jane Doe", "DIRECT"), ("Paris", "QUASI")]
+
+
+def test_the_pool_waits_for_as_many_requests_as_there_are_clients(rules):
+    """Requests that arrive together share one nlp.pipe; a lone client never waits."""
+    from spacy_textsan.serve.pool import PipelinePool, TextJob
+
+    pool = PipelinePool(rules, gather_s=2.0)
+    try:
+        # a lone client: each of its requests is a batch of its own, at once
+        pool.submit(TextJob([TEXT])).result(30)
+        started = time.monotonic()
+        pool.submit(TextJob([TEXT])).result(30)
+        assert time.monotonic() - started < 1.0  # no waiting for others
+        assert list(pool.batches) == [1, 1]
+        # three clients in flight at once: the next batch waits for the three
+        futures = [pool.submit(TextJob([TEXT])) for _ in range(3)]
+        [f.result(30) for f in futures]
+        first = pool.submit(TextJob([TEXT]))
+        time.sleep(0.3)
+        later = [pool.submit(TextJob([TEXT])) for _ in range(2)]
+        [f.result(30) for f in [first, *later]]
+        assert list(pool.batches)[-1] == 3
+    finally:
+        pool.stop()

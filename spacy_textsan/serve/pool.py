@@ -79,7 +79,11 @@ class PipelinePool:
         self.batch_size = batch_size
         self.memory_zones = memory_zones
         self.gather_s = gather_s
-        self._last_jobs = 1  # requests in the latest batch
+        # requests in flight (submitted, not answered), and the most of them seen
+        # during each of the latest two batches: how many clients are sending
+        self._in_flight = 0
+        self._peaks: deque[int] = deque([1], maxlen=2)
+        self._count_lock = threading.Lock()
         self._queue: queue.Queue = queue.Queue(maxsize=max_queue)
         self._thread: threading.Thread | None = None
         #: documents of the latest sanitize_texts calls (one nlp.pipe for concurrent requests)
@@ -120,7 +124,15 @@ class PipelinePool:
             self._queue.put_nowait(job)
         except queue.Full:
             raise Busy(f"{self._queue.maxsize} requests are waiting already") from None
+        with self._count_lock:
+            self._in_flight += 1
+            self._peaks[-1] = max(self._peaks[-1], self._in_flight)
+        job.future.add_done_callback(self._answered)
         return job.future
+
+    def _answered(self, _future: Future) -> None:
+        with self._count_lock:
+            self._in_flight -= 1
 
     # -- the worker --------------------------------------------------------------
 
@@ -131,15 +143,19 @@ class PipelinePool:
                 return
             jobs = [first]
             size = len(first.texts) if isinstance(first, TextJob) else self.batch_size
-            # everything else waiting, up to a batch; while fewer requests came than in the
-            # latest batch, the ones on their way are waited for (gather_s at most): the
-            # clients of a batch send their next requests together, and one nlp.pipe for
-            # all of them is faster than one per request. A lone client never waits.
+            # everything else waiting, up to a batch; while fewer requests came than there
+            # were clients sending during the latest two batches, the ones on their way are
+            # waited for (gather_s at most): clients answered together send their next
+            # requests together, and one nlp.pipe for all of them is faster than one per
+            # request. A lone client never waits.
             deadline = time.monotonic() + self.gather_s
+            with self._count_lock:
+                clients = max(self._peaks)
+                self._peaks.append(self._in_flight)
             while size < self.batch_size:
                 remaining = deadline - time.monotonic()
                 try:
-                    if len(jobs) < self._last_jobs and remaining > 0:
+                    if len(jobs) < clients and remaining > 0:
                         nxt = self._queue.get(timeout=remaining)
                     else:
                         nxt = self._queue.get_nowait()
@@ -150,7 +166,6 @@ class PipelinePool:
                     break
                 jobs.append(nxt)
                 size += len(nxt.texts) if isinstance(nxt, TextJob) else self.batch_size
-            self._last_jobs = len(jobs)
             self._run_jobs([j for j in jobs if j.future.set_running_or_notify_cancel()])
 
     def _run_jobs(self, jobs: list) -> None:
