@@ -58,9 +58,7 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _occurrences(
-    folded: str, string: str, whole_word: bool, masked: Callable[[int], bool] = lambda k: False
-) -> list[tuple[int, int]]:
+def _occurrences(folded: str, string: str, whole_word: bool, masked: Callable[[int], bool]) -> list[tuple[int, int]]:
     """``(start, end)`` in ``folded`` of the occurrences of ``string`` (folded
     too), left to right without overlap, as ``re.finditer`` would find them;
     ``whole_word``: not preceded or followed by a word character, where a
@@ -106,15 +104,6 @@ def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4)
     for _, e in ranges:
         ends_max.append(max(e, ends_max[-1]) if ends_max else e)
 
-    def inside(pos: int) -> bool:
-        """``pos`` is the offset of a character in a masked range."""
-        k = bisect_right(starts, pos) - 1
-        while k >= 0 and ends_max[k] > pos:
-            if ranges[k][0] <= pos < ranges[k][1]:
-                return True
-            k -= 1
-        return False
-
     def covered(start: int, end: int) -> bool:
         k = bisect_right(starts, start) - 1
         while k >= 0 and ends_max[k] > start:
@@ -130,7 +119,8 @@ def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4)
     folded, offsets = _folded(text) if long_ or short else ("", [])
     for strings, whole_word in ((long_, False), (short, True)):
         for string in strings:
-            for i, j in _occurrences(folded, _lower(string), whole_word, lambda k: inside(offsets[k])):
+            # a neighbour at folded index k is masked if its one character is covered by a masked range
+            for i, j in _occurrences(folded, _lower(string), whole_word, lambda k: covered(offsets[k], offsets[k] + 1)):
                 start, end = offsets[i], offsets[j - 1] + 1
                 if not covered(start, end):
                     found.append((start, end, owner[string.casefold()]))

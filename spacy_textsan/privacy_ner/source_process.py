@@ -135,7 +135,12 @@ class SourceProcess:
         self._first = 1  # the first ticket the running child answers
         self._done: dict[int, tuple[str, Any]] = {}  # answers read for other callers
         self._cancelled: set[int] = set()
-        self.restarts = -1  # children started after the first
+        self._children = 0  # children started
+
+    @property
+    def restarts(self) -> int:
+        """Children started after the first (each one replaced a child that ended)."""
+        return max(0, self._children - 1)
 
     # -- life -------------------------------------------------------------------
 
@@ -172,7 +177,7 @@ class SourceProcess:
                 target=_read_answers, args=(process.stdout, self._answers), name="textsan-ner-receive", daemon=True
             ).start()
             self._requests.put(self.names)
-            self.restarts += 1
+            self._children += 1
             self._done.clear()
             self._cancelled.clear()
             self._first = self._next

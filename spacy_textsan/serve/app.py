@@ -103,6 +103,7 @@ def create_app(nlp: Language, settings: ServeSettings | None = None) -> FastAPI:
     app.state.nlp = nlp
     app.state.settings = settings
     app.state.pool = pool
+    app.state.detectors = detectors
     app.state.metrics = Metrics()
     app.include_router(router)
     _add_page(app)

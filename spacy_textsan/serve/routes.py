@@ -291,10 +291,8 @@ async def metrics(request: Request) -> dict[str, Any]:
     """Requests, answers, documents by status, latency percentiles (ms),
     documents per batch of the pipeline, privacy_ner's NER process."""
     pool = _pool(request)
-    remote = next(
-        (found for _, proc in pool.nlp.pipeline if (found := getattr(proc, "source_process", None)) is not None), None
-    )
-    ner = None if remote is None else {"alive": remote.alive, "restarts": max(0, remote.restarts)}
+    remote = next((p.source_process for p in request.app.state.detectors if p.source_process is not None), None)
+    ner = None if remote is None else {"alive": remote.alive, "restarts": remote.restarts}
     return request.app.state.metrics.snapshot(pool.depth, list(pool.batches), ner)
 
 
