@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test chromium lint background test-slow evaluate bench eval-multidomain gazetteer kb train clean
+.PHONY: demo test chromium lint background background-bm25 background-kanon test-slow evaluate bench eval-multidomain eval-reid gazetteer kb train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,21 @@ eval-multidomain: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) benchmarks/multidomain_eval.py --n 1000
 
+# issue 24: re-identification by search on the Wiki553 dev abstracts (benchmarks/results/wiki_reid.{json,png}):
+# the attacker's background (public Wikipedia bodies) as the pipeline's background, with its dense part, then two
+# independent attackers (benchmarks/attackers: BM25 and all-MiniLM-L6-v2) on clear text, the human masks, Presidio,
+# mask_all and the default pipeline, with a k sweep
+WIKI_BG := out/wiki553_background
+eval-reid: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[bench,dense]"
+	$(VENV)/bin/textsan background build $(WIKI_BG) --docs ../shared/data/wiki553/background.jsonl \
+		--field text --id-field id --dense
+	$(PY) benchmarks/wiki_reid_eval.py --variant mask_all=spacy_textsan/configs/mask_all.cfg \
+		--variant default_shipped_background=spacy_textsan/configs/zero_shot.cfg \
+		--variant 'default_lexical=spacy_textsan/configs/zero_shot.cfg;paths.background="$(WIKI_BG)";components.reid_risk.dense="off"' \
+		--variant 'default=spacy_textsan/configs/zero_shot.cfg;paths.background="$(WIKI_BG)"' \
+		--sweep components.reid_risk.k=2,5,10,20 --sweep-variants default --sweep-variants default_lexical
+
 # the offline knowledge base of wikidata_gazetteer (~/.cache/spacy_textsan/kb_offline or $TEXTSAN_KB),
 # which overrides the one shipped in the package
 gazetteer: $(STAMP)
@@ -63,9 +78,17 @@ gazetteer: $(STAMP)
 kb: $(STAMP)
 	$(VENV)/bin/textsan gazetteer build spacy_textsan/gazetteer/data/kb --compact --force
 
-# the background index of the default pipeline's kanon_risk/residual_risk, shipped in the package: one record per
-# TAB train document and per dev text (texts only, no annotations), candidate terms + cued phrases
-background: $(STAMP)
+# the background folder of the default pipeline, shipped in the package: one record per TAB train document and per
+# dev text (texts only, no annotations). Two parts in one folder, neither deleting the other's files:
+# background-bm25: reid_risk's BM25 index (background.json, bm25/; seconds; ids = TAB doc_id, the first kept if one repeats);
+# background-kanon: kanon_risk/residual_risk's term index (index.msgpack, meta.json: candidate terms + cued phrases; slow)
+background: background-bm25 background-kanon
+
+background-bm25: $(STAMP)
+	$(VENV)/bin/textsan background build spacy_textsan/risk/data/background --force --on-duplicate first \
+		--docs ../shared/data/tab/train.json --docs ../shared/data/tab/dev127_mentions_only.json
+
+background-kanon: $(STAMP)
 	$(VENV)/bin/textsan kanon build spacy_textsan/risk/data/background --phrases \
 		--docs ../shared/data/tab/train.json --docs ../shared/data/tab/dev127_mentions_only.json \
 		--pipeline spacy_textsan/configs/mask_all.cfg

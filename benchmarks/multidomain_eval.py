@@ -35,9 +35,7 @@ import datetime
 import difflib
 import json
 import os
-import platform
 import re
-import subprocess
 import sys
 import time
 import unicodedata
@@ -47,7 +45,10 @@ from typing import Callable, Dict, Iterable, List, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks" / "multidomain"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 import generate  # noqa: E402  (benchmarks/multidomain/generate.py)
+from provenance import git_state, machine  # noqa: E402
+from provenance import versions as package_versions  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "multidomain.json"
 DEFAULT_PROBES = ROOT / "benchmarks" / "multidomain" / "probes.txt"
@@ -252,39 +253,8 @@ def evaluate_system(name: str, docs: List[dict], probes: List[Tuple[str, List[st
 # -- report ---------------------------------------------------------------------------
 
 def versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for pkg in ["spacy-textsan", "spacy", MODEL.replace("_", "-"), "presidio-analyzer", "presidio-anonymizer",
-                "Faker", "python-stdnum"]:
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = None
-    return out
-
-
-def git_state() -> dict:
-    """The commit evaluated and whether the working tree differed from it."""
-    def git(*args):
-        try:
-            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return None
-    status = git("status", "--porcelain", "--", "spacy_textsan")
-    return {"commit": git("rev-parse", "HEAD"), "spacy_textsan_modified": bool(status) if status is not None else None}
-
-
-def machine() -> dict:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform()}
+    return package_versions(["spacy-textsan", "spacy", MODEL.replace("_", "-"), "presidio-analyzer",
+                             "presidio-anonymizer", "Faker", "python-stdnum"])
 
 
 def table(results: List[dict]) -> str:

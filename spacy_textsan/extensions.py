@@ -78,6 +78,12 @@ DOC_EXTENSIONS = {
     "residual_risk": None,
     # Errors that made a component fall back to a conservative result.
     "sanitize_errors": None,
+    # The re-identification attack inside the pipeline (reid_risk): {"k", "target_k", "margin",
+    # "n_background", "reached", "top", "narrowing", "masked", ...}; None without the component.
+    "reid_risk": None,
+    # The background record id of the document's person, when the data owner knows it: reid_risk
+    # then checks that this record hides among k others (the stricter check).
+    "reid_target": None,
 }
 
 

@@ -45,7 +45,15 @@ def test_a_user_built_kb_overrides_the_shipped_one(no_user_kb, monkeypatch):
 
 def test_default_pipeline_tags_quasi_identifiers(no_user_kb, model_available):
     nlp = load_pipeline()
-    assert nlp.pipe_names == ["privacy_ner", "wikidata_gazetteer", "kanon_risk", "mask_optimizer", "residual_risk", "generalizer"]
+    assert nlp.pipe_names == [
+        "privacy_ner",
+        "wikidata_gazetteer",
+        "kanon_risk",
+        "mask_optimizer",
+        "reid_risk",
+        "residual_risk",
+        "generalizer",
+    ]
     assert nlp.get_pipe("wikidata_gazetteer").kb is load_shared_kb(SHIPPED_KB_PATH)
     clinical = ("Referral: 54-year-old Kurdish widow, a former taxi driver, has HIV and depression. "
                 "Her son is a nurse. Discharged to HMP Wakefield on 3 May.")

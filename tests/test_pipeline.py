@@ -20,7 +20,15 @@ def make_keep_dates(nlp, name):
 
 def test_default_pipeline(model_available):
     nlp = load_pipeline()
-    assert nlp.pipe_names == ["privacy_ner", "wikidata_gazetteer", "kanon_risk", "mask_optimizer", "residual_risk", "generalizer"]
+    assert nlp.pipe_names == [
+        "privacy_ner",
+        "wikidata_gazetteer",
+        "kanon_risk",
+        "mask_optimizer",
+        "reid_risk",
+        "residual_risk",
+        "generalizer",
+    ]
     assert nlp.config["components"]["privacy_ner"]["sources"] == [model_available]
     # defaults are filled in so that nlp.config shows every setting
     assert nlp.config["components"]["privacy_ner"]["combine"] == "union"

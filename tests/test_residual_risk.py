@@ -162,6 +162,7 @@ def test_the_shipped_background_is_the_default():
         "wikidata_gazetteer",
         "kanon_risk",
         "mask_optimizer",
+        "reid_risk",
         "residual_risk",
         "generalizer",
     ]

@@ -6,7 +6,7 @@ import typer
 from typer._click.exceptions import ClickException  # typer's own click (typer >= 0.26)
 
 from ..about import __version__
-from . import evaluate, gazetteer, kanon, mapping, sanitize, serve, training, visualize
+from . import background, evaluate, gazetteer, kanon, mapping, sanitize, serve, training, visualize
 
 app = typer.Typer(
     name="textsan",
@@ -18,6 +18,7 @@ app.command("sanitize")(sanitize.sanitize)
 app.command("evaluate")(evaluate.evaluate)
 app.command("visualize")(visualize.visualize)
 app.add_typer(kanon.kanon_app, name="kanon", help="Background knowledge for kanon_risk (inverted index)")
+app.add_typer(background.background_app, name="background", help="Background records of reid_risk (BM25 index)")
 app.add_typer(
     gazetteer.gazetteer_app, name="gazetteer", help="Knowledge base of wikidata_gazetteer (build, import-dump)"
 )

@@ -28,7 +28,7 @@ from ..risk.kanon_records import index_from_records_file
 from ..risk.kanon_risk import doc_terms
 from .util import fail as _fail
 
-__all__ = ["kanon_app", "build"]
+__all__ = ["kanon_app", "build", "index_from_docs", "load_detectors"]
 
 kanon_app = typer.Typer(
     name="kanon",
@@ -112,10 +112,7 @@ def build(
                 )
                 for p in docs
             ]
-            nlp = _load(pipeline)
-            total = sum(len(rec.texts) for f in files for rec in f.records)
-            records_terms = _doc_records(nlp, files, spans_key_of(nlp), batch_size, total, phrases)
-            index = InvertedIndex.from_records(records_terms)
+            index = index_from_docs(load_detectors(pipeline), files, batch_size, phrases)
     except InputError as error:
         _fail(str(error))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -129,7 +126,14 @@ def build(
     )
 
 
-def _load(pipeline: str | None):
+def index_from_docs(nlp, files, batch_size: int, phrases: bool) -> InvertedIndex:
+    """The index of the documents of ``files`` (one record per input record, all its texts), their terms
+    the candidates that ``nlp`` (:func:`load_detectors`) finds, with the cued phrases when ``phrases``."""
+    total = sum(len(rec.texts) for f in files for rec in f.records)
+    return InvertedIndex.from_records(_doc_records(nlp, files, spans_key_of(nlp), batch_size, total, phrases))
+
+
+def load_detectors(pipeline: str | None):
     """The pipeline's detectors only: the risk, decision and render stages would need this index or are
     not needed to list a document's terms."""
     try:

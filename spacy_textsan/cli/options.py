@@ -9,8 +9,10 @@ from ..extensions import TAB_LABELS
 from ..generalizer.operators import strategy_settings
 from ..io import read_text
 from ..pipeline import load_pipeline
+from ..risk.reid_index import is_background_dir
 from .util import fail as _fail
 
+BACKGROUND_HELP = "Background folder of the risk measures (textsan background build): sets paths.background (default: the shipped one)"
 PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
 
 
@@ -90,3 +92,30 @@ def load_or_fail(pipeline: str | None, overrides: dict[str, object] | None = Non
         return load_pipeline(pipeline, overrides)
     except (OSError, ValueError) as e:
         _fail(f"cannot load pipeline {pipeline or '(default)'}: {e}")
+
+
+def set_background(overrides: dict[str, object], background: Path | None) -> None:
+    """``--background DIR``: the override ``paths.background=DIR``, once DIR is checked to be a background folder."""
+    if background is None:
+        return
+    if not is_background_dir(background):
+        _fail(
+            f"{background}: not a background folder (no background.json); build one with "
+            f"textsan background build {background} --docs FILE"
+        )
+    given = overrides.get("paths.background")
+    if given is not None and str(given) != str(background):
+        _fail(f"--background {background} and --set paths.background={given} disagree: pass one of them")
+    overrides["paths.background"] = str(background)
+
+
+def check_background_used(nlp, background: Path | None, pipeline: str | None) -> None:
+    """Fail when ``--background`` was given to a pipeline none of whose components reads it."""
+    if background is None:
+        return
+    components = nlp.config.get("components", {})
+    if not any(str(components.get(name, {}).get("index_path")) == str(background) for name in nlp.component_names):
+        _fail(
+            f"--background: the pipeline {pipeline or '(default)'} has no component that reads paths.background "
+            "(reid_risk, kanon_risk, residual_risk)"
+        )

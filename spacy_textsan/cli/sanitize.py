@@ -27,7 +27,15 @@ from ..run.personal_columns import personal_data_columns, text_columns
 from ..run.scan import InputScan, reversible_problem, sample_columns, scan_input
 from ..run.spark import describe_error
 from .mapping import mapping_key
-from .options import PIPELINE_HELP, build_overrides, load_or_fail, parse_strategy
+from .options import (
+    BACKGROUND_HELP,
+    PIPELINE_HELP,
+    build_overrides,
+    check_background_used,
+    load_or_fail,
+    parse_strategy,
+    set_background,
+)
 from .util import fail as _fail
 
 
@@ -66,6 +74,7 @@ def sanitize(
     settings: list[str] = typer.Option(
         [], "--set", help="Config override section.key=value, e.g. paths.kanon_index=assets/idx (repeatable)"
     ),
+    background: Path | None = typer.Option(None, "--background", help=BACKGROUND_HELP),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     n_process: int = typer.Option(1, "--n-process", min=1),
     engine: str = typer.Option(
@@ -126,6 +135,7 @@ def sanitize(
         _fail("--reversible works with --engine local only")
     overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
     overrides.update(parse_strategy(strategy))
+    set_background(overrides, background)
     if min_k:
         overrides["components.residual_risk.min_k"] = min_k
     if key_file is not None:
@@ -134,6 +144,7 @@ def sanitize(
         overrides["components.generalizer.key_file"] = str(key_file)
     key = checked_mapping_key(mapping_key_file) if reversible else None
     nlp = load_or_fail(pipeline, overrides)
+    check_background_used(nlp, background, pipeline)
     if min_k and "residual_risk" not in {nlp.get_pipe_meta(n).factory for n in nlp.pipe_names}:
         _fail(f"--min-k needs a pipeline with a residual_risk component ({pipeline or 'the default'} has none)")
     files, scans = open_inputs(inputs, fmt, columns, field, encoding, delimiter, on_bad_line, all_columns=all_columns)

@@ -10,7 +10,15 @@ from wasabi import msg
 
 from ..generalizer.keys import MissingKeyError, read_key
 from ..serve.settings import SERVE_CONFIG_ENV, TOKEN_ENV, ServeSettings, SettingsError
-from .options import PIPELINE_HELP, build_overrides, load_or_fail, parse_strategy
+from .options import (
+    BACKGROUND_HELP,
+    PIPELINE_HELP,
+    build_overrides,
+    check_background_used,
+    load_or_fail,
+    parse_strategy,
+    set_background,
+)
 from .util import fail as _fail
 
 #: Seconds a worker process may take to answer the supervisor of --workers N (loading a pipeline is slow).
@@ -46,6 +54,7 @@ def serve_cmd(
     allow_list: Path | None = typer.Option(None, "--allow-list", help="File of terms never to mask"),
     deny_list: Path | None = typer.Option(None, "--deny-list", help="File of terms always to mask (LABEL<TAB>term)"),
     settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
+    background: Path | None = typer.Option(None, "--background", help=BACKGROUND_HELP),
     ner_process: bool | None = typer.Option(
         None,
         "--ner-process/--no-ner-process",
@@ -84,6 +93,7 @@ def serve_cmd(
         _fail(str(e))
     overrides = build_overrides(pattern, allow_list, deny_list, mask_format, settings)
     overrides.update(parse_strategy(strategy))
+    set_background(overrides, background)
     if key_file is not None:
         if not key_file.is_file():
             _fail(f"{key_file}: key file not found")
@@ -95,6 +105,7 @@ def serve_cmd(
     except ImportError:
         _fail(NEEDS_SERVE)
     nlp = load_or_fail(pipeline, overrides)
+    check_background_used(nlp, background, pipeline)
     msg.info(
         f"textsan serve: pipeline {config.pipeline} on http://{host}:{port} "
         f"({'API token required' if token else 'no token: this machine only'}; "

@@ -14,6 +14,7 @@ Indexes are loaded once per process and path (:func:`load_index`), so
 ``kanon_risk`` and ``residual_risk`` share one copy.
 """
 
+import logging
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,6 +23,13 @@ from .kanon_index import InvertedIndex
 __all__ = ["SHIPPED_BACKGROUND", "load_index", "resolve_index"]
 
 SHIPPED_BACKGROUND = Path(__file__).parent / "data" / "background"
+logger = logging.getLogger("spacy_textsan")
+
+
+def _search_only(path: str | Path) -> bool:
+    """A background folder (``background.json``) without kanon's term index (``meta.json``)."""
+    path = Path(path)
+    return (path / "background.json").is_file() and not (path / "meta.json").is_file()
 
 
 @lru_cache(maxsize=8)
@@ -47,6 +55,11 @@ def resolve_index(
         index_path = SHIPPED_BACKGROUND
     if not index_path:
         return None, None, None
+    if _search_only(index_path):
+        # a background folder of ``textsan background build --no-terms``: its records serve the
+        # re-identification search (reid_risk); the term counts come from the shipped background
+        logger.info("%s holds no term index: kanon measures use the shipped background", index_path)
+        index_path = SHIPPED_BACKGROUND
     try:
         return load_index(index_path), str(index_path), None
     except (OSError, ValueError) as error:

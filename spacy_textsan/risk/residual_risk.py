@@ -64,6 +64,7 @@ __all__ = ["ResidualRisk", "make_residual_risk", "residual_k"]
         "phrases": False,
         "english_prior": False,
         "top": 3,
+        "attack": "reid_risk",
     },
 )
 def make_residual_risk(
@@ -76,6 +77,7 @@ def make_residual_risk(
     phrases: bool,
     english_prior: bool,
     top: int,
+    attack: str,
 ) -> "ResidualRisk":
     return ResidualRisk(
         name,
@@ -86,6 +88,8 @@ def make_residual_risk(
         phrases=phrases,
         english_prior=english_prior,
         top=top,
+        attack=attack,
+        nlp=nlp,
     )
 
 
@@ -113,6 +117,8 @@ class ResidualRisk:
         english_prior: bool = False,
         top: int = 3,
         index: InvertedIndex | None = None,
+        attack: str = "",
+        nlp: Language | None = None,
     ) -> None:
         if min_k < 0:
             raise ValueError(f"residual_risk: min_k must be >= 0, got {min_k}")
@@ -122,6 +128,8 @@ class ResidualRisk:
         self.phrases = phrases
         self.english_prior = english_prior
         self.top = top
+        self.attack = attack
+        self._nlp = nlp
         self.index = index
         self._index_error: str | None = None
         if index is None:
@@ -135,6 +143,7 @@ class ResidualRisk:
             if self.index is None:
                 raise LookupError(self._index_error)
             doc._.residual_risk = self.assess(doc, self.index)
+            self._add_attack(doc)
         except Exception as error:  # fail closed: unknown k, and with min_k everything kept is masked
             logger.warning("residual_risk failed: %s", error)
             add_error(doc, f"{self.name}: {type(error).__name__}: {error}")
@@ -151,6 +160,28 @@ class ResidualRisk:
                 "error": str(error),
             }
         return doc
+
+    def _attacker(self):
+        """The pipeline's re-identification component named ``attack`` (None: there is none)."""
+        if not self.attack or self._nlp is None or self.attack not in self._nlp.pipe_names:
+            return None
+        component = self._nlp.get_pipe(self.attack)
+        return component if hasattr(component, "view") else None
+
+    def _add_attack(self, doc: Doc) -> None:
+        """The attacker's view of what stays visible now: ``k`` becomes the records the attack
+        cannot tell the person from (the term count's k stays as ``kanon_k``)."""
+        attacker = self._attacker()
+        if attacker is None:
+            return
+        report = dict(doc._.residual_risk)
+        view = attacker.view(doc)
+        report["kanon_k"] = report["k"]
+        report["k"] = view.get("k")
+        report["attack"] = view
+        if self.min_k and view.get("k") is not None:
+            report["reached"] = bool(report["reached"]) and view["k"] >= self.min_k
+        doc._.residual_risk = report
 
     def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
         for doc in stream:

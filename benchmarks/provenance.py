@@ -1,0 +1,51 @@
+"""Where a benchmark result comes from: the machine, the package versions and the commit (shared by the
+benchmark scripts; ``benchmarks/`` is not a package, the scripts put it on ``sys.path``)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def versions(packages: Iterable[str]) -> dict:
+    """The installed version of each of ``packages`` (None: not installed), and Python's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict = {"python": platform.python_version()}
+    for pkg in packages:
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def git_state() -> dict:
+    """The commit evaluated and whether the package's working tree differed from it."""
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    status = git("status", "--porcelain", "--", "spacy_textsan")
+    return {"commit": git("rev-parse", "HEAD"), "spacy_textsan_modified": bool(status) if status is not None else None}
+
+
+def machine() -> dict:
+    """The CPU, its cores and the platform."""
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(), "machine": platform.machine()}

