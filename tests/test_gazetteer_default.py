@@ -43,17 +43,9 @@ def test_a_user_built_kb_overrides_the_shipped_one(no_user_kb, monkeypatch):
     assert default_kb_path() == no_user_kb / "mine"
 
 
-def test_default_pipeline_tags_quasi_identifiers(no_user_kb, model_available):
+def test_default_pipeline_tags_quasi_identifiers(no_user_kb, model_available, default_pipe_names):
     nlp = load_pipeline()
-    assert nlp.pipe_names == [
-        "privacy_ner",
-        "wikidata_gazetteer",
-        "kanon_risk",
-        "mask_optimizer",
-        "reid_risk",
-        "residual_risk",
-        "generalizer",
-    ]
+    assert nlp.pipe_names == default_pipe_names
     assert nlp.get_pipe("wikidata_gazetteer").kb is load_shared_kb(SHIPPED_KB_PATH)
     clinical = ("Referral: 54-year-old Kurdish widow, a former taxi driver, has HIV and depression. "
                 "Her son is a nurse. Discharged to HMP Wakefield on 3 May.")

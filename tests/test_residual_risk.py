@@ -152,20 +152,12 @@ def test_residual_k_and_the_summary(index):
     assert residual_summary(Counter()) is None
 
 
-def test_the_shipped_background_is_the_default():
+def test_the_shipped_background_is_the_default(default_pipe_names):
     background = load_index(SHIPPED_BACKGROUND)
     assert background.n_records == 219  # TAB train (92) + the 127 dev texts
     assert background.count("court of cassation") >= 20 and background.count("taxi driver") < 20
     nlp = load_pipeline()
-    assert nlp.pipe_names == [
-        "privacy_ner",
-        "wikidata_gazetteer",
-        "kanon_risk",
-        "mask_optimizer",
-        "reid_risk",
-        "residual_risk",
-        "generalizer",
-    ]
+    assert nlp.pipe_names == default_pipe_names
     assert nlp.get_pipe("kanon_risk").index is background  # loaded once, shared
 
 

@@ -3,25 +3,32 @@ decides what else to mask.
 
 It runs after the decision on the candidates (``mask_optimizer``): every word
 still visible (kept candidates and the plain text around them) is a query
-term of a BM25 search over the background records
-(:mod:`.reid_index`). While fewer than ``k`` records score within ``margin``
-of the best one, it masks the visible word that most holds the best records
-apart, and searches again (:func:`~.reid_attack.plan_masks`). A word inside a
-kept candidate masks the candidate's whole entity; a word outside any
-candidate becomes a new masked span (``label``, source ``reid:<name>``), with
-every other occurrence of the same term. Each mask says why::
+term of a BM25 search over the background records (:mod:`.reid_index`), and
+the document's direct identifiers (its masked names and codes) say who the
+person likely is. While the chance that the attacker names the person is
+above ``1 / k`` (:mod:`.reid_attack`: probabilistic k-anonymity over the
+attacker's scores, ``margin``), it masks the visible word that lowers that
+chance most and searches again. A word inside a kept candidate masks the
+candidate's whole entity; a word outside any candidate becomes a new masked
+span (``label``, source ``reid:<name>``), with every other occurrence of the
+same term, and masked words next to each other become one span. Each mask
+says why::
 
     reid: 'golden seals' separates 1 of 548 background records
 
-``doc._.reid_risk`` holds the attacker's view after the masks (the crowd
-``k``, whether ``target_k`` was reached, the best records, the words that
-narrow most). A data owner who knows the person's background record sets
-``doc._.reid_target`` to its id for the stricter check.
+With a background built with ``--dense`` the same is done against a sentence
+encoder (:mod:`.reid_dense`, ``dense``, ``dense_margin``). ``doc._.reid_risk``
+holds the attacker's view after the masks (``k``, the ``risk``, whether
+``target_k`` was reached, the best records, the words that narrow most). A
+data owner who knows the person's background record sets
+``doc._.reid_target`` to its id for the stricter check. ``max_share`` caps
+the share of a document the attack may mask (beyond it the document is
+reported unreached).
 
 A background record that *is* the document (a copy of it in the archive: it
 holds at least ``self_overlap`` of the document's terms and is about as long)
-is left out of the crowd; otherwise nothing but masking everything could hide
-the document from itself.
+is left out; otherwise nothing but masking everything could hide the
+document from itself.
 
 Without a background (or if anything raises) every kept candidate is masked
 and the error is reported: fail closed.
@@ -34,6 +41,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from spacy.language import Language
@@ -300,7 +308,8 @@ class ReidRisk:
                 raise LookupError(self._index_error)
             plan = self.assess(doc, self.index, max_steps=self.max_steps)
             doc._.reid_risk = self._report(plan)
-            doc.user_data[_STATE_KEY] = masked_state(doc, self.spans_key)
+            user_data: dict[Any, Any] = doc.user_data  # spaCy's own keys are tuples too
+            user_data[_STATE_KEY] = masked_state(doc, self.spans_key)
         except Exception as error:  # fail closed: every kept candidate is masked
             logger.warning("reid_risk failed: %s", error)
             add_error(doc, f"{self.name}: {type(error).__name__}: {error}")
@@ -378,10 +387,11 @@ class ReidRisk:
         """The attacker's view of ``doc`` as it stands (nothing is masked); ``{"k": None, "error"}`` if it fails.
         The view this component reported is reused while nothing was masked since."""
         reported = doc._.reid_risk
+        user_data: dict[Any, Any] = doc.user_data
         if (
             reported
             and reported.get("k") is not None
-            and doc.user_data.get(_STATE_KEY) == masked_state(doc, self.spans_key)
+            and user_data.get(_STATE_KEY) == masked_state(doc, self.spans_key)
         ):
             return dict(reported)
         try:
