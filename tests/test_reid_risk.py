@@ -231,7 +231,7 @@ def test_component_reads_a_known_target(nlp, index):
     assert doc._.reid_risk["target"] == "sam" and doc._.reid_risk["reached"]
 
 
-def test_the_document_itself_is_left_out_of_the_crowd(index):
+def test_the_document_itself_is_left_out(index):
     assert self_records(index, analyse_terms("Kim golden seals painter"), 0.98) == ["kim"]
     assert self_records(index, analyse_terms("Kim golden seals painter harbour views"), 0.98) == []
 

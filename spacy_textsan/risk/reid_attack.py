@@ -71,15 +71,15 @@ class MaskStep:
     text: str
     groups: list[int]
     df: int
-    crowd_before: int
+    k_before: int  # the k (1 / risk) before this mask
     reason: str
 
 
 @dataclass
 class AttackView:
-    """What the attacker sees: the crowd around the best record."""
+    """What the attacker sees: how many records it cannot tell the person from, and why."""
 
-    k: int  # records in the crowd
+    k: int  # 1 / risk: the records the person hides among
     target_k: int
     margin: float
     n_background: int
@@ -374,7 +374,7 @@ def plan_masks(
                 text=text,
                 groups=groups,
                 df=df,
-                crowd_before=int(1.0 / risk),
+                k_before=int(1.0 / risk),
                 reason=f"reid: '{text}' separates {df} of {index.n_records} background records",
             )
         )

@@ -298,7 +298,7 @@ def plan_dense(
                 text=term_text[term],
                 groups=chosen,
                 df=0,
-                crowd_before=int(1.0 / max(before, 1e-12)),
+                k_before=int(1.0 / max(before, 1e-12)),
                 reason=(
                     f"reid (dense): '{term_text[term]}' brings the person's record closer "
                     f"(chance {before:.2f} -> {risk:.2f})"
