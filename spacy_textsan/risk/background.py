@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .kanon_index import InvertedIndex
+from .reid_index import is_background_dir
 
 __all__ = ["SHIPPED_BACKGROUND", "load_index", "resolve_index"]
 
@@ -27,9 +28,8 @@ logger = logging.getLogger("spacy_textsan")
 
 
 def _search_only(path: str | Path) -> bool:
-    """A background folder (``background.json``) without kanon's term index (``meta.json``)."""
-    path = Path(path)
-    return (path / "background.json").is_file() and not (path / "meta.json").is_file()
+    """A background folder (:func:`~.reid_index.is_background_dir`) without kanon's term index (``meta.json``)."""
+    return is_background_dir(path) and not (Path(path) / "meta.json").is_file()
 
 
 @lru_cache(maxsize=8)

@@ -198,9 +198,6 @@ class _Problem:
     def visible(self) -> np.ndarray:
         return self.count > 0
 
-    def scores(self) -> np.ndarray:
-        return self.count @ self.C
-
     def reweight(self, weighting: str) -> np.ndarray:
         """Per term: its weight for an attacker with ``weighting`` (:data:`WEIGHTINGS`) over its BM25 weight."""
         ratio = np.ones(len(self.term_tid))

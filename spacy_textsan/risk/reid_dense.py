@@ -35,7 +35,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .reid_attack import MaskStep, Occurrence, attack_probabilities
+from .reid_attack import MaskStep, Occurrence, risk_of
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -206,11 +206,6 @@ def build_dense(
     return DenseBackground(embeddings, np.asarray(owners, dtype=np.int32), n, encoder.name)
 
 
-def _risk(scores: np.ndarray, prior: np.ndarray, margin: float) -> np.ndarray:
-    """Per row of record scores (cosines): the chance that the attacker names the person."""
-    return attack_probabilities(scores, margin) @ prior
-
-
 def plan_dense(
     encoder: Encoder,
     background: DenseBackground,
@@ -254,7 +249,7 @@ def plan_dense(
 
     def risk_now() -> tuple[float, np.ndarray]:
         scores = background.record_scores(encoder.encode([query()]))
-        return float(_risk(scores, prior, margin)[0]), scores[0]
+        return float(risk_of(scores, prior, margin, background.n_records)[0]), scores[0]
 
     risk, scores = risk_now()
     for _ in range(max_steps):
@@ -277,7 +272,7 @@ def plan_dense(
             mean = vectors[keep].mean(axis=0) if keep.any() else np.zeros(vectors.shape[1])
             rows.append(mean / max(float(np.linalg.norm(mean)), 1e-9))
             costs.append(sum(group_cost[g] for g in groups))
-        after = _risk(background.record_scores(np.stack(rows)), prior, margin)
+        after = risk_of(background.record_scores(np.stack(rows)), prior, margin, background.n_records)
         cost = np.maximum(np.asarray(costs, dtype=float), 1.0)
         allowed = np.ones(len(candidates), dtype=bool) if budget is None else spent + cost <= budget
         gain = np.where(allowed, risk - after, -np.inf)

@@ -60,15 +60,15 @@ from ..extensions import (
     get_candidates,
     masked_offsets,
 )
+from .background import SHIPPED_BACKGROUND
 from .reid_attack import Occurrence, Plan, plan_masks
 from .reid_dense import DenseBackground, Encoder, TransformerEncoder, plan_dense
 from .reid_index import BackgroundIndex, analyse, is_background_dir, load_background
 
 logger = logging.getLogger("spacy_textsan")
 
-__all__ = ["ReidRisk", "make_reid_risk", "resolve_background", "doc_occurrences"]
+__all__ = ["ReidRisk", "make_reid_risk", "resolve_background"]
 
-SHIPPED = Path(__file__).parent / "data" / "background"
 #: where a doc keeps what was masked when reid_risk reported (doc.user_data)
 _STATE_KEY = ("spacy_textsan", "reid_masked")
 
@@ -92,21 +92,20 @@ def background_folder(index_path: str | Path | None, background: bool) -> Path |
     """The background folder of a configuration: ``index_path``, else the shipped one (None: neither)."""
     if index_path:
         return Path(index_path)
-    return SHIPPED if background else None
+    return SHIPPED_BACKGROUND if background else None
 
 
 def resolve_background(index_path: str | Path | None, background: bool) -> BackgroundIndex:
     """The BM25 background of a configuration: the folder ``index_path``, else the shipped one."""
-    if not index_path:
-        if not background:
-            raise LookupError("no background (set index_path, paths.background or background = true)")
-        index_path = SHIPPED
-    if not is_background_dir(index_path):
+    folder = background_folder(index_path, background)
+    if folder is None:
+        raise LookupError("no background (set index_path, paths.background or background = true)")
+    if not is_background_dir(folder):
         raise LookupError(
-            f"{index_path} is not a background folder (no background.json): build one with "
+            f"{folder} is not a background folder (no background.json): build one with "
             "textsan background build DIR --docs FILE"
         )
-    return load_background(index_path)
+    return load_background(folder)
 
 
 class _Layout:
@@ -116,7 +115,8 @@ class _Layout:
         direct_labels = set(direct_labels)
         self.text = doc_text(doc)
         candidates = get_candidates(doc, spans_key)
-        hidden = covered_chars(doc, [s for s in candidates if s._.masked is not False])
+        masked = [s for s in candidates if s._.masked is not False]  # undecided counts as masked
+        hidden = covered_chars(doc, masked)
         self.entities = group_entities([s for s in candidates if s._.masked is False])
         owner = np.full(len(self.text) + 1, -1, dtype=np.int32)
         for e, entity in enumerate(self.entities):
@@ -126,7 +126,7 @@ class _Layout:
         self.free: dict[int, tuple[int, int]] = {}  # group -> the word's offsets
         self.occurrences: list[Occurrence] = []
         self.spans: list[tuple[int, int]] = []  # where each occurrence stands
-        self.hidden = [(s.start_char, s.end_char) for s in candidates if s._.masked is not False]
+        self.hidden = [(s.start_char, s.end_char) for s in masked]
         self.all_terms: list[str] = []
         direct = covered_chars(
             doc, [s for s in candidates if s._.identifier_type == DIRECT or s.label_ in direct_labels]
@@ -148,12 +148,6 @@ class _Layout:
                 self.group_cost.append(token.end - token.start)
                 self.free[g] = (token.start, token.end)
                 self.occurrences.append(Occurrence(token.term, surface, g))
-
-
-def doc_occurrences(doc: Doc, spans_key: str = SPANS_KEY) -> tuple[list[Occurrence], list[int]]:
-    """The visible words of ``doc`` (outside masked or undecided candidates) and the cost of each group."""
-    layout = _Layout(doc, spans_key)
-    return layout.occurrences, layout.group_cost
 
 
 def self_records(index: BackgroundIndex, terms: list[str], overlap: float) -> list[str]:
@@ -294,7 +288,6 @@ class ReidRisk:
         self._dense_state: tuple[Encoder, DenseBackground] | bool | None = dense_parts
         self.index_path_resolved = background_folder(index_path, background) if index is None else None
         self.index = index
-        self.index_path = str(index_path) if index_path else None
         self._index_error: str | None = None
         if index is None:
             try:
@@ -337,7 +330,7 @@ class ReidRisk:
             max_steps=max_steps,
             top_records=self.top_records,
             cost_power=self.cost_power,
-            budget=None if self.max_share >= 1 else int(self.max_share * len(layout.text)),
+            budget=self._budget(layout.text),
         )
         if plan.steps:
             self._apply(doc, layout, plan)
@@ -356,8 +349,8 @@ class ReidRisk:
                 k=self.k,
                 margin=self.dense_margin,
                 hidden=layout.hidden,
-                max_steps=min(max_steps, self.max_steps),
-                budget=None if self.max_share >= 1 else int(self.max_share * len(layout.text)),
+                max_steps=max_steps,
+                budget=self._budget(layout.text),
                 n_background=index.n_records,
             )
             view["top"] = [[index.ids[r], score] for r, score in view["top"]]
@@ -366,6 +359,10 @@ class ReidRisk:
                 plan.steps.extend(steps)
                 self._apply(doc, layout, Plan(steps=steps))
         return plan
+
+    def _budget(self, text: str) -> int | None:
+        """The most characters the attack may mask in ``text`` (None: no limit)."""
+        return None if self.max_share >= 1 else int(self.max_share * len(text))
 
     def _dense(self) -> tuple[Encoder, DenseBackground] | None:
         """The dense attacker and its passages (None: off, or the background has no dense part)."""
