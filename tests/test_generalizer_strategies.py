@@ -63,7 +63,44 @@ def test_shift_dates_keeps_the_format_and_moves_every_date_once():
     assert shift_dates("MARCH 2009", 500, 1) == "JULY 2010"           # month and year: the 15th moves
     assert shift_dates("in 1994", 800, 2) == "in 1996"                # a lone year moves by whole years
     assert shift_dates("the following day", 500, 1) is None
-    assert shift_dates("31 February 2009", 5, 0) == "31 February 2009"  # not a date: left for the caller
+    # a day past the month's end is the month's last day: the date moves whole (its year is never kept)
+    assert shift_dates("31 February 2009", 5, 0) == "5 March 2009"
+
+
+@pytest.mark.parametrize("text,days,years,expected", [
+    ("3rd of March, 1979", 500, 1, "15th of July, 1980"),         # ordinal day, "of", a comma
+    ("1987-02-29", 500, 1, "1988-07-12"),                         # no 29 February in 1987: the 28th moves
+    ("29.02.1987", 5, 0, "05.03.1987"),
+    ("03-Apr-1985", 500, 1, "16-Aug-1986"),
+    ("3-April-85", 500, 1, "16-August-86"),                       # a two-digit year stays two digits
+    ("Apr-03-1985", 500, 1, "Aug-16-1986"),
+    ("03/Apr/1985", 500, 1, "16/Aug/1986"),
+    ("03/APR/1985", -30, -1, "04/MAR/1985"),
+    ("3.IV.1985", 500, 1, "16.VIII.1986"),                        # a Roman month
+    ("April 3rd, 1985", 500, 1, "August 16th, 1986"),
+    ("3 de abril de 1985", 100, 0, "12 de julio de 1985"),         # the words between the parts stay
+    ("04/23/2009", 10, 0, "05/03/2009"),                          # month first: it stays first
+    ("3 and 4 May 1985", 500, 1, "15 and 16 September 1986"),     # the first day of a range moves too
+    ("3rd-5th June 2001", 10, 0, "13th-15th June 2001"),
+    ("Monday, 3 March 1980", 10, 0, "Thursday, 13 March 1980"),   # the weekday of the new date
+    ("14:30 on 3 May 1985", 10, 0, "14:30 on 13 May 1985"),       # a time of day is no part of the date
+    ("3 March", 30, 0, "2 April"),                                # no year
+    ("the 1980s", 800, 2, "the 1990s"),                           # a decade moves by one at least
+    ("Q3 1985", 500, 1, "1986"),                                  # not understood: its year, moved, alone
+])
+def test_shift_dates_moves_every_part_of_a_date(text, days, years, expected):
+    assert shift_dates(text, days, years) == expected
+
+
+@pytest.mark.parametrize("text", ["Date of birth: 3rd of March, 1979", "Date of birth: 1987-02-29",
+                                  "DOB 03-Apr-1985", "on 3.IV.1985 he left", "date Apr-03-1985 noted"])
+def test_shift_dates_keeps_no_part_of_the_original_date(text):
+    for seed in range(20):
+        days, years = document_shift(seed)
+        out = shift_dates(text, days, years)
+        assert out is not None
+        year = re.search(r"19\d\d", text).group()
+        assert year not in out and re.search(r"\d.*\d", text).group() not in out
 
 
 def test_document_shift_is_large_enough_to_hide_the_date():
@@ -426,3 +463,33 @@ def test_pseudonym_of_a_country_is_a_country():
     country, city = [s._.replacement for s in doc.spans["textsan"]]
     assert country in Provider.countries and country != "Norway"
     assert city not in Provider.countries and city != "Bergen"
+
+
+@pytest.mark.parametrize("text,date", [
+    ("Date of birth: 3rd of March, 1979.", "3rd of March, 1979"),
+    ("Date of birth: 1987-02-29.", "1987-02-29"),
+    ("DOB 03-Apr-1985.", "03-Apr-1985"),
+    ("Admitted on 3.IV.1985.", "3.IV.1985"),
+    ("Seen in Q3 1985.", "Q3 1985"),
+])
+def test_pseudonym_never_writes_the_original_year_of_a_date(tmp_path, text, date):
+    key = tmp_path / "key"
+    year = re.search(r"19\d\d", date).group()
+    for secret in ("a", "b", "c", "d", "e"):
+        key.write_text(secret)
+        doc = _sanitize({"strategy": "pseudonym", "key_file": str(key)}, text, [(date, 1, "DATETIME", "T1")])
+        out = doc._.sanitized_text
+        assert year not in out and "[" not in out and "*" not in out, out
+
+
+def test_pseudonym_masks_a_date_whose_every_shift_is_refused(tmp_path):
+    # every year a shift can reach is a masked code of the document: no shifted date is safe, and the
+    # date is masked, not generalized to its real year
+    years = [str(y) for y in range(1965, 1996)]
+    text = "Born 3 May 1979. Codes " + " ".join(years) + "."
+    spans = [("3 May 1979", 1, "DATETIME", "T1")] + [(y, 2 if y == "1979" else 1, "CODE", f"C{y}") for y in years]
+    key = tmp_path / "key"
+    for secret in ("a", "b", "c"):
+        key.write_text(secret)
+        doc = _sanitize({"strategy": "pseudonym", "key_file": str(key)}, text, spans)
+        assert doc._.sanitized_text.startswith("Born [DATETIME 1]. Codes "), doc._.sanitized_text

@@ -4,6 +4,8 @@ import time
 
 import pytest
 
+from spacy_textsan.privacy_ner.adjacent_names import extend_person_names
+from spacy_textsan.privacy_ner.combine import PRIORITY_CODE, Candidate
 from spacy_textsan.privacy_ner.name_mentions import find_name_mentions, name_variants
 from spacy_textsan.privacy_ner.names import (
     COMMON,
@@ -14,6 +16,8 @@ from spacy_textsan.privacy_ner.names import (
     is_first_name,
     name_lexicon,
 )
+from spacy_textsan.privacy_ner.normalize import normalise
+from spacy_textsan.privacy_ner.places import find_cued_places
 from spacy_textsan.privacy_ner.script_names import find_script_names
 
 
@@ -234,3 +238,97 @@ def test_cued_names(text, expected):
 def test_cue_words_are_whole_words():
     from spacy_textsan.privacy_ner.cued_names import find_cued_names
     assert find_cued_names("The patient has HIV. Discharged to his home. Hello Anna") == [(51, 55, "PERSON", "cued_name")]
+
+
+# --- issue 25: places after a preposition ------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    ("He moved from Brno to Ostrava in 2010.", ["Brno", "Ostrava"]),
+    ("She lives near Tampere and works in Lyon.", ["Tampere", "Lyon"]),
+    ("She commutes between Tampere and Oulu.", ["Tampere", "Oulu"]),
+    ("The family fled from Mostar to Graz, Linz and Salzburg.", ["Mostar", "Graz", "Linz", "Salzburg"]),
+    ("born in Ústí nad Labem in 1970", ["Ústí nad Labem"]),
+    ("travelled to Frankfurt am Main.", ["Frankfurt am Main"]),
+    ("a resident of Newcastle upon Tyne", ["Newcastle upon Tyne"]),
+    ("She grew up in Aix-en-Provence", ["Aix-en-Provence"]),
+    ("The parcel went via Košice", ["Košice"]),
+    ("moved to Zurich, then to Zürich again", ["Zurich", "Zürich"]),       # with or without diacritics
+    ("FROM BRNO TO OSTRAVA", ["BRNO", "OSTRAVA"]),
+    ("Er zog nach Hradec Králové.", ["Hradec Králové"]),
+    ("He was extradited to Turkey.", ["Turkey"]),                          # countries too
+])
+def test_cued_places(text, expected):
+    assert [(t, label) for t, label, _ in spans(text, find_cued_places(text))] == [(e, "LOC") for e in expected]
+
+
+@pytest.mark.parametrize("text", [
+    "a letter from Florence Nightingale",       # a city followed by another capitalised word: a person
+    "in Court", "in the Court of Appeal", "in March", "from Mr Smith", "to Will", "at Home Office",
+    "in brno",                                  # not capitalised
+])
+def test_no_cued_places(text):
+    assert find_cued_places(text) == []
+
+
+# --- issue 25: given names beside a detected surname -------------------------
+
+def _grown(text, *chosen):
+    cands = [Candidate(text.index(w), text.index(w) + len(w), label, "ner:m", prio) for w, label, prio in chosen]
+    return [(text[c.start:c.end], c.label, c.source) for c in extend_person_names(text, cands)]
+
+
+@pytest.mark.parametrize("text,detected,expected", [
+    ("Jana Nováková testified.", "Nováková", "Jana Nováková"),
+    ("The witness Jana Marie Nováková testified.", "Nováková", "Jana Marie Nováková"),
+    ("Nováková, Jana applied for the permit.", "Nováková", "Nováková, Jana"),
+    ("KOWALCZYK, AGNIESZKA (tenant)", "KOWALCZYK", "KOWALCZYK, AGNIESZKA"),
+    ("Then Jana Xyzová left.", "Jana", "Jana Xyzová"),                   # a given name alone: its surname
+    ("Lena Fischer wrote.", "Fischer", "Lena Fischer"),
+    ("said Grace Okafor", "Okafor", "Grace Okafor"),                     # a given name that is a word too
+    ("Rose Okafor testified.", "Okafor", "Rose Okafor"),
+    ("asked May Okafor", "Okafor", "May Okafor"),
+])
+def test_person_spans_grow_over_adjacent_given_names(text, detected, expected):
+    assert _grown(text, (detected, "PERSON", 1)) == [(expected, "PERSON", "ner:m+given")]
+
+
+@pytest.mark.parametrize("text,detected", [
+    ("May Okafor come in?", "Okafor"),                                   # a very common word opening a sentence
+    ("Will Okafor testify?", "Okafor"),                                  # no given name
+    ("The Court Nováková case", "Nováková"),                             # no given name
+    ("Jana, Petr and Nováková", "Nováková"),                              # not adjacent
+    ("Jana Street", "Jana"),                                             # a place word after it
+])
+def test_person_spans_do_not_grow_over_other_words(text, detected):
+    assert _grown(text, (detected, "PERSON", 1)) == [(detected, "PERSON", "ner:m")]
+
+
+def test_a_grown_person_absorbs_what_it_covers_but_no_code():
+    text = "Milan Horák 8505123456 and Jana Nováková"
+    assert _grown(text, ("Milan", "LOC", 1), ("Horák", "PERSON", 1)) == [("Milan Horák", "PERSON", "ner:m+given")]
+    assert _grown(text, ("Jana", "CODE", PRIORITY_CODE), ("Nováková", "PERSON", 1)) == [
+        ("Jana", "CODE", "ner:m"), ("Nováková", "PERSON", "ner:m")]
+
+
+# --- issue 25: decomposed Unicode and spelt-out names --------------------------
+
+@pytest.mark.parametrize("original,copy,name", [
+    ("The file of Zoe\u0308 Mu\u0308ller was closed.", "The file of Zo\u00eb M\u00fcller was closed.", "Zoe\u0308 Mu\u0308ller"),
+    ("Rene\u0301 Lefe\u0300vre testified.", "Ren\u00e9 Lef\u00e8vre testified.", "Rene\u0301 Lefe\u0300vre"),
+    ("Contact J o h n  S m i t h today.", "Contact John Smith today.", "J o h n  S m i t h"),
+    ("Signed J.O.H.N S.M.I.T.H.", "Signed JOHN SMITH.", "J.O.H.N S.M.I.T.H"),
+    ("by J. O. H. N.  S. M. I. T. H. alone", "by JOHN SMITH. alone", "J. O. H. N.  S. M. I. T. H"),
+    ("Tenant: K a t a r z y n a N o w a k", "Tenant: Katarzyna Nowak", "K a t a r z y n a N o w a k"),
+    ("SIGNED J O H N S M I T H", "SIGNED JOHN SMITH", "J O H N S M I T H"),   # one case: split by the lexicon
+    ("J-o-h-n S-m-i-t-h", "John Smith", "J-o-h-n S-m-i-t-h"),
+])
+def test_names_are_found_on_the_normalised_copy_and_mapped_back(original, copy, name):
+    norm = normalise(original)
+    assert norm.text == copy
+    found = find_lexicon_names(norm.text)
+    assert [original[slice(*norm.to_original(s, e))] for s, e, _, _ in found] == [name]
+
+
+@pytest.mark.parametrize("text", ["U.S.A. and e.g. J.R.R. Tolkien", "Plain text.", "A-B-C", "a.m. and p.m."])
+def test_abbreviations_and_initials_are_not_joined(text):
+    assert normalise(text).text == text

@@ -123,7 +123,7 @@ def test_bad_config_is_rejected():
         nlp.add_pipe("privacy_ner", config={"sources": [], "combine": "vote"})
     with pytest.raises(ValueError, match="not TAB labels"):
         nlp.add_pipe("privacy_ner", name="p2", config={"sources": [], "label_map": {"GPE": "PLACE"}})
-    with pytest.raises(ValueError, match="not a valid regular expression"):
+    with pytest.raises(ValueError, match=r"pattern .user_0. .\(.: RE2 cannot compile this pattern \(missing \)"):
         nlp.add_pipe("privacy_ner", name="p3", config={"sources": [], "patterns": [{"label": "CODE", "pattern": "("}]})
     with pytest.raises(ValueError, match="has no 'ner'"):
         nlp.add_pipe("privacy_ner", name="p4", config={"sources": ["blank:en"]})
@@ -143,3 +143,67 @@ def test_factories_are_found_through_entry_points_without_import():
             "d = nlp('Mr Ada Lee paid EUR 5 on 1 May 2001.'); print(d._.sanitized_text)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[PERSON 1] paid [QUANTITY 1] on [DATETIME 1]."
+
+
+# --------------------------------------------------------------------------- #
+# issue 25: identifiers left in clear
+# --------------------------------------------------------------------------- #
+
+NFD_TEXT = "The file of Zoe\u0308 Mu\u0308ller was closed; Zo\u00eb M\u00fcller appealed. Rene\u0301 Lefe\u0300vre agreed."
+
+
+def test_names_in_decomposed_unicode_are_found_and_are_one_entity(rules_nlp):
+    doc = rules_nlp(NFD_TEXT)
+    assert [(s.text, s.label_, s._.entity_id, s.start_char) for s in doc.spans["textsan"]] == [
+        ("Zoe\u0308 Mu\u0308ller", "PERSON", "PERSON-1", 12),
+        ("Zo\u00eb M\u00fcller", "PERSON", "PERSON-1", 37),
+        ("Rene\u0301 Lefe\u0300vre", "PERSON", "PERSON-2", 58),
+    ]
+
+
+def test_names_spelt_out_letter_by_letter_are_found_in_the_original(rules_nlp):
+    doc = rules_nlp("Contact J o h n  S m i t h today. Signed J.O.H.N S.M.I.T.H. and John Smith.")
+    assert [(s.text, s.label_, s._.entity_id) for s in doc.spans["textsan"]] == [
+        ("J o h n  S m i t h", "PERSON", "PERSON-1"),
+        ("J.O.H.N S.M.I.T.H", "PERSON", "PERSON-1"),
+        ("John Smith", "PERSON", "PERSON-1"),
+    ]
+
+
+def test_contact_ids_are_found_whole(rules_nlp):
+    doc = rules_nlp("Reply to lena dot fischer at web dot de or j.o'connor+invoices@firm.co.uk; "
+                    "he logged in as jdoe42, she signed in as kwame_mensah and user petra1987 did not.")
+    assert [(s.text, s.label_, s._.source) for s in doc.spans["textsan"]] == [
+        ("lena dot fischer at web dot de", "CODE", "id:obfuscated_email"),
+        ("j.o'connor+invoices@firm.co.uk", "CODE", "rule:email"),
+        ("jdoe42", "CODE", "id:user_name"),
+        ("kwame_mensah", "CODE", "id:user_name"),
+        ("petra1987", "CODE", "id:user_name"),
+    ]
+
+
+def test_dates_with_month_names_between_separators(rules_nlp):
+    doc = rules_nlp("DOB 03-Apr-1985, admitted 3.IV.1985, seen Apr-03-1985 and 03/Apr/1985.")
+    assert [(s.text, s.label_) for s in doc.spans["textsan"]] == [
+        ("03-Apr-1985", "DATETIME"), ("3.IV.1985", "DATETIME"), ("Apr-03-1985", "DATETIME"), ("03/Apr/1985", "DATETIME")]
+
+
+def test_cities_after_a_preposition_are_places(model_available):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("privacy_ner", config={"sources": [model_available]})
+    doc = nlp("He moved from Brno to Ostrava in 2010, then lived near Tampere.")
+    assert [(s.text, s.label_, s._.source) for s in doc.spans["textsan"]] == [
+        ("Brno", "LOC", "name:cued_place"),       # missed by the NER
+        ("Ostrava", "LOC", "name:cued_place"),    # a PERSON to the NER
+        ("2010", "DATETIME", "rule:year"),
+        ("Tampere", "LOC", "name:cued_place"),
+    ]
+
+
+def test_a_person_read_over_an_id_number_keeps_its_name(model_available):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("privacy_ner", config={"sources": [model_available]})
+    # the NER reads "Ayşe Demir TC 10000000146" as one PERSON; the number is a code, the name stays a person
+    doc = nlp("Ayşe Demir TC 10000000146 başvurdu.")
+    assert [(s.text, s.label_) for s in doc.spans["textsan"]] == [("Ayşe Demir TC", "PERSON"),
+                                                                  ("10000000146", "CODE")]

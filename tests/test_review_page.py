@@ -35,8 +35,8 @@ pytestmark = pytest.mark.skipif(
 
 TEXT = (
     "Dear Mr Ada Lee,\n\n"
-    "your case ( no. 48213/09 ) was heard in Ankara on 3 May 2010.\n"
-    "Ada Lee's lawyer wrote to the Court in Ankara."
+    "your case ( no. 48213/09 ) was heard in Orvalt on 3 May 2010.\n"
+    "Ada Lee's lawyer wrote to the Court in Orvalt."
 )
 
 
@@ -200,8 +200,8 @@ def test_review_a_pasted_document_and_export_it(server, page, tmp_path):
     ]
     assert page.inner_text("#counter") == "4 unreviewed of 4"
     assert page.inner_text("#sanitized") == (
-        "Dear [PERSON 1],\n\nyour case ( no. [CODE 1] ) was heard in Ankara on [DATETIME 1].\n"
-        "[PERSON 1]'s lawyer wrote to the Court in Ankara."
+        "Dear [PERSON 1],\n\nyour case ( no. [CODE 1] ) was heard in Orvalt on [DATETIME 1].\n"
+        "[PERSON 1]'s lawyer wrote to the Court in Orvalt."
     )
     assert badges_cover_no_text(page, "#doc") == []
 
@@ -214,8 +214,8 @@ def test_review_a_pasted_document_and_export_it(server, page, tmp_path):
     assert [m[2:] for m in marks(page)] == [("kept", "yes"), ("masked", "no"), ("masked", "no"), ("kept", "yes")]
     assert page.inner_text("#counter") == "2 unreviewed of 4"
 
-    # a missed span: select "Ankara", pick LOC, every occurrence, add
-    select_text(page, "Ankara")
+    # a missed span: select "Orvalt", pick LOC, every occurrence, add
+    select_text(page, "Orvalt")
     page.select_option("#add-label", "LOC")
     page.check("#add-all")
     page.click("#btn-add")
@@ -223,12 +223,12 @@ def test_review_a_pasted_document_and_export_it(server, page, tmp_path):
     assert [m[:2] for m in marks(page)] == [
         ("Mr Ada Lee", "PERSON"),
         ("48213/09", "CODE"),
-        ("Ankara", "LOC"),
+        ("Orvalt", "LOC"),
         ("3 May 2010", "DATETIME"),
         ("Ada Lee", "PERSON"),
-        ("Ankara", "LOC"),
+        ("Orvalt", "LOC"),
     ]
-    # p p: back from the added Ankara to the applicant; n m: the case number masked (reviewed); n n: the date,
+    # p p: back from the added Orvalt to the applicant; n m: the case number masked (reviewed); n n: the date,
     # Delete: removed
     page.keyboard.press("p")
     page.keyboard.press("p")
@@ -260,17 +260,17 @@ def test_review_a_pasted_document_and_export_it(server, page, tmp_path):
     assert [(s["text"], s["label"], s["masked"], s["reasons"]) for s in report["spans"]] == [
         ("Mr Ada Lee", "PERSON", False, ["review: kept"]),
         ("48213/09", "CODE", True, ["review: masked"]),
-        ("Ankara", "LOC", True, ["review: added"]),
+        ("Orvalt", "LOC", True, ["review: added"]),
         ("Ada Lee", "PERSON", False, ["review: kept"]),
-        ("Ankara", "LOC", True, ["review: added"]),
+        ("Orvalt", "LOC", True, ["review: added"]),
     ]
     # the training file: a TAB JSON list, the reviewer's decisions as the mentions of annotator "reviewer"
     mentions = [
         (5, 15, "Mr Ada Lee", "PERSON", "NO_MASK", "PERSON-1"),
         (34, 42, "48213/09", "CODE", "QUASI", "CODE-1"),
-        (58, 64, "Ankara", "LOC", "QUASI", "added-1"),
+        (58, 64, "Orvalt", "LOC", "QUASI", "added-1"),
         (80, 87, "Ada Lee", "PERSON", "NO_MASK", "PERSON-1"),
-        (119, 125, "Ankara", "LOC", "QUASI", "added-1"),
+        (119, 125, "Orvalt", "LOC", "QUASI", "added-1"),
     ]
     assert json.loads(files["pasted.training.json"]) == [
         {
@@ -312,13 +312,13 @@ def check_training_file(path: Path, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     (doc,) = DocBin().from_disk(out).get_docs(spacy.blank("en").vocab)
     assert doc.text == TEXT
-    assert [(e.text, e.label_) for e in doc.ents] == [("48213/09", "CODE"), ("Ankara", "LOC"), ("Ankara", "LOC")]
+    assert [(e.text, e.label_) for e in doc.ents] == [("48213/09", "CODE"), ("Orvalt", "LOC"), ("Orvalt", "LOC")]
     assert [(s.text, s.label_, s.id_) for s in doc.spans["textsan_gold"]] == [
         ("Mr Ada Lee", "PERSON", "NO_MASK"),
         ("48213/09", "CODE", "QUASI"),
-        ("Ankara", "LOC", "QUASI"),
+        ("Orvalt", "LOC", "QUASI"),
         ("Ada Lee", "PERSON", "NO_MASK"),
-        ("Ankara", "LOC", "QUASI"),
+        ("Orvalt", "LOC", "QUASI"),
     ]
 
 

@@ -252,7 +252,7 @@ def test_sanitized_copies_keep_the_layout_outside_the_values(tmp_path):
     src.write_bytes(ROUND_TRIPS["layout.jsonl"])
     assert run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES).exit_code == 0
     assert (tmp_path / "o" / "layout.jsonl").read_bytes() == (
-        b'{"id":1,"text":"[PERSON 1], caf\xc3\xa9"}\n\n  {"text" : "call [CODE 1]", "n": [1,2]}\r\n'
+        b'{"id":1,"text":"[PERSON 1], caf\\u00e9"}\n\n  {"text" : "call [CODE 1]", "n": [1,2]}\r\n'
         b'\n{"text":"no newline at the end: [PERSON 1]"}')
 
 

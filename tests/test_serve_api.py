@@ -162,10 +162,10 @@ def test_sanitize_takes_the_options_of_the_command_line(rules, monkeypatch):
         assert r.json()["results"][0]["sanitized"] == "[PERSON 1] met [PERSON 1]'s doctor on [2010], [CODE 1]."
         r = c.post("/sanitize", json={"text": TEXT, "strategy": "nope"})
         assert r.status_code == 422
-        assert r.json()["detail"].startswith("strategy: 'nope' is not one of ")
+        assert r.json()["detail"].startswith("body.strategy: 'nope' is not one of ")
         r = c.post("/sanitize", json={"text": TEXT, "strategy": "NAME=mask"})
         assert r.json() == {
-            "detail": "strategy: 'NAME' is not one of PERSON, CODE, LOC, ORG, DEM, DATETIME, QUANTITY, MISC"
+            "detail": "body.strategy: 'NAME' is not one of PERSON, CODE, LOC, ORG, DEM, DATETIME, QUANTITY, MISC"
         }
         monkeypatch.delenv("TEXTSAN_KEY", raising=False)
         r = c.post("/sanitize", json={"text": TEXT, "strategy": "hash"})
@@ -180,7 +180,7 @@ def test_sanitize_takes_the_options_of_the_command_line(rules, monkeypatch):
             "detail": "give either 'text' (one string) or 'texts' (a list of strings)"
         }
         assert c.post("/sanitize", json={"text": TEXT, "language": "de"}).json() == {
-            "detail": "language 'de' is not supported: the pipeline is 'en'"
+            "detail": "body.language: 'de' is not supported: the pipeline's language is 'en'"
         }
         bad = c.post("/sanitize", json={"text": TEXT, "on_error": "ignore"})
         assert bad.status_code == 422 and TEXT not in bad.text  # the error never echoes the input
@@ -350,7 +350,7 @@ def test_render_uses_the_reviewers_decisions_only(rules):
         )
         bad = c.post("/api/render", json={"text": "short", "spans": [{"start": 2, "end": 9, "label": "LOC"}]})
         assert bad.status_code == 422
-        assert bad.json() == {"detail": "span 0 [2, 9) is not a non-empty range of the text (5 characters)"}
+        assert bad.json() == {"detail": "body.spans: span 0 [2, 9) is not a non-empty range of the text (5 characters)"}
 
 
 def test_export_gives_a_training_record_that_convert_reads(rules, tmp_path):
@@ -482,7 +482,7 @@ def test_report_rebuilds_texts_from_the_sanitized_copies(rules):
         assert wrong.json()["documents"][0]["text"] is None
         bad = c.post("/api/report", json={"report_jsonl": "{}\nnot json\n"})
         assert bad.status_code == 422
-        assert bad.json()["detail"].startswith("report line 2: not JSON (")
+        assert bad.json()["detail"].startswith("body.report_jsonl: report line 2: not JSON (")
 
 
 # -- health, metrics, docs, page ------------------------------------------------------------------
@@ -634,11 +634,17 @@ def test_request_and_document_limits(rules):
         r = c.post("/sanitize", content=chunks, headers={"Content-Type": "application/json"})
         assert (r.status_code, r.json()) == (413, too_big)
         r = c.post("/sanitize", json={"texts": ["ok", "b" * 51]})
-        assert (r.status_code, r.json()) == (422, {"detail": "text 1 has 51 characters; the limit is 50 (--max-chars)"})
+        assert (r.status_code, r.json()) == (
+            422,
+            {"detail": "body.texts.1: 51 characters; the limit is 50 (--max-chars)"},
+        )
         r = c.post("/sanitize", json={"texts": ["a", "b", "c", "d"]})
-        assert (r.status_code, r.json()) == (422, {"detail": "4 texts in one request; the limit is 3 (--max-texts)"})
+        assert (r.status_code, r.json()) == (
+            422,
+            {"detail": "body.texts: 4 texts in one request; the limit is 3 (--max-texts)"},
+        )
         r = c.post("/anonymize", json={"text": "c" * 51, "analyzer_results": []})
-        assert (r.status_code, r.json()) == (422, {"error": "text 0 has 51 characters; the limit is 50 (--max-chars)"})
+        assert (r.status_code, r.json()) == (422, {"error": "body.text: 51 characters; the limit is 50 (--max-chars)"})
         assert c.post("/sanitize", json={"texts": ["a" * 50]}).status_code == 200
 
 

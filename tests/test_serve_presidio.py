@@ -145,11 +145,15 @@ def test_analyze_explains_textsan_decisions_and_filters(c):
 
 
 def test_analyze_errors_in_presidios_shape(c):
-    assert c.post("/analyze", json={"text": "", "language": "en"}).json() == {"error": "No text provided"}
+    r = c.post("/analyze", json={"text": "", "language": "en"})
+    assert (r.status_code, r.json()) == (400, {"error": "Invalid request json: body.text: No text provided"})
     r = c.post("/analyze", json={"language": "en"})
     assert (r.status_code, r.json()) == (400, {"error": "Invalid request json: body.text: Field required"})
     r = c.post("/analyze", json={"text": "Jane Doe", "language": "fr"})
-    assert (r.status_code, r.json()) == (422, {"error": "language 'fr' is not supported: the pipeline is 'en'"})
+    assert (r.status_code, r.json()) == (
+        422,
+        {"error": "body.language: 'fr' is not supported: the pipeline's language is 'en'"},
+    )
     r = c.post(
         "/analyze",
         json={
@@ -160,8 +164,10 @@ def test_analyze_errors_in_presidios_shape(c):
             ],
         },
     )
-    assert r.status_code == 400
-    assert r.json()["error"].startswith("ad_hoc_recognizers 'bad': bad regex '(': ")
+    assert r.status_code == 422
+    assert r.json()["error"].startswith(
+        "body.ad_hoc_recognizers.0.patterns.0.regex: RE2 cannot compile this pattern (missing ): ("
+    )
 
 
 # -- the anonymizer's documented requests -----------------------------------------------------------
@@ -238,33 +244,37 @@ def test_anonymize_errors_in_presidios_shape(c):
         (
             {**base, "anonymizers": {"P": {"type": "custom", "lambda": "x"}}},
             400,
-            "Custom type anonymizer is not supported",
+            "Invalid request json: body.anonymizers.P.type: Custom type anonymizer is not supported",
         ),
         (
             {**base, "anonymizers": {"P": {"type": "encrypt", "key": "WmZq4t7w!z%C&F)J"}}},
             422,
-            "the encrypt operator is not supported by spacy-textsan "
+            "body.anonymizers.P.type: the encrypt operator is not supported by spacy-textsan "
             "(textsan sanitize --reversible keeps an encrypted way back)",
         ),
-        ({**base, "anonymizers": {"P": {"type": "nope"}}}, 422, "Invalid operator class 'nope'."),
+        (
+            {**base, "anonymizers": {"P": {"type": "nope"}}},
+            422,
+            "body.anonymizers.P.type: Invalid operator class: the operators are hash, keep, mask, redact, replace",
+        ),
         (
             {
                 **base,
                 "anonymizers": {"P": {"type": "mask", "masking_char": "**", "chars_to_mask": 1, "from_end": True}},
             },
-            422,
-            "Invalid input, masking_char must be a character",
+            400,
+            "Invalid request json: body.anonymizers.P.mask.masking_char: String should have at most 1 character",
         ),
         (
             {**base, "anonymizers": {"P": {"type": "hash", "salt": "short"}}},
             422,
-            "Salt must be at least 16 bytes (128 bits). Provided salt is 5 bytes.",
+            "body.anonymizers.P.hash.salt: Salt must be at least 16 bytes (128 bits). Provided salt is 5 bytes.",
         ),
-        ({**base, "text": ""}, 422, "Invalid input, text can not be empty"),
+        ({**base, "text": ""}, 422, "body.text: Invalid input, text can not be empty"),
         (
             {**base, "analyzer_results": [{"start": 11, "end": 99, "score": 1, "entity_type": "P"}]},
             422,
-            "Invalid input, result [11, 99) is not a range of the text",
+            "body.analyzer_results: Invalid input, result 0 [11, 99) is not a range of the text (15 characters)",
         ),
     ]
     for request, status, error in cases:

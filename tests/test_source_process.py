@@ -64,7 +64,8 @@ def test_sources_in_a_process_give_the_same_spans_and_text(local_nlp, remote_nlp
 
 def test_a_killed_ner_process_is_replaced(local_nlp, remote_nlp, caplog):
     remote = remote_nlp.get_pipe("privacy_ner").source_process
-    ticket = remote.submit(SOURCE, [TEXTS[0]], None, 1)
+    # a long text keeps the child busy, so that it is killed before it answers (a short one raced the kill)
+    ticket = remote.submit(SOURCE, [" ".join([TEXTS[0]] * 300)], None, 1)
     os.kill(remote.pid, signal.SIGKILL)
     with pytest.raises(SourceProcessError, match="ended"):
         remote.result(ticket)

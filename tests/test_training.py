@@ -10,17 +10,17 @@ import numpy
 import pytest
 import spacy
 import typer
-from spacy.tokens import Doc, DocBin, Span
+from spacy.tokens import DocBin, Span
 from thinc.api import NumpyOps
 from thinc.types import Ragged
 from typer.testing import CliRunner
 
+from spacy_textsan.cli.training import convert_cmd, silver_cmd
 from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk.supervised_risk import build_candidate_suggester, create_risk_corpus
 from spacy_textsan.tab import read_tab
 from spacy_textsan.tab.reader import TabFormatError
 from spacy_textsan.training import GOLD_KEY, convert_tab, tab_to_training_docs
-from spacy_textsan.cli.training import convert_cmd, silver_cmd
 from spacy_textsan.training.silver import annotate_silver, silver_doc
 
 ROOT = Path(__file__).parent.parent
@@ -196,26 +196,13 @@ def test_train_supervised_risk_smoke(corpus, tmp_path):
     assert [s._.risk["supervised"] for s in again.spans[SPANS_KEY]] == scores      # deterministic
 
 
-def test_train_cpu_ner_and_assemble(corpus, tmp_path, model_available):
+def test_train_cpu_ner(corpus, tmp_path, model_available):
+    """The CPU NER trains on TAB labels; its assembly with the zero-shot pipeline is tested in
+    tests/test_trained_pipeline.py."""
     paths = {"paths.train": str(corpus / "mask.spacy"), "paths.dev": str(corpus / "mask.spacy")}
     ner = train(ROOT / "configs" / "privacy_ner_cpu.cfg", tmp_path / "ner", paths)
     assert ner.pipe_names == ["ner"]
     assert {"CODE", "DEM", "DATETIME"} <= set(ner.get_pipe("ner").labels)     # the TAB labels of the fixture
-    train(ROOT / "configs" / "supervised_risk.cfg", tmp_path / "risk",
-          {"paths.train": str(corpus / "all.spacy"), "paths.dev": str(corpus / "all.spacy")})
-    # the assembled pipeline (spacy project run assemble), from the config
-    config = spacy.util.load_config(ROOT / "configs" / "textsan_trained.cfg",
-                                    overrides={"paths.ner_model": str(tmp_path / "ner" / "model-last"),
-                                               "paths.risk_model": str(tmp_path / "risk" / "model-last")})
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
-    assert nlp.pipe_names == ["ner", "privacy_ner", "supervised_risk", "mask_optimizer", "generalizer"]
-    doc = nlp("Application no. 48213/09 was lodged by Mr Galip Yalman on 14 March 2009.")
-    # CODE and titled names are direct identifiers (rules + direct_labels): masked whatever the model says
-    assert "48213/09" not in doc._.sanitized_text and "Galip Yalman" not in doc._.sanitized_text
-    assert all("supervised" in (s._.risk or {}) for s in doc.spans[SPANS_KEY])
-    nlp.to_disk(tmp_path / "assembled")
-    again = spacy.load(tmp_path / "assembled")
-    assert again(doc.text)._.sanitized_text == doc._.sanitized_text
 
 
 def test_train_transformer_smoke(corpus, tmp_path):

@@ -53,7 +53,8 @@ def evaluate(
         ids = {d.doc_id for d in docs}
         pred = {k: v for k, v in pred.items() if k in ids}
     else:
-        nlp = load_or_fail(pipeline, parse_settings(settings))
+        overrides = parse_settings(settings)
+        nlp = load_or_fail(pipeline, overrides, overrides)
         start = time.time()
         results = list(
             tqdm(

@@ -1,15 +1,24 @@
 """What the commands share: config overrides from the command line, list files,
 loading the pipeline with a clear error."""
 
+import difflib
+import inspect
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import spacy
+from spacy.language import Language
+from thinc.api import Config, ConfigValidationError
+
 from ..extensions import TAB_LABELS
+from ..generalizer.mask_format import check_mask_format
 from ..generalizer.operators import strategy_settings
-from ..io import read_text
-from ..pipeline import load_pipeline
-from ..risk.reid_index import is_background_dir
+from ..io import InputError, read_text
+from ..pipeline import DEFAULT_CONFIG_PATH, load_pipeline
+from ..privacy_ner.rules import compile_user_regex
+from ..risk.reid_index import is_background_dir, read_manifest
 from .util import fail as _fail
 
 BACKGROUND_HELP = "Background folder of the risk measures (textsan background build): sets paths.background (default: the shipped one)"
@@ -65,15 +74,25 @@ def build_overrides(
         label, sep, regex = p.partition("=")
         if not sep or label not in TAB_LABELS or not regex:
             _fail(f"--pattern must be LABEL=REGEX with LABEL one of {', '.join(TAB_LABELS)}: {p!r}")
+        try:
+            compile_user_regex(regex, what=f"--pattern {label}")
+        except ValueError as e:
+            _fail(str(e))
         user_patterns.append({"name": f"cli_{i + 1}", "label": label, "pattern": regex})
     if user_patterns:
         overrides["components.privacy_ner.patterns"] = user_patterns
-    if allow_list:
-        overrides["components.privacy_ner.allow_list"] = _read_list_file(allow_list)
-    if deny_list:
-        overrides["components.privacy_ner.deny_list"] = _deny_entries(deny_list)
-    if mask_format:
-        overrides["components.generalizer.mask_format"] = mask_format
+    try:
+        if allow_list:
+            overrides["components.privacy_ner.allow_list"] = _read_list_file(allow_list)
+        if deny_list:
+            overrides["components.privacy_ner.deny_list"] = _deny_entries(deny_list)
+    except InputError as e:
+        _fail(f"{'--allow-list' if e.path == allow_list else '--deny-list'} {e}")
+    if mask_format is not None:
+        try:
+            overrides["components.generalizer.mask_format"] = check_mask_format(mask_format)
+        except ValueError as e:
+            _fail(f"--mask-format: {e}")
     return overrides
 
 
@@ -87,11 +106,113 @@ def parse_strategy(value: str | None) -> dict[str, object]:
     return {f"components.generalizer.{key}": setting for key, setting in settings.items()}
 
 
-def load_or_fail(pipeline: str | None, overrides: dict[str, object] | None = None):
+def load_or_fail(pipeline: str | None, overrides: dict[str, object] | None = None, settings: Iterable[str] = ()):
+    """The pipeline, or one line on stderr and exit 1. ``settings``: the keys the
+    user gave with ``--set``, each checked against the pipeline's config first
+    (:func:`check_settings`)."""
+    shown = pipeline or "(default)"
+    check_settings(pipeline, settings)
     try:
         return load_pipeline(pipeline, overrides)
+    except ConfigValidationError as e:
+        _fail(f"cannot load pipeline {shown}: {config_error_line(e)}")
     except (OSError, ValueError) as e:
-        _fail(f"cannot load pipeline {pipeline or '(default)'}: {e}")
+        _fail(f"cannot load pipeline {shown}: {' '.join(str(e).split())}")
+
+
+def config_error_line(error: ConfigValidationError) -> str:
+    """A config validation error in one line, without the config it dumps."""
+    where = f"[{error.parent}] " if error.parent else ""
+    problems = "; ".join(
+        f"{'.'.join(map(str, err.get('loc', ())))}: {_clean_message(err.get('msg', ''))}" for err in error.errors
+    )
+    return f"{where}{problems or error.title}"
+
+
+_CLASS = re.compile(r"<class '([\w.]+)'>")
+
+
+def _clean_message(message: object) -> str:
+    """A pydantic message as a person writes it: "x is not int"."""
+    return _CLASS.sub(r"\1", str(message).replace("at root: ", ""))
+
+
+def base_config(pipeline: str | None) -> Config | None:
+    """The config of ``pipeline`` before any override, or None when it cannot be
+    read without loading the pipeline (the loader then reports the problem)."""
+    if pipeline is None or str(pipeline).endswith(".cfg"):
+        path = DEFAULT_CONFIG_PATH if pipeline is None else Path(pipeline)
+    elif Path(pipeline).is_dir():
+        path = Path(pipeline) / "config.cfg"
+    elif spacy.util.is_package(pipeline):
+        package = spacy.util.get_package_path(pipeline)
+        path = next(iter(sorted(package.glob("*/config.cfg"))), package / "config.cfg")
+    else:
+        return None
+    try:
+        return spacy.util.load_config(path, interpolate=False)
+    except (OSError, ValueError):
+        return None
+
+
+def check_settings(pipeline: str | None, keys: Iterable[str]) -> None:
+    """Fail on a ``--set`` key the pipeline's config does not have: a component
+    it lacks, a setting its factory does not take, a section or key that is not
+    there. The message names the nearest valid key."""
+    keys = list(keys)
+    config = base_config(pipeline) if keys else None
+    if config is None:
+        return
+    components = dict(config.get("components", {}))
+    if pipeline is not None and not str(pipeline).endswith(".cfg"):
+        # a foreign pipeline is completed with these when it lacks a stage (pipeline.complete_pipeline)
+        for name in ("privacy_ner", "mask_all", "generalizer"):
+            components.setdefault(name, {"factory": name})
+    for key in keys:
+        parts = key.split(".")
+        if parts[0] == "components":
+            _check_component_key(key, parts[1:], components)
+            continue
+        node: object = config
+        for depth, part in enumerate(parts):
+            if not isinstance(node, dict) or part not in node:
+                known = [".".join([*parts[:depth], k]) for k in node] if isinstance(node, dict) else []
+                _fail(f"--set {key}: the pipeline's config has no {'.'.join(parts[: depth + 1])}{_nearest(key, known)}")
+            node = node[part]
+
+
+def _check_component_key(key: str, parts: list[str], components: dict) -> None:
+    if not parts or not parts[0]:
+        _fail(f"--set {key}: name a component and a setting, e.g. components.generalizer.strategy=generalize")
+    name = parts[0]
+    if name not in components:
+        known = [f"components.{c}" for c in components]
+        _fail(f"--set {key}: the pipeline has no component {name!r}{_nearest(f'components.{name}', known)}")
+    if len(parts) < 2:
+        _fail(f"--set {key}: name a setting of {name}, e.g. components.{name}.<setting>=value")
+    block = components[name]
+    settings = {k for k in block if k != "factory"}
+    factory = block.get("factory")
+    if factory and Language.has_factory(factory):
+        meta = Language.get_factory_meta(factory)
+        settings |= set(meta.default_config or {})
+        function = spacy.registry.factories.get(meta.factory)
+        settings |= {p for p in inspect.signature(function).parameters if p not in ("nlp", "name")}
+    elif "source" in block:
+        return  # a sourced component: its settings live in the source pipeline
+    if parts[1] not in settings:
+        known = [f"components.{name}.{s}" for s in sorted(settings)]
+        _fail(f"--set {key}: {name} has no setting {parts[1]!r}{_nearest(f'components.{name}.{parts[1]}', known)}")
+
+
+def _nearest(key: str, known: list[str]) -> str:
+    """The hint "; did you mean KNOWN?" for the known key whose last part is nearest to
+    ``key``'s; the valid keys when none is near."""
+    last = {k.rpartition(".")[2]: k for k in known}
+    close = difflib.get_close_matches(key.rpartition(".")[2], list(last), n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {last[close[0]]}?"
+    return f"; valid: {', '.join(known)}" if known else ""
 
 
 def set_background(overrides: dict[str, object], background: Path | None) -> None:
@@ -103,6 +224,10 @@ def set_background(overrides: dict[str, object], background: Path | None) -> Non
             f"{background}: not a background folder (no background.json); build one with "
             f"textsan background build {background} --docs FILE"
         )
+    try:
+        read_manifest(background)
+    except ValueError as e:
+        _fail(f"--background {e}")
     given = overrides.get("paths.background")
     if given is not None and str(given) != str(background):
         _fail(f"--background {background} and --set paths.background={given} disagree: pass one of them")

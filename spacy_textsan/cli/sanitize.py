@@ -33,6 +33,7 @@ from .options import (
     build_overrides,
     check_background_used,
     load_or_fail,
+    parse_settings,
     parse_strategy,
     set_background,
 )
@@ -143,7 +144,7 @@ def sanitize(
             _fail(f"{key_file}: key file not found")
         overrides["components.generalizer.key_file"] = str(key_file)
     key = checked_mapping_key(mapping_key_file) if reversible else None
-    nlp = load_or_fail(pipeline, overrides)
+    nlp = load_or_fail(pipeline, overrides, parse_settings(settings))
     check_background_used(nlp, background, pipeline)
     if min_k and "residual_risk" not in {nlp.get_pipe_meta(n).factory for n in nlp.pipe_names}:
         _fail(f"--min-k needs a pipeline with a residual_risk component ({pipeline or 'the default'} has none)")

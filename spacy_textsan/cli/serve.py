@@ -16,6 +16,7 @@ from .options import (
     build_overrides,
     check_background_used,
     load_or_fail,
+    parse_settings,
     parse_strategy,
     set_background,
 )
@@ -104,7 +105,7 @@ def serve_cmd(
         from ..serve.app import create_app, server_options
     except ImportError:
         _fail(NEEDS_SERVE)
-    nlp = load_or_fail(pipeline, overrides)
+    nlp = load_or_fail(pipeline, overrides, parse_settings(settings))
     check_background_used(nlp, background, pipeline)
     msg.info(
         f"textsan serve: pipeline {config.pipeline} on http://{host}:{port} "

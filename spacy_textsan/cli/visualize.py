@@ -31,7 +31,8 @@ def visualize(
         f = read_input(input_path, fmt=fmt, columns=columns or None, field=field, encoding=encoding)
     except InputError as e:
         _fail(str(e))
-    nlp = load_or_fail(pipeline, parse_settings(settings))
+    overrides = parse_settings(settings)
+    nlp = load_or_fail(pipeline, overrides, overrides)
     jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()][: max(1, limit)]
     results = list(sanitize_texts(nlp, (t for _, _, t in jobs), keep_docs=True))
     docs = [r.doc for r in results if r.doc is not None]

@@ -86,6 +86,7 @@ class GazetteerKB:
         self._by_id: dict[str, int] = {}
         self._by_surface: dict[str, Sequence[int]] = {}
         self._uncased: set = set()  # surfaces with a spelling that does not start with a capital
+        self._longest: int | None = None  # characters of the longest normalised surface (None: not counted yet)
         for entry in entries:
             self.add(entry)
 
@@ -158,6 +159,8 @@ class GazetteerKB:
         ids = self._by_surface.get(norm, ())
         if idx not in ids:
             self._by_surface[norm] = [*ids, idx]
+        if self._longest is not None:
+            self._longest = max(self._longest, len(norm))
         if not surface[:1].isupper():
             self._uncased.add(norm)
 
@@ -169,6 +172,13 @@ class GazetteerKB:
     def get(self, entry_id: str) -> KBEntry | None:
         idx = self._by_id.get(entry_id)
         return None if idx is None else self._entry(idx)
+
+    @property
+    def longest_surface(self) -> int:
+        """The characters of the longest normalised surface: no lookup of a longer string can succeed."""
+        if self._longest is None:
+            self._longest = max((len(norm) for norm in self._by_surface), default=0)
+        return self._longest
 
     def lookup(self, surface: str) -> list[KBEntry]:
         """Entries with this surface form (normalised), in insertion order."""

@@ -34,6 +34,7 @@ contains a curated class's surface.
 
 import re
 import weakref
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -89,6 +90,19 @@ def _of_type(entries: list[KBEntry], tab_type: str | None) -> list[KBEntry]:
     return entries if tab_type is None else [e for e in entries if e.tab_type == tab_type]
 
 
+def _ends_within(ends: list[int], start: int, min_chars: int, kb: GazetteerKB) -> list[int]:
+    """The word ends a KB surface starting at ``start`` could reach: at least ``min_chars`` away and
+    no farther than the KB's longest surface (with room for normalisation), so that a long span costs
+    lookups linear in its words, not quadratic."""
+    lo = bisect_left(ends, start + min_chars)
+    hi = bisect_right(ends, start + kb.longest_surface + _NORMALISATION_SLACK)
+    return ends[lo:hi]
+
+
+#: Characters a surface may gain or lose when normalised (``ß`` -> ``ss``, ligatures).
+_NORMALISATION_SLACK = 8
+
+
 def find_contained(
     norm: str, kb: GazetteerKB, min_chars: int = MIN_CONTAINED_CHARS, tab_type: str | None = None
 ) -> tuple[str, KBEntry] | None:
@@ -98,7 +112,7 @@ def find_contained(
     starts, ends = word_boundaries(norm)
     best: tuple[int, int, str, KBEntry] | None = None  # (-length, start, surface, entry)
     for s in starts:
-        for e in ends:
+        for e in _ends_within(ends, s, min_chars, kb):
             length = e - s
             if length < min_chars or length >= len(norm):
                 continue
@@ -124,7 +138,7 @@ def find_class_head(
     starts, ends = word_boundaries(norm)
     found: list[tuple[int, int, KBEntry]] = []
     for s in starts:
-        for e in ends:
+        for e in _ends_within(ends, s, min_chars, kb):
             if e - s < min_chars or e - s >= len(norm):
                 continue
             entries = [x for x in _of_type(kb.lookup(norm[s:e]), tab_type) if is_class_entry(x)]

@@ -19,6 +19,7 @@ court decisions.
 """
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -55,7 +56,9 @@ def is_condition(chain: Sequence[str]) -> bool:
 # Institutions
 # --------------------------------------------------------------------------- #
 
-_NAME = r"(?:St\.|[A-Z][\w'’\-]*[\w'’]|[A-Z])"
+#: A capitalised word of a name, at most 60 characters: a name may start after any hyphen ("al-Shifa
+#: Hospital"), and an unbounded word scanned a run of "A-A-A-..." to its end from each of them.
+_NAME = r"(?:St\.|[A-Z][\w'’\-]{0,58}[\w'’]|[A-Z])"
 _GAP = r"[ \t]+"
 #: capitalised words that do not make a name on their own ("the State Hospital", "High School")
 GENERIC = frozenset(
@@ -107,11 +110,14 @@ class InstitutionFinder:
                     if not self._named([w for w in tail if w != "the"]):
                         continue
                 found.append((start, end))
+        # non-overlapping, in text order: a span overlaps one of them only if it overlaps its neighbour on
+        # either side (comparing it with every chosen span was quadratic in the institutions of a text)
         chosen: list[tuple[int, int]] = []
         for s, e in sorted(found, key=lambda x: (x[0] - x[1], x[0])):
-            if all(e <= cs or s >= ce for cs, ce in chosen):
-                chosen.append((s, e))
-        return sorted(chosen)
+            i = bisect_left(chosen, (s, e))
+            if (i == 0 or chosen[i - 1][1] <= s) and (i == len(chosen) or e <= chosen[i][0]):
+                chosen.insert(i, (s, e))
+        return chosen
 
 
 # --------------------------------------------------------------------------- #

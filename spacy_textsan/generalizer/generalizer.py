@@ -56,6 +56,7 @@ from ..extensions import SPANS_KEY, add_reason, doc_text, entity_key, get_candid
 from ..pipeline import StageGuard
 from .keys import SURROGATE_KEY_ENV, MissingKeyError, Secret, read_key, user_secret
 from .leaks import find_leaks
+from .mask_format import check_mask_format
 from .operators import STRATEGIES, Operator, ReplacementContext, get_operator, strategy_names
 from .render import render
 
@@ -142,11 +143,9 @@ class Generalizer:
             if value not in names:
                 raise ValueError(f"generalizer: strategy ({label}) must be one of {names}, not {value!r}")
         try:
-            mask_format.format(label="PERSON", n=1)
-        except (KeyError, IndexError, ValueError) as e:
-            raise ValueError(
-                f"generalizer: bad mask_format {mask_format!r}: only {{label}} and {{n}} may be used ({e})"
-            ) from None
+            check_mask_format(mask_format)
+        except ValueError as e:
+            raise ValueError(f"generalizer: bad mask_format: {e}") from None
         if not 4 <= hash_length <= 64:
             raise ValueError(f"generalizer: hash_length must be 4 to 64, not {hash_length}")
         self.name = name

@@ -62,8 +62,10 @@ __all__ = [
 
 #: Labels generalized from the knowledge-base chain of their span.
 KB_LABELS = ("LOC", "ORG", "DEM", "MISC")
-#: Labels that ``pseudonym`` generalizes when it finds no safe surrogate (the others are masked).
-GENERALIZED_LABELS = (*KB_LABELS, "DATETIME", "QUANTITY")
+#: Labels that ``pseudonym`` generalizes when it finds no safe surrogate (the others are masked). Not
+#: DATETIME: its generalization keeps the original year, which among shifted dates would read as shifted
+#: too; a date with no safe shift is masked.
+GENERALIZED_LABELS = (*KB_LABELS, "QUANTITY")
 
 #: The registry of operators, by strategy name.
 operators = catalogue.create("spacy_textsan", "operators", entry_points=True)
@@ -251,7 +253,7 @@ class Pseudonym(Operator):
         if label == "DATETIME":
             # one shift for the whole document keeps the intervals between its dates; a shifted
             # date that would hold a masked string (its own year left as it was, another date's
-            # text) is refused and the entity generalized instead
+            # text) is refused and the entity masked instead
             days, years = document_shift(entity_seed(context.doc_secret, "shift"))
             rep = next((r for r in (shift_dates(s.text, days, years) for s in spans) if r), None)
             return rep if rep is not None and context.allowed(rep) else None

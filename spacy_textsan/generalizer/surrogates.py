@@ -13,7 +13,9 @@ can recompute or invert it.
   by the entity); DATETIME → the date shifted by a per-document offset of
   400 to 3,650 days, forwards or backwards (:func:`document_shift`), so the
   intervals between the dates of one document are kept and the format is
-  kept ("14 March 2009" → "2 June 2013"; a lone year moves by whole years);
+  kept ("14 March 2009" → "2 June 2013", "3rd of March, 1979" → "15th of July,
+  1980", "03-Apr-1985", "3.IV.1985" alike; a lone year moves by whole years;
+  a date in a form not understood keeps none of its parts: its years, moved);
   CODE → the same shape with other digits and letters ("48213/09" →
   "70536/17"); QUANTITY → another number with the known unit only
   ("EUR 15,000" → "EUR 62,809", "12,500 Turkish liras" → "37,215 liras"). DEM and MISC
@@ -47,6 +49,7 @@ PSEUDONYM_LABELS = ("PERSON", "LOC", "ORG", "DATETIME", "CODE", "QUANTITY")
 
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+_MONTHS["sept"] = 9
 #: Month names of other languages (as privacy_ner reads them), January first: a date keeps its language.
 FOREIGN_MONTHS = {
     "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
@@ -64,14 +67,46 @@ for _names in _FOREIGN.values():
     for _i, _name in enumerate(_names, 1):
         _MONTHS.setdefault(_name.lower(), _i)
 _MONTH_NAMES = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
-_DMY_WORDS = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?((?:{_MONTH_NAMES})\.?)\s+(?:de\s+)?(\d{{4}})\b", re.IGNORECASE
+_ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
+_ROMAN_NAMES = "|".join(sorted(_ROMAN, key=len, reverse=True))
+_WEEKDAYS = [d.lower() for d in calendar.day_name] + [d.lower() for d in calendar.day_abbr]
+#: between the parts of a date: spaces, or a hyphen, slash or dot with optional spaces
+_SEP = r"(?:\s+|\s*[-/.]\s*)"
+_D = r"(?P<d>\d{1,2})(?P<o>st|nd|rd|th)?"
+_Y = r"'?(?P<y>\d{4}|\d{2})"
+_DATE_FORMS = (  # (pattern, has day, has year): tried in order, the first match of a stretch wins
+    # 3 March 1979, 3rd of March, 1979, 03-Apr-1985, 3 de abril de 1985, 3. April 85
+    (rf"\b{_D}\.?(?:\s+of)?{_SEP}(?:de\s+)?(?P<m>{_MONTH_NAMES})\.?,?{_SEP}(?:de\s+|del\s+)?{_Y}\b", True, True),
+    # March 3rd, 1979, Apr-03-1985
+    (rf"\b(?P<m>{_MONTH_NAMES})\.?{_SEP}{_D},?{_SEP}{_Y}\b", True, True),
+    # 03APR1985, 1985-Apr-03
+    (rf"\b{_D}(?P<m>{_MONTH_NAMES})(?P<y>\d{{4}}|\d{{2}})\b", True, True),
+    (rf"\b(?P<y>\d{{4}}){_SEP}(?P<m>{_MONTH_NAMES})\.?{_SEP}{_D}\b", True, True),
+    # 3.IV.1985, 03/XII/85
+    (rf"\b{_D}(?P<s>\.\s?|[-/\s])(?P<m>{_ROMAN_NAMES})(?P=s)(?P<y>\d{{4}}|\d{{2}})\b", True, True),
+    # 14.03.2009, 04/03/85 (day first; month first when the second number cannot be a month)
+    (r"\b(?P<d>\d{1,2})(?P<s>[./-])(?P<m>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2})\b", True, True),
+    # 2009-03-14, 1985/04/03
+    (r"\b(?P<y>\d{4})(?P<s>[./-])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})\b", True, True),
+    # March 1979, MARCH 2009, 04/1985
+    (rf"\b(?P<m>{_MONTH_NAMES})\.?,?\s+(?P<y>\d{{4}})\b", False, True),
+    (r"\b(?P<m>0?[1-9]|1[0-2])(?P<s>[./-])(?P<y>\d{4})\b", False, True),
+    # 3 March, March 3rd (no year)
+    (rf"\b{_D}\.?(?:\s+of)?\s+(?P<m>{_MONTH_NAMES})\b\.?", True, False),
+    (rf"\b(?P<m>{_MONTH_NAMES})\.?\s+{_D}\b", True, False),
 )
-_MDY_WORDS = re.compile(rf"\b((?:{_MONTH_NAMES})\.?)\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
-_MY_WORDS = re.compile(rf"\b((?:{_MONTH_NAMES})\.?)\s+(\d{{4}})\b", re.IGNORECASE)
-_DMY_NUM = re.compile(r"\b(\d{1,2})([./-])(\d{1,2})\2(\d{4})\b")
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_FORMS = [(re.compile(p, re.IGNORECASE), day, year) for p, day, year in _DATE_FORMS]
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_DIGITS = re.compile(r"\d+")
+_TIME = re.compile(
+    r"\b(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d(?::[0-5]\d)?(?:\s*[ap]\.?m\b\.?)?|\s*[ap]\.?m\b\.?)", re.IGNORECASE
+)
+_DECADE = re.compile(r"(?<!\d)(1[5-9]\d0|20\d0)'?s\b")
+#: the first day of a range before a date ("3 and 4 May 1985", "3rd-5th June 2001")
+_RANGE_DAY = re.compile(r"\b(?P<d>[12]\d|3[01]|0?[1-9])(?P<o>st|nd|rd|th)?\b", re.IGNORECASE)
+_RANGE_GAP = re.compile(r"\.?\s*(?:-|–|—|/|&|to|and|or|until|till|through)\s*", re.IGNORECASE)
+#: the year a date without one is moved in (a leap year: 29 February is a date)
+_LEAP = 2000
 
 
 def entity_seed(key: bytes, *parts: str) -> int:
@@ -101,6 +136,11 @@ def document_shift(seed: int) -> tuple[int, int]:
 
 
 def _shift(day: int, month: int, year: int, days: int) -> datetime.date | None:
+    """The date moved by ``days``; a day past the month's end ("29 February 1987",
+    "31 April") is read as its last day."""
+    if not (1 <= month <= 12 and 1 <= year <= 9999 and day >= 1):
+        return None
+    day = min(day, calendar.monthrange(year, month)[1])
     try:
         return datetime.date(year, month, day) + datetime.timedelta(days=days)
     except (ValueError, OverflowError):
@@ -108,13 +148,18 @@ def _shift(day: int, month: int, year: int, days: int) -> datetime.date | None:
 
 
 def _month_number(name: str) -> int:
-    return _MONTHS[name.rstrip(".").lower()]
+    bare = name.rstrip(".")
+    if bare.upper() in _ROMAN:
+        return _ROMAN.index(bare.upper()) + 1
+    return int(bare) if bare.isdigit() else _MONTHS[bare.lower()]
 
 
 def _month_name(original: str, month: int) -> str:
     """The new month in the style of the original ("Mar." → "Jun.", "MARCH" → "JUNE",
-    "avril" → "juillet")."""
+    "avril" → "juillet", "IV" → "VII")."""
     bare = original.rstrip(".")
+    if bare.upper() in _ROMAN:
+        return _ROMAN[month - 1] + original[len(bare) :]
     if bare.lower() not in {m.lower() for m in calendar.month_name if m} | {
         m.lower() for m in calendar.month_abbr if m
     }:
@@ -122,62 +167,131 @@ def _month_name(original: str, month: int) -> str:
             if bare.lower() in (n.lower() for n in names):
                 name = names[month - 1]
                 return (name.upper() if bare.isupper() else name) + original[len(bare) :]
-    name = calendar.month_abbr[month] if len(bare) == 3 else calendar.month_name[month]
-    name = name.upper() if bare.isupper() else name
+    full = bare.lower() in {m.lower() for m in calendar.month_name if m}  # "May" is a full name
+    name = calendar.month_name[month] if full or len(bare) > 4 else calendar.month_abbr[month]
+    name = name.upper() if bare.isupper() else name.lower() if bare.islower() else name
     return name + original[len(bare) :]
 
 
+def _ordinal(day: int, original: str) -> str:
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return suffix.upper() if original.isupper() else suffix
+
+
+def _full_year(digits: str) -> int:
+    """A year of two digits is of this century up to this year, else of the last."""
+    if len(digits) == 4:
+        return int(digits)
+    this = datetime.date.today().year
+    year = this // 100 * 100 + int(digits)
+    return year if year <= this else year - 100
+
+
+def _number(value: int, original: str, pad: bool) -> str:
+    """``value`` as wide as ``original`` when that starts with a zero or ``pad``."""
+    return f"{value:0{len(original)}d}" if pad or original.startswith("0") else str(value)
+
+
+def _rewrite(m: re.Match, has_day: bool, has_year: bool, days: int) -> tuple[str, datetime.date] | None:
+    """The match with its day, month and year replaced by those of the date
+    ``days`` later, each in its own format, and that date; ``None`` when it is no date."""
+    numeric = m["m"].isdigit()
+    day = int(m["d"]) if has_day else 15
+    month = _month_number(m["m"])
+    swapped = has_day and numeric and month > 12 and day <= 12  # 04/23/2009: the month first
+    if swapped:
+        day, month = month, day
+    new = _shift(day, month, _full_year(m["y"]) if has_year else _LEAP, days)
+    if new is None:
+        return None
+    day_group, month_group = ("m", "d") if swapped else ("d", "m")
+    parts: dict[str, str] = {}
+    if has_day:
+        parts[day_group] = _number(new.day, m[day_group], numeric)
+        if m.re.groupindex.get("o") and m["o"]:
+            parts["o"] = _ordinal(new.day, m["o"])
+    if numeric:
+        parts[month_group] = _number(new.month, m[month_group], True)
+    else:
+        parts["m"] = _month_name(m["m"], new.month)
+    if has_year:
+        parts["y"] = str(new.year) if len(m["y"]) == 4 else f"{new.year % 100:02d}"
+    out, pos = [], m.start()
+    for name in sorted(parts, key=m.start):
+        out += [m.string[pos : m.start(name)], parts[name]]
+        pos = m.end(name)
+    return "".join(out) + m.string[pos : m.end()], new
+
+
 def shift_dates(text: str, days: int, years: int) -> str | None:
-    """Every date in ``text`` moved by ``days`` (lone years by ``years``) in
-    its own format; ``None`` when ``text`` has no date this understands."""
-
-    def dmy_words(m: re.Match) -> str:
-        d = _shift(int(m[1]), _month_number(m[2]), int(m[3]), days)
-        return m[0] if d is None else f"{d.day} {_month_name(m[2], d.month)} {d.year}"
-
-    def mdy_words(m: re.Match) -> str:
-        d = _shift(int(m[2]), _month_number(m[1]), int(m[3]), days)
-        return m[0] if d is None else f"{_month_name(m[1], d.month)} {d.day}, {d.year}"
-
-    def my_words(m: re.Match) -> str:
-        d = _shift(15, _month_number(m[1]), int(m[2]), days)
-        return m[0] if d is None else f"{_month_name(m[1], d.month)} {d.year}"
-
-    def dmy_num(m: re.Match) -> str:
-        d = _shift(int(m[1]), int(m[3]), int(m[4]), days)
-        if d is None:
-            return m[0]
-        width = len(m[1])
-        return f"{d.day:0{width}d}{m[2]}{d.month:0{len(m[3])}d}{m[2]}{d.year}"
-
-    def iso(m: re.Match) -> str:
-        d = _shift(int(m[3]), int(m[2]), int(m[1]), days)
-        return m[0] if d is None else d.isoformat()
-
-    edits: list[tuple[int, int, str]] = []  # on the original text, the first pattern wins
-    for pattern, fn in (
-        (_DMY_WORDS, dmy_words),
-        (_MDY_WORDS, mdy_words),
-        (_DMY_NUM, dmy_num),
-        (_ISO, iso),
-        (_MY_WORDS, my_words),
-    ):
-        for m in pattern.finditer(text):
-            if not any(m.start() < e and s < m.end() for s, e, _ in edits):
-                edits.append((m.start(), m.end(), fn(m)))
-    if not edits:
-        edits = [(m.start(), m.end(), str(int(m[1]) + years)) for m in _YEAR.finditer(text)]
-        # a date in a form not understood here ("25 décembre 1957"): moving its year alone would
-        # keep its day and month in clear, so it is not a surrogate (the caller generalizes it)
-        if re.search(r"\d", _YEAR.sub("", text)):
-            return None
+    """Every date in ``text`` moved by ``days`` (lone years by ``years``),
+    each part in its own format ("3rd of March, 1979", "03-Apr-1985",
+    "3.IV.1985"; a day past the month's end, "1987-02-29", is its last day).
+    What is left around the dates moves with them: the first day of a range
+    ("3 and 4 May 1985"), a weekday. ``None`` when ``text`` has no date or
+    year this understands; when it holds a number this does not understand
+    ("Q3 1985"), only its years, moved ("1989"): nothing of a date is kept
+    as it was."""
+    edits: list[tuple[int, int, str]] = []  # on the original text, the first form wins
+    dated: list[tuple[int, datetime.date, datetime.date | None]] = []  # (start, original, new) with day and year
+    for regex, has_day, has_year in _FORMS:
+        for m in regex.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e, _ in edits):
+                continue
+            rewritten = _rewrite(m, has_day, has_year, days)
+            if rewritten is None:
+                continue
+            edits.append((m.start(), m.end(), rewritten[0]))
+            if has_year:
+                dated.append(
+                    (m.start(), rewritten[1] - datetime.timedelta(days=days), rewritten[1] if has_day else None)
+                )
+    edits += _around(text, edits, dated, days, years)
     if not edits:
         return None
+    if any(not any(s <= m.start() < e for s, e, _ in edits) for m in _DIGITS.finditer(text)):
+        found = [str(int(m[1]) + years) for m in _YEAR.finditer(text)]
+        return " ".join(found) if found else None
     out, pos = [], 0
     for start, end, new in sorted(edits):
         out += [text[pos:start], new]
         pos = end
     return "".join(out) + text[pos:]
+
+
+def _around(text: str, edits: list, dated: list, days: int, years: int) -> list[tuple[int, int, str]]:
+    """Edits of what is left around the dates: lone years (by ``years``), a day
+    before a date ("3 and 4 May 1985": of its month), a weekday (of the one date)."""
+    out: list[tuple[int, int, str]] = []
+
+    def free(start: int, end: int) -> bool:
+        return not any(start < e and s < end for s, e, _ in edits + out)
+
+    for m in _TIME.finditer(text):
+        if free(*m.span()):
+            out.append((m.start(), m.end(), m[0]))  # a time of day is no part of the date: kept
+    for m in _DECADE.finditer(text):
+        if free(*m.span()):
+            decades = max(1, round(abs(years) / 10)) * (1 if years > 0 else -1)  # a decade moves by one at least
+            out.append((m.start(1), m.end(1), str(int(m[1]) + 10 * decades)))
+    for m in _YEAR.finditer(text):
+        if free(*m.span()):
+            out.append((m.start(), m.end(), str(int(m[1]) + years)))
+    for m in _RANGE_DAY.finditer(text):
+        later = [(start, d) for start, d, _ in dated if start >= m.end()]
+        if later and free(*m.span()) and _RANGE_GAP.fullmatch(text, m.end(), later[0][0]):
+            new = _shift(int(m["d"]), later[0][1].month, later[0][1].year, days)
+            if new is not None:
+                out.append((m.start("d"), m.end("d"), _number(new.day, m["d"], False)))
+                if m["o"]:
+                    out.append((m.start("o"), m.end("o"), _ordinal(new.day, m["o"])))
+    moved = [new for _, _, new in dated if new is not None]
+    if len(moved) == 1:
+        for m in re.finditer(r"[^\W\d_]+", text):
+            if m[0].lower() in _WEEKDAYS and free(*m.span()):
+                name = (calendar.day_name if len(m[0]) > 3 else calendar.day_abbr)[moved[0].weekday()]
+                out.append((m.start(), m.end(), name.upper() if m[0].isupper() else name))
+    return out
 
 
 def scramble(text: str, seed: int, letters: bool = True) -> str:

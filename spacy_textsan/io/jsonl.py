@@ -7,7 +7,9 @@ records (:func:`spacy_textsan.risk.kanon_records.read_records_jsonl`).
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+#: the reason for JSON nested deeper than the parser's recursion limit
+TOO_DEEP = "invalid JSON: nested too deeply to read (arrays or objects inside one another thousands of levels deep)"
+
+
 def iter_json_lines(
     lines: Iterable[str], reject: Reject, unique_keys: bool = True
 ) -> Iterator[tuple[int, str, dict[str, Any] | None]]:
@@ -62,6 +68,9 @@ def iter_json_lines(
             obj = json.loads(source[:-1] if source.endswith("\n") else source, object_pairs_hook=hook)
         except json.JSONDecodeError as error:
             reject(line, json_reason(error))
+            continue
+        except RecursionError:
+            reject(line, TOO_DEEP)
             continue
         except _DuplicateKey as error:
             reject(line, f"invalid JSON object: {error}")
@@ -166,3 +175,66 @@ def json_dumps(obj: Any, indent: int | None = None) -> str:
     except UnicodeEncodeError:
         text = json.dumps(obj, ensure_ascii=True, indent=indent)
     return text
+
+
+_WORD_OR_CHAR = re.compile(r"\w+|\W", re.UNICODE)
+_ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4})?|["\\/bfnrt])')
+
+
+def _string_pieces(token: str) -> list[str] | None:
+    """The source of each character of the JSON string ``token`` (quotes
+    included in ``token``): ``"caf\\u00e9"`` gives ``["c", "a", "f", "\\u00e9"]``.
+    None when ``token`` is not a JSON string."""
+    if len(token) < 2 or token[0] != '"' or token[-1] != '"':
+        return None
+    pieces: list[str] = []
+    pos, end = 1, len(token) - 1
+    while pos < end:
+        if token[pos] != "\\":
+            pieces.append(token[pos])
+            pos += 1
+            continue
+        m = _ESCAPE.match(token, pos)
+        if m is None:
+            return None
+        decoded = json.loads(f'"{m.group(0)}"')
+        if len(decoded) == 2:  # two \u escapes that are not one surrogate pair: one piece each
+            first = m.group(0)[:6]
+            pieces.append(first)
+            pos += len(first)
+            continue
+        pieces.append(m.group(0))
+        pos = m.end()
+    return pieces
+
+
+def jsonl_string_token(token: str, original: str, sanitized: str) -> str:
+    """The JSON string token of ``sanitized`` for a value whose token in the
+    input was ``token`` (the string ``original``): the input's own token when
+    nothing changed, else its escapes kept (``\\u00e9``, ``\\/``) wherever the
+    text is unchanged, so the output differs from the input only where
+    something was masked."""
+    if sanitized == original:
+        return token
+    if "\\" not in token:
+        return json_dumps(sanitized)
+    pieces = _string_pieces(token)
+    if pieces is None or "".join(json.loads(f'"{p}"') for p in pieces) != original:
+        return json_dumps(sanitized)
+    a = _WORD_OR_CHAR.findall(original)
+    b = _WORD_OR_CHAR.findall(sanitized)
+    a_starts = [0]
+    for word in a:
+        a_starts.append(a_starts[-1] + len(word))
+    b_starts = [0]
+    for word in b:
+        b_starts.append(b_starts[-1] + len(word))
+    out = ['"']
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append("".join(pieces[a_starts[i1] : a_starts[i2]]))
+        else:
+            out.append(json_dumps(sanitized[b_starts[j1] : b_starts[j2]])[1:-1])
+    out.append('"')
+    result = "".join(out)
+    return result if json.loads(result) == sanitized else json_dumps(sanitized)

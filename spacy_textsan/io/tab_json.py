@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
-from .jsonl import id_string, json_syntax_error, json_type
+from .jsonl import TOO_DEEP, id_string, json_syntax_error, json_type
 from .records import InputFile, Record, Reject
 
 __all__ = ["NOT_TAB", "TEXT", "scan_tab_json", "looks_like_tab", "read_tab_records"]
@@ -67,6 +67,8 @@ def scan_tab_json(path: Path, text: str, require_tab_shape: bool = False) -> lis
             value, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as error:
             raise json_syntax_error(path, error) from None
+        except RecursionError:
+            raise InputError(path, line, TOO_DEEP) from None
         documents.append((line, value))
         pos = _skip_ws(text, pos)
         if text.startswith("]", pos):

@@ -21,7 +21,7 @@ from typing import Any
 from .atomic import AtomicFile, atomic_write
 from .csv_format import write_csv_rows
 from .errors import PathLike
-from .jsonl import json_dumps
+from .jsonl import json_dumps, jsonl_string_token
 from .layout import csv_token
 from .records import InputFile, Record
 from .tab_json import TEXT
@@ -52,9 +52,9 @@ def render_record(input_file: InputFile, record: Record, entry: Mapping[str, str
         return record.before + _reserialised(input_file, record, entry)
     only_field = input_file.header is not None and len(input_file.header) == 1
     tokens = {}
-    for name, (_, _, quoted) in record.spans.items():
+    for name, (start, end, quoted) in record.spans.items():
         if input_file.fmt == "jsonl":
-            tokens[name] = json_dumps(entry[name])
+            tokens[name] = jsonl_string_token(record.source[start:end], record.texts[name], entry[name])
         else:
             assert input_file.delimiter is not None
             tokens[name] = csv_token(entry[name], input_file.delimiter, quoted, only_field)

@@ -151,24 +151,26 @@ class MaskOptimizer:
         position = {entity.key: e for e, entity in enumerate(entities)}
         of_span = [position[entity_key(span)] for span in spans]
         by_offsets = {(s.start_char, s.end_char): i for i, s in enumerate(spans)}
-        forced: dict[int, list[str]] = {}
+        # the reasons of each forced entity, each once (a dict as an ordered set: an entity
+        # mentioned n times gives its reason once, not n times to each of its n spans)
+        forced: dict[int, dict[str, None]] = {}
         assessed = [False] * len(entities)
 
         for i, span in enumerate(spans):
             e = of_span[i]
             if span._.identifier_type == DIRECT:
-                forced.setdefault(e, []).append("direct identifier")
+                forced.setdefault(e, {})["direct identifier"] = None
             elif span.label_ in self.direct_labels:
-                forced.setdefault(e, []).append(f"direct identifier (label {span.label_})")
+                forced.setdefault(e, {})[f"direct identifier (label {span.label_})"] = None
             elif span.label_ in self.mask_labels:
-                forced.setdefault(e, []).append(f"policy: label {span.label_} is always masked")
+                forced.setdefault(e, {})[f"policy: label {span.label_} is always masked"] = None
             elif self.mask_kb_classes and (special := self.mask_kb_classes.intersection(span._.kb_chain or ())):
-                forced.setdefault(e, []).append(f"policy: {sorted(special)[0]} is always masked")
+                forced.setdefault(e, {})[f"policy: {sorted(special)[0]} is always masked"] = None
             for measure, score in (span._.risk or {}).items():
                 assessed[e] = True
                 threshold = self.risk_thresholds.get(measure)
                 if threshold is not None and score >= threshold:
-                    forced.setdefault(e, []).append(f"{measure} risk {score:.3g} >= {threshold:g}")
+                    forced.setdefault(e, {})[f"{measure} risk {score:.3g} >= {threshold:g}"] = None
 
         risky_sets, set_reasons = [], []
         for rs in doc._.risky_sets or []:
@@ -188,7 +190,7 @@ class MaskOptimizer:
         if self.unassessed == "mask":
             for e, ok in enumerate(assessed):
                 if not ok and e not in forced:
-                    forced[e] = ["not assessed by any risk measure (masked by default)"]
+                    forced[e] = {"not assessed by any risk measure (masked by default)": None}
 
         costs = [sum(span_cost(span) for span in entity.spans) for entity in entities]
         solution = solve_masking(
@@ -204,8 +206,9 @@ class MaskOptimizer:
             logger.warning(msg)
             add_error(doc, msg)
 
+        in_risky_set = {e for members in risky_sets for e in members}
         for e, entity in enumerate(entities):
-            reasons = list(forced.get(e, []))
+            reasons = list(forced.get(e, {}))
             for k in solution.covering.get(e, []):
                 prefix = "risky: " if len(risky_sets[k]) == 1 else "covers risky combination: "
                 reasons.append(prefix + set_reasons[k])
@@ -220,7 +223,7 @@ class MaskOptimizer:
                     add_reason(
                         span,
                         "kept: no risk found"
-                        if not any(e in s for s in risky_sets)
+                        if e not in in_risky_set
                         else "kept: its risky combinations are covered by other spans",
                     )
         doc._.decision_info = {

@@ -5,9 +5,11 @@
 * the identifier layer, assembled in :mod:`.identifiers`: :mod:`.network`,
   :mod:`.addresses`, :mod:`.standard_numbers`, :mod:`.tables`, :mod:`.phones`;
 * the name layer: :mod:`.names` (lexicon), :mod:`.script_names`, :mod:`.cued_names`,
-  :mod:`.name_mentions`;
+  :mod:`.name_mentions`, :mod:`.adjacent_names` (given names beside a surname),
+  :mod:`.places` (places after a preposition);
 * the detection copy of a text: :mod:`.normalize`;
-* from candidates to entities: :mod:`.combine` (overlaps), :mod:`.propagation`
+* from candidates to entities: :mod:`.combine` (overlaps, names claimed from
+  misread NER spans), :mod:`.propagation`
   (other mentions), :mod:`.entity_ids` (one id per entity).
 """
 

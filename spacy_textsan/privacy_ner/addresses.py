@@ -16,7 +16,14 @@ from functools import lru_cache
 
 from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered
 
-_CAP = r"[A-ZÀ-ÖØ-ÞŁŚŻŹĆŃÓĘĄİŞĞŐŰ][\w'’-]*"
+#: A capitalised word of at most 60 characters ("Llanfairpwllgwyngyll..." has 58). It ends where the word
+#: ends, before a digit (``Mayor5``) or before a hyphen and a digit (``New Delhi-110001``), never inside
+#: letters or at an inner hyphen or apostrophe: the words of "Jean-Baptiste-de-la-Salle" read as one,
+#: not in every way that the patterns' ``[ -]`` between up to five words could split them (a street
+#: of 40 hyphenated capitals that failed at its end took a fifth of a second, and the time grew with the
+#: fifth power of its length), and a match that may start at any capital ("postcode_in") tries at most
+#: 60 characters from each.
+_CAP = r"[A-ZÀ-ÖØ-ÞŁŚŻŹĆŃÓĘĄİŞĞŐŰ][\w'’-]{0,59}(?![^\W\d_]|['’]|-(?!\d))"
 _HOUSE = r"\d{1,5}(?:[ -]?[A-Za-z]\b)?(?:[-–/]\d{1,5}[A-Za-z]?)?"
 #: Street types written after the name (English), hand-listed; the street
 #: suffixes of Faker's English address providers (USPS and Royal Mail lists) join them.
@@ -135,7 +142,11 @@ def address_patterns() -> list[dict]:
         {
             "name": "street_compound",
             "endings": [w.lower().rstrip(".") for w in _COMPOUND_STREET_TYPES + compounds],
-            "pattern": rf"\b[A-ZÄÖÜÅÆØ][\wäöüßåæøé-]*(?i:{compound_types})\s+\d{{1,5}}(?:\s?[a-zA-Z]\b)?(?:[-/]\d{{1,4}}[a-z]?)?",
+            # a name of at most 70 characters before its space, checked first by a cheap lookahead: a match
+            # may start after any hyphen of "A-A-A-...", and each start tried the street words at every
+            # position to the end of the run
+            "pattern": rf"\b[A-ZÄÖÜÅÆØ](?=[\wäöüßåæøé.-]{{0,70}}\s)[\wäöüßåæøé-]*(?i:{compound_types})\s+\d{{1,5}}"
+            rf"(?:\s?[a-zA-Z]\b)?(?:[-/]\d{{1,4}}[a-z]?)?",
         },
         {
             "name": "street_compound_words",
@@ -217,7 +228,9 @@ _POSTCODES = frozenset(
     }
 )
 #: Parts of one address separated by a comma or a line break join into one span.
-_ADDRESS_GLUE = re.compile(r"^[ \t]*(?:,[ \t]*|\r?\n[ \t]*|,?[ \t]*\r?\n[ \t]*)$")
+#: (A comma, a line break or both, and spaces; written so that a long run of spaces has one way to match:
+#: ``[ \t]*,?[ \t]*\r?\n`` split it in two in every way before failing.)
+_ADDRESS_GLUE = re.compile(r"^[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*)$")
 #: A short line of an address block above a postcode line: no sentence, at most six words.
 _BLOCK_LINE = re.compile(r"^[ \t]*(?:[\w][\w'’.,/#º°-]*[ \t]+){0,5}[\w][\w'’.,/#º°-]*[ \t]*$")
 

@@ -7,7 +7,8 @@ the label of the first source. ``resolve_overlaps`` then picks one span per
 stretch of text.
 """
 
-from bisect import bisect_right
+import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -107,3 +108,64 @@ def resolve_overlaps(candidates: Sequence[Candidate]) -> list[Candidate]:
         starts.insert(i, c.start)
         ends.insert(i, c.end)
     return sorted(chosen, key=lambda c: (c.start, c.end))
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _pieces(text: str, c: Candidate, holes: Sequence[Candidate]) -> list[Candidate]:
+    """``c`` less the characters of ``holes``: its pieces that hold a word
+    character, trimmed to their first and last word character."""
+    edges = [(c.start, c.end)]
+    for h in sorted(holes, key=lambda h: h.start):
+        last_start, last_end = edges.pop()
+        edges += [(last_start, min(last_end, h.start)), (max(last_start, h.end), last_end)]
+    out = []
+    for start, end in edges:
+        words = list(_WORD_CHAR.finditer(text, start, end))
+        if words:
+            out.append(Candidate(words[0].start(), words[-1].end(), c.label, c.source, c.priority))
+    return out
+
+
+def claim_names(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """What a statistical NER misreads keeps no name or number of another
+    kind: a candidate of a source NER (``ner:``) that is not a PERSON loses
+    the characters of the person names of the name layer (``name:``) it
+    overlaps ("Jana Nováková ID" read as MISC), and a PERSON that overlaps a
+    code or an identifier keeps what is outside it ("Ayşe Demir TC
+    10000000146" read as one PERSON: "Ayşe Demir TC" stays a PERSON instead
+    of losing to the number whole). Pieces without a word character go. A
+    place or an organisation keeps a name with words around it ("the Idre
+    Nya Sami village", "Nowa Sól Detention Centre"): only what is left of it
+    without a small letter ("ID", a number) gives the name up."""
+    names = _Overlaps([c for c in candidates if c.label == "PERSON" and c.source.startswith("name:")])
+    codes = _Overlaps([c for c in candidates if c.priority >= PRIORITY_CODE])
+    out: list[Candidate] = []
+    for c in candidates:
+        holes: list[Candidate] = []
+        if c.source.startswith("ner:") and c.label != "PERSON":
+            holes = names.of(c)
+            if holes and c.label in ("LOC", "ORG"):
+                rest = "".join(text[p.start : p.end] for p in _pieces(text, c, holes))
+                holes = [] if any(ch.islower() for ch in rest) else holes
+        elif c.label == "PERSON" and c.priority < PRIORITY_CODE:
+            holes = codes.of(c)
+        out.extend(_pieces(text, c, holes) if holes else [c])
+    return out
+
+
+class _Overlaps:
+    """Candidates sorted by start, to find those overlapping a span without a loop over all of them
+    (a document naming a person thousands of times would make that quadratic)."""
+
+    def __init__(self, spans: Sequence[Candidate]) -> None:
+        self.spans = sorted(spans, key=lambda c: (c.start, c.end))
+        self.starts = [c.start for c in self.spans]
+        self.longest = max((c.end - c.start for c in self.spans), default=0)
+
+    def of(self, c: Candidate) -> list[Candidate]:
+        """The spans overlapping ``c``, in text order."""
+        lo = bisect_left(self.starts, c.start - self.longest)  # none before ``lo`` reaches ``c``
+        hi = bisect_left(self.starts, c.end)
+        return [k for k in self.spans[lo:hi] if k.end > c.start]

@@ -7,7 +7,9 @@ tuples (:data:`.names.NameCandidate`).
 """
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import accumulate
 
 from wordfreq import zipf_frequency
 
@@ -97,6 +99,8 @@ def find_name_mentions(text: str, person_spans: Sequence[tuple[int, int]]) -> li
     body = "|".join(re.escape(v).replace(r"\ ", r"\s+") for v in forms)
     regex = re.compile(rf"(?<![{_L}\w.])(?P<name>{body})(?P<suffix>{_SUFFIX})(?![{_L}\w])", re.IGNORECASE)
     spans = sorted(person_spans)
+    starts = [ps for ps, _ in spans]
+    reach = list(accumulate((pe for _, pe in spans), max))  # the furthest end among the first i spans
     out = []
     for m in regex.finditer(text):
         s, e = m.span("name")
@@ -116,7 +120,8 @@ def find_name_mentions(text: str, person_spans: Sequence[tuple[int, int]]) -> li
             continue  # "Grace was late", "Will you": a very common word opening a sentence
         if m.group("suffix") == "s" and found.casefold() not in folded:
             continue
-        if any(s < pe and e > ps for ps, pe in spans):
+        before = bisect_left(starts, e)  # the spans that start before the mention ends
+        if before and reach[before - 1] > s:  # one of them ends after it starts: they overlap
             continue
         out.append((s, e, PERSON, "name_mention"))
     return out

@@ -92,9 +92,13 @@ def non_overlapping(cands: list[NameCandidate]) -> list[NameCandidate]:
 # ---------------------------------------------------------------------------
 
 _L = LATIN_LETTERS
-# a word with inner hyphens/apostrophes and an optional possessive, or an initial "J."
+# a word with inner hyphens/apostrophes (at most 20: "Marie-Anne", "O'Neill-Smith") and an optional
+# possessive, or an initial "J.". A word starts where its letters start (a start after a letter can only
+# find what the start of those letters found), and with a bounded number of parts a start after an
+# apostrophe or a hyphen does not scan a run of "O'O'O'..." to its end: each start costs a few parts.
 _TOKEN = re.compile(
-    rf"(?P<initial>[A-Z]\.)|(?P<word>[{_L}]+(?:['’\-][{_L}]+)*?)(?P<poss>['’](?:[a-zçğıöşüâîû]{{1,5}}|S)?)?(?![{_L}'’\-])"
+    rf"(?P<initial>[A-Z]\.)|(?<![{_L}])(?P<word>[{_L}]+(?:['’\-][{_L}]+){{0,20}}?)"
+    rf"(?P<poss>['’](?:[a-zçğıöşüâîû]{{1,5}}|S)?)?(?![{_L}'’\-])"
 )
 _SPACE = re.compile(r"[ \t\u00a0]+|[ \t\u00a0]*\r?\n[ \t\u00a0]*")
 _COMMA = re.compile(r",[ \t\u00a0]+")

@@ -12,6 +12,7 @@ import re
 
 from wordfreq import zipf_frequency
 
+from .names import FIRST, LAST, name_lexicon
 from .rules import RuleMatch, compile_prefiltered, find_prefiltered
 
 _TLDS = (
@@ -34,10 +35,68 @@ _USER_NEEDS = (
     "instagram",
     "telegram",
     "github",
+    "nick",
+    "discord",
+    "reddit",
     "benutzer",
     "usuario",
     "gamertag",
 )
+#: Pieces of an obfuscated e-mail address: a word, "at" and "dot" spelt out or bracketed, or "@"/"." themselves.
+#: (Words of at most 64 characters, labels of at most 63.)
+_OBF_WORD = r"[^\W_][\w'’]{0,63}"
+_OBF_LABEL = r"[^\W_][\w-]{0,62}"
+#: "at" in English, German, Spanish, French, Italian; "dot" likewise (bracketed, or a word between spaces)
+_AT_WORDS = r"at|ät|@|arroba|arobase|chiocciola"
+_DOT_WORDS = r"dot|punkt|punto|point|\."
+_OBF_AT = (
+    rf"(?:[ \t]*[(\[{{<][ \t]*(?:{_AT_WORDS})[ \t]*[)\]}}>][ \t]*|[ \t]+(?:{_AT_WORDS})[ \t]+|[ \t]*-(?:at)-[ \t]*)"
+)
+_OBF_DOT = (
+    rf"(?:[ \t]*[(\[{{<][ \t]*(?:{_DOT_WORDS})[ \t]*[)\]}}>][ \t]*|[ \t]+(?:{_DOT_WORDS})[ \t]+|[ \t]*-dot-[ \t]*|\.)"
+)
+#: Phrases after which a user name follows: "logged in as", "signed on to the portal as", "goes by the handle".
+_AS_CUES = (
+    r"(?:log|sign)(?:s|ged|ging|ed|ing)?[ \t-]?(?:in|on)(?:to)?"
+    r"(?:[ \t]+(?:to[ \t]+)?(?:the[ \t]+)?[\w.-]+(?:[ \t]+[\w.-]+){0,2}?)?[ \t]+as"
+    r"|(?:connected|authenticated|registered|posting|posted|posts|playing|plays|chatting|known[ \t]+online"
+    r"|goes[ \t]+online)[ \t]+as"
+    r"|(?:goes|go|going|went)[ \t]+by(?:[ \t]+the[ \t]+(?:name|handle|nick(?:name)?|alias|username|user[ \t]+name))?"
+    r"|(?:under|with|using)[ \t]+the[ \t]+(?:user[ \t]?name|handle|nick(?:name)?|alias|login|screen[ \t]+name"
+    r"|pseudonym|account(?:[ \t]+name)?|gamertag|user[ \t]?id)"
+)
+#: Phrases after which a word is a user name when it looks like one ("posted by kwame_m", "a reply from dj_kat").
+_BY_CUES = (
+    r"(?:posted|uploaded|submitted|created|shared|tweeted|commented|written|edited|reported|sent|messages?"
+    r"|replies|reply)[ \t]+(?:by|from)"
+)
+#: ``needs`` of the "logged in as" pattern: one of these must be in the text.
+_AS_NEEDS: tuple[str, ...] = (
+    "log",
+    "sign",
+    "connected",
+    "authenticated",
+    "registered",
+    "post",
+    "play",
+    "chatting",
+    "online",
+    "goes by",
+    "go by",
+    "going by",
+    "went by",
+    "under the",
+    "with the",
+    "using the",
+)
+#: Words a user name may follow directly, without a colon ("user petra1987").
+_ACCOUNT_WORDS = (
+    r"user(?:[ \t]?name)?|user[ \t]?id|login(?:[ \t]+name)?|account(?:[ \t]+name)?|handle|nick(?:name)?|alias"
+    r"|screen[ \t]?name|gamertag|profile"
+)
+#: A user name: letters, digits and ``. _ - + @ #`` (``jdoe42``, ``kwame_mensah``, ``@anna_k``, ``name#1234``).
+_HANDLE_REST = r"(?:[\w.@+#-]{0,38}\w)?"
+_HANDLE = r"@?\w" + _HANDLE_REST + r"(?![\w@])"
 NETWORK_PATTERNS: list[dict] = [
     {
         "name": "ipv6",
@@ -65,9 +124,12 @@ NETWORK_PATTERNS: list[dict] = [
         "needs": _USER_NEEDS,
         "group": 1,
         "flags": "i",
-        "pattern": r"\b(?:user(?:[ _-]?name)?|user[ _-]?id|login|log-in|account name|screen name|nickname|handle|gamertag"
-        r"|skype|twitter|instagram|telegram|github|nom d'utilisateur|benutzername|usuario)"
-        r"[ \t]*(?:[:=\t]|\bis\b)[ \t]*[\"'“]?([\w.@+-]{2,40}[\w])",
+        "pattern": r"\b(?:user(?:[ _-]?name)?|user[ _-]?id|login|log-in|account name|screen name|nick(?:name)?|handle|gamertag"
+        r"|alias|skype|twitter|instagram|telegram|github|discord|reddit|snapchat|tiktok|steam|xbox|psn|irc|slack"
+        r"|mastodon|wechat|nom d'utilisateur|benutzername|usuario)"
+        # ":", "=" or "is" between spaces, or a run of spaces and tabs holding a tab (``[ \t]*[:=\t][ \t]*``
+        # tried each tab of a long run as the separator, with each split of the run around it)
+        r"(?:[ \t]*(?:[:=]|\bis\b)[ \t]*|[ ]*\t[ \t]*)[\"'“]?([\w.@+#-]{1,40}[\w])",
     },
     # "your account on the staff portal is aklore": an account named after a few words, in lower case or with digits
     {
@@ -75,7 +137,7 @@ NETWORK_PATTERNS: list[dict] = [
         "needs": _USER_NEEDS,
         "group": 1,
         "pattern": r"\b(?i:account|login|user(?:name)?|profile|handle|alias)\b[^.\n:=]{0,40}?\b(?:is|=|:)[ \t]+[\"'“]?"
-        r"((?=[\w.-]*(?:[\d_]|[a-z]))(?!(?:the|a|an|not|now|no|active|inactive|locked|closed|open|suspended|ready"
+        r"((?=[\w.-]{0,41}(?:[\d_]|[a-z]))(?!(?:the|a|an|not|now|no|active|inactive|locked|closed|open|suspended|ready"
         r"|blocked|disabled|enabled|valid|invalid|pending|still|being|also|in|on|at|under|with|your|my|his|her)\b)"
         r"[a-z0-9][\w.-]{1,38}[a-z0-9_])(?=[\s)\"'”,;]|[.!?](?:\s|$)|$)",
     },
@@ -90,14 +152,32 @@ NETWORK_PATTERNS: list[dict] = [
         r"|[\u4e00-\u9fff][A-Z][-·]?[A-Z0-9]{5}\b|(?<!\d)\d{2,3}[\uac00-\ud7a3]\d{4}(?!\d)"
         r"|(?<!\w)[А-Яа-я]{1,2}\d{3,4}[А-Яа-я]{0,2} ?\d{2,3}(?!\w)",
     },
-    # obfuscated e-mail addresses: peder at mail dot no, peder(at)firm.no, peder [at] firm [dot] no
+    # obfuscated e-mail addresses, whole: lena dot fischer at web dot de, peder(at)firm.no,
+    # ingrid [dot] solberg [at] gmail [dot] com, KAREN AT YAHOO DOT COM, j dot o'connor at firm dot co dot uk
     {
         "name": "obfuscated_email",
-        "needs": ("(at)", "[at]", "{at}", "<at>", " at ", " dot "),
+        "needs": ("at", "ät", " @ ", "(@)", "[@]", "arroba", "arobase", "chiocciola"),
         "flags": "i",
-        "pattern": r"\b[\w.+-]+\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+|\s+AT\s+)\s*[\w-]+"
-        r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+|\.)\s*[\w-]+)*"
-        r"\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+|\.)\s*(?:" + _TLDS + r")\b",
+        # at most 8 more words in the local part and 8 more labels in the domain: a match may start at any
+        # word, and unbounded, each start read a long run of "lena dot lena dot ..." to its end
+        "pattern": rf"(?<![\w.@'’+-]){_OBF_WORD}(?:{_OBF_DOT}{_OBF_WORD}|[+_-]{_OBF_WORD}){{0,8}}{_OBF_AT}"
+        rf"{_OBF_LABEL}(?:{_OBF_DOT}{_OBF_LABEL}){{0,8}}{_OBF_DOT}(?:{_TLDS})(?![\w@-]|\.\w)",
+    },
+    # user names after a cue phrase: logged in as jdoe42, signed on as kwame_mensah, goes by the handle x
+    {
+        "name": "user_name",
+        "needs": _AS_NEEDS,
+        "group": 1,
+        "flags": "i",
+        "pattern": rf"\b(?:{_AS_CUES})[ \t]+[\"'“]?({_HANDLE})",
+    },
+    # a user name right after an account word or "posted by", when it looks like one: user petra1987,
+    # account j.doe, handle x_y, posted by kwame_m
+    {
+        "name": "user_name",
+        "needs": _USER_NEEDS + ("by", "from"),
+        "group": 1,
+        "pattern": rf"\b(?i:{_ACCOUNT_WORDS}|{_BY_CUES})[ \t]+[\"'“]?((?=[\w.@+#-]*[^\W\d_])(?=[\w@]+[\d_.@+#-])[\w@]{_HANDLE_REST})",
     },
     # secrets after a cue: password: Tr0ub4dor&3, PIN 4821
     {
@@ -120,10 +200,35 @@ NETWORK_PATTERNS: list[dict] = [
 ]
 
 
-def _is_obfuscated_email_candidate(text: str) -> bool:
+def _is_obfuscated_email(text: str) -> bool:
     """The "at" of an obfuscated e-mail is bracketed or a word between single
-    spaces (the pattern, case-insensitive and over any whitespace, finds more)."""
-    return bool(re.search(r"\(at\)|\[at\]|\{at\}|<at>| at | AT ", text))
+    spaces (the pattern, case-insensitive and over any whitespace, finds
+    more); a bare " at " before a plain domain follows a name, not an English
+    word ("look at example.com")."""
+    if not re.search(
+        rf"(?i)[(\[{{<] ?(?:{_AT_WORDS}) ?[)\]}}>]|-at-|(?-i: at | AT | @ )|[ \t](?:ät|arroba|arobase|chiocciola)[ \t]",
+        text,
+    ):
+        return False
+    if re.search(rf"(?i)[(\[{{<] ?(?:{_AT_WORDS}|{_DOT_WORDS}) ?[)\]}}>]|-dot-|[ \t](?:{_DOT_WORDS})[ \t]", text):
+        return True
+    local = re.split(r"(?i) (?:at|@) ", text, maxsplit=1)[0]
+    return not (local.isalpha() and _english_word(local))
+
+
+def _english_word(word: str) -> bool:
+    """A common English word that is no given name or surname."""
+    return zipf_frequency(word.lower(), "en") >= 3.0 and not name_lexicon().get(word.casefold(), 0) & (FIRST | LAST)
+
+
+def _plausible_user_name(value: str) -> bool:
+    """Not an English word ("the", "admin", "Annex": a capitalised one may be
+    a name) nor an abbreviation ("e.g")."""
+    if re.fullmatch(r"(?i)[a-z](?:\.[a-z])+\.?", value):
+        return False
+    if value.isalpha() and value.islower():
+        return zipf_frequency(value, "en") < 2.5
+    return not (value.isalpha() and _english_word(value))
 
 
 _NETWORK = compile_prefiltered(NETWORK_PATTERNS)
@@ -139,14 +244,14 @@ def find_network_ids(text: str) -> list[RuleMatch]:
             continue
         if m.name == "url" and not _plausible_domain(value):
             continue
-        if m.name == "obfuscated_email" and not _is_obfuscated_email_candidate(value):
+        if m.name == "obfuscated_email" and not _is_obfuscated_email(value):
             continue
         if m.name == "secret" and (
             value.lower() in _SECRET_STOPWORDS
             or (value.isalpha() and value.islower() and zipf_frequency(value, "en") >= 3.0)
         ):
             continue  # "a PIN was issued": an English word
-        if m.name == "user_name" and value.isalpha() and value.islower() and zipf_frequency(value, "en") >= 2.5:
+        if m.name == "user_name" and not _plausible_user_name(value):
             continue  # "the account of the events is credible": an English word, not an account name
         out.append(m)
     return out

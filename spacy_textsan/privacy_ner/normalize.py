@@ -21,6 +21,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .names import COMMON, FIRST, LAST, name_lexicon
+
 #: Characters that render as nothing (or as a break opportunity) inside a word.
 INVISIBLE = frozenset(
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u200b\u200c\u200d\u200e\u200f"
@@ -98,17 +100,30 @@ CONFUSABLES = {
     "ϳ": "j",
 }
 _CONFUSABLE_CHARS = "".join(CONFUSABLES)
-_MIXED_WORD = re.compile(rf"\w*(?:[A-Za-z]\w*[{_CONFUSABLE_CHARS}]|[{_CONFUSABLE_CHARS}]\w*[A-Za-z])\w*")
+#: A whole word holding both a Latin letter and a confusable: it starts where the word starts, and the
+#: lookaheads read the word once (``\w*[A-Za-z]\w*[...]`` tried every split of it, from every start).
+_MIXED_WORD = re.compile(rf"(?<!\w)(?=\w*[A-Za-z])(?=\w*[{_CONFUSABLE_CHARS}])\w+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _ANY_CONFUSABLE = re.compile(f"[{_CONFUSABLE_CHARS}]")
+#: Letters spelt out one by one: ``J o h n``, ``J.O.H.N``, ``J. O. H. N``, ``J-o-h-n`` (one separator).
+_SPACED = re.compile(r"(?<![\w.\-])[^\W\d_](?P<sep>\. ?|[ \-_·])[^\W\d_](?:(?P=sep)[^\W\d_])+(?!\w)")
+#: The gap between two spelt-out words: two spaces or more (one after a dot or a hyphen).
+_SPACED_GAP = re.compile(r"[ \t]{2,}|[.\-_·]?[ \t]+")
+
+
+def _is_mark(ch: str) -> bool:
+    """A combining mark (Mn, Mc, Me): part of the character before it."""
+    return unicodedata.category(ch)[0] == "M"
 
 
 @lru_cache(maxsize=4096)
-def _fold(ch: str) -> str:
-    """The normalised form of one non-ASCII character ('' for an invisible one)."""
-    if ch in INVISIBLE or unicodedata.category(ch) == "Cf":
+def _fold(cluster: str) -> str:
+    """The normalised form of a non-ASCII character with its combining marks
+    ('' for an invisible character): NFKC, so ``e`` + U+0301 is ``é``."""
+    kept = "".join(ch for ch in cluster if ch not in INVISIBLE and unicodedata.category(ch) != "Cf")
+    if not kept:
         return ""
-    folded = unicodedata.normalize("NFKC", ch)
+    folded = unicodedata.normalize("NFKC", kept)
     # NFKC turns some characters into spaces or brackets around several characters: keep
     # those only when they stay letters/digits (ligatures, full-width forms, superscripts)
     return folded if folded.strip() else " "
@@ -117,13 +132,16 @@ def _fold(ch: str) -> str:
 @dataclass
 class NormalisedText:
     """A detection copy of ``original``: ``text`` plus, for each of its
-    characters, the start of the original character it came from
-    (``starts``, one entry more: ``len(original)``). ``starts is None``: the
-    copy is the original."""
+    characters, the start of the original characters it came from
+    (``starts``, one entry more: ``len(original)``) and their end (``ends``;
+    ``None``: one character each, ``starts[i] + 1``). A character and its
+    combining marks (``e`` + U+0308) give one character of the copy (``ë``).
+    ``starts is None``: the copy is the original."""
 
     original: str
     text: str
     starts: list[int] | None = None
+    ends: list[int] | None = None
 
     @property
     def changed(self) -> bool:
@@ -136,8 +154,8 @@ class NormalisedText:
         if end <= start:
             o = self.starts[start]
             return o, o
-        # every character of the copy comes from exactly one original character
-        return self.starts[start], self.starts[end - 1] + 1
+        last = self.ends[end - 1] if self.ends is not None else self.starts[end - 1] + 1
+        return self.starts[start], last
 
     def from_original(self, start: int, end: int) -> tuple[int, int]:
         """The copy's range covering the original ``[start, end)``."""
@@ -148,35 +166,119 @@ class NormalisedText:
         return s, e
 
 
-def normalise(text: str) -> NormalisedText:
-    """The detection copy of ``text``. Pure ASCII text is its own copy."""
-    if text.isascii():
-        return NormalisedText(text, text)
+def _fold_text(text: str) -> tuple[str, list[int], list[int]]:
+    """The text with every non-ASCII character and its combining marks folded
+    (:func:`_fold`), and each copy character's original range."""
     pieces: list[str] = []
     starts: list[int] = []
+    ends: list[int] = []
     pos = 0
     for m in _NON_ASCII.finditer(text):
-        if m.start() > pos:
-            pieces.append(text[pos : m.start()])
-            starts.extend(range(pos, m.start()))
-        for i in range(m.start(), m.end()):
-            folded = _fold(text[i])
-            if folded:
-                pieces.append(folded)
-                starts.extend([i] * len(folded))
+        a = m.start()
+        if _is_mark(text[a]) and a > pos:
+            a -= 1  # an ASCII letter and the combining marks after it: "e" + U+0301
+        if a > pos:
+            pieces.append(text[pos:a])
+            starts.extend(range(pos, a))
+            ends.extend(range(pos + 1, a + 1))
+        i = a
+        while i < m.end():
+            j = i + 1
+            while j < m.end() and _is_mark(text[j]):
+                j += 1
+            folded = _fold(text[i:j])
+            pieces.append(folded)
+            starts.extend([i] * len(folded))
+            ends.extend([j] * len(folded))
+            i = j
         pos = m.end()
     pieces.append(text[pos:])
     starts.extend(range(pos, len(text)))
-    copy = "".join(pieces)
-    if _ANY_CONFUSABLE.search(copy):
-        copy = _MIXED_WORD.sub(lambda w: "".join(CONFUSABLES.get(c, c) for c in w.group(0)), copy)
+    ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(pieces), starts, ends
+
+
+def _collapse_spaced(text: str) -> list[int] | None:
+    """The indices of ``text`` to keep when letters spelt out one by one are
+    joined (``J o h n  S m i t h`` → ``John Smith``, ``J.O.H.N.`` → ``JOHN.``):
+    the separators go, the gap between two such words is one space, and a run
+    of single-spaced letters is split where a capital follows a small letter.
+    ``None`` when there is none."""
+    runs = [m for m in _SPACED.finditer(text) if _spelt_out(m)]
+    if not runs:
+        return None
+    drop: set[int] = set()
+    for k, m in enumerate(runs):
+        sep = m.group("sep")
+        letters = [i for i in range(m.start(), m.end()) if text[i].isalpha()]
+        splits = _word_starts(text, letters) if sep == " " else set()
+        for prev, nxt in zip(letters, letters[1:], strict=False):
+            if nxt in splits:
+                drop.update(range(prev + 2, nxt))  # a new word: one space stays
+            else:
+                drop.update(range(prev + 1, nxt))
+        if k + 1 < len(runs) and runs[k + 1].group("sep") == sep:
+            gap = _SPACED_GAP.fullmatch(text, m.end(), runs[k + 1].start())
+            if gap is not None and (sep != " " or len(gap.group()) > 1):
+                space = m.end() + len(gap.group()) - len(gap.group().lstrip(".-_·"))
+                drop.update(i for i in range(m.end(), runs[k + 1].start()) if i != space)
+    return [i for i in range(len(text)) if i not in drop]
+
+
+#: Letters of the longest spelt-out given name and surname that :func:`_word_starts` splits.
+_MAX_SPELT_NAME = 60
+
+
+def _word_starts(text: str, letters: list[int]) -> set[int]:
+    """Where single-spaced letters start a new word: a capital after a small
+    letter (``J o h n S m i t h``), else, in one case, where a given name of
+    the name lexicon ends and a surname begins (``J O H N S M I T H``)."""
+    starts = {b for a, b in zip(letters, letters[1:], strict=False) if text[a].islower() and text[b].isupper()}
+    if starts or len(letters) < 5 or len(letters) > _MAX_SPELT_NAME:
+        return starts  # a run longer than a name is not split (each split costs a copy of the run)
+    word = "".join(text[i] for i in letters).casefold()
+    lexicon = name_lexicon()
+    for k in range(len(word) - 2, 1, -1):
+        first, last = lexicon.get(word[:k], 0), lexicon.get(word[k:], 0)
+        if first & FIRST and not first & COMMON and last & (FIRST | LAST):
+            return {letters[k]}
+    return starts
+
+
+def _spelt_out(m: re.Match) -> bool:
+    """Single-spaced letters are read as one word from three letters on; with
+    a dot, hyphen or underscore (``U.S.A.``, ``A-B-C``: abbreviations and
+    codes) from four."""
+    n = sum(ch.isalpha() for ch in m.group())
+    return n >= (3 if m.group("sep") == " " else 4)
+
+
+def normalise(text: str) -> NormalisedText:
+    """The detection copy of ``text``. Pure ASCII text without spelt-out
+    letters is its own copy."""
+    if text.isascii():
+        keep = _collapse_spaced(text)
+        if keep is None:
+            return NormalisedText(text, text)
+        copy, starts, ends = text, list(range(len(text))), list(range(1, len(text) + 1))
+    else:
+        copy, starts, ends = _fold_text(text)
+        if _ANY_CONFUSABLE.search(copy):
+            copy = _MIXED_WORD.sub(lambda w: "".join(CONFUSABLES.get(c, c) for c in w.group(0)), copy)
+        keep = _collapse_spaced(copy)
+    if keep is not None:
+        copy = "".join(copy[i] for i in keep)
+        starts, ends = [starts[i] for i in keep], [ends[i] for i in keep]
     if copy == text:
         return NormalisedText(text, text)
     starts.append(len(text))
-    return NormalisedText(text, copy, starts)
+    return NormalisedText(text, copy, starts, ends)
 
 
-_CAPS_RUN = re.compile(r"\b[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+(?:[ \t]+(?:['’][A-Z][ \t]+)?[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]+)+\b")
+#: Two or more ALL-CAPS words of at most 40 characters each: a match may start after an apostrophe or a
+#: hyphen, and an unbounded word would scan a run of "O'O'O'..." to its end from each of them.
+_CAPS_WORD = r"[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’-]{1,39}"
+_CAPS_RUN = re.compile(rf"\b{_CAPS_WORD}(?:[ \t]+(?:['’][A-Z][ \t]+)?{_CAPS_WORD})+\b")
 
 
 def caps_runs(text: str, min_words: int = 2) -> list[tuple]:

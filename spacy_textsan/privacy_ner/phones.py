@@ -9,6 +9,7 @@ Pure functions over a string returning :class:`~.rules.RuleMatch` objects
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import phonenumbers
 
@@ -63,9 +64,13 @@ DEFAULT_PHONE_REGIONS: tuple[str, ...] = (
 )
 
 _SEP = r"[ \u00a0.\-]"
+#: Groups of digits; a group after the first is 6 digits or the rest of its run of digits (5 or fewer).
+#: With the separators optional, ``\d{1,6}`` let a run of digits split into groups in every way (a run
+#: of 40 digits before a letter took a third of a second); greedily, the groups take as many digits as
+#: they can, so that the candidates are the same.
 _PHONE_CANDIDATE = re.compile(
     r"(?<![\w+/@.,:-])"
-    r"(?:\+|00)?\(?\d{1,5}\)?(?:" + _SEP + r"?\(?\d{1,6}\)?){1,7}"
+    r"(?:\+|00)?\(?\d{1,5}\)?(?:" + _SEP + r"?\(?(?:\d{6}|\d{1,5}(?!\d))\)?){1,7}"
     r"(?:[ \u00a0]?(?:x|ext\.?|extn\.?|extension|poste|Durchwahl|dw\.?)[ \u00a0]?\d{1,6})?"
     r"(?![\w@/-]|[.,]\d)",
     re.IGNORECASE,
@@ -83,7 +88,11 @@ _LOCAL_NUMBER = re.compile(r"^\d{3}[-.]\d{4}$")
 _AMOUNT_LIKE = re.compile(r"^\d{1,3}([,.])\d{3}(?:\1\d{3})*(?:[.,]\d{1,2})?$")
 
 
-def _valid_phone(candidate: str, regions: Sequence[str]) -> bool:
+@lru_cache(maxsize=4096)
+def _valid_phone(candidate: str, regions: tuple[str, ...]) -> bool:
+    """Valid for one of ``regions`` (or anywhere, with a country code). Cached: a
+    number written again (a header, a signature, a long run of the same digits) is
+    parsed for up to 37 regions once."""
     core = _EXTENSION.sub("", candidate)
     international = core.startswith(("+", "00"))
     for region in (None,) if international else regions:
@@ -103,6 +112,7 @@ def find_phones(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> li
     extensions included; a shorter number announced by a cue ("call", "tel",
     "mobile"...) counts when libphonenumber finds it possible."""
     out = []
+    region_key = tuple(regions)  # hashable, for the cache of _valid_phone
     for m in _PHONE_CANDIDATE.finditer(text):
         cand = m.group(0).rstrip(".-/ \u00a0")
         digits = count_digits(cand)
@@ -110,6 +120,6 @@ def find_phones(text: str, regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> li
             continue
         start = m.start()
         cued = bool(_PHONE_CUE.search(text[max(0, start - 40) : start]))
-        if _valid_phone(cand, regions) or (cued and digits >= 7) or _LOCAL_NUMBER.match(cand):
+        if _valid_phone(cand, region_key) or (cued and digits >= 7) or _LOCAL_NUMBER.match(cand):
             out.append(RuleMatch(start, start + len(cand), "CODE", "phone"))
     return out

@@ -21,12 +21,14 @@ from spacy.util import minibatch
 from wordfreq import zipf_frequency
 
 from ..extensions import SPANS_KEY, TAB_LABELS, UNKNOWN, doc_text
+from .adjacent_names import extend_person_names
 from .combine import (
     PRIORITY_CODE,
     PRIORITY_DEFAULT,
     PRIORITY_DENY,
     PRIORITY_PROPAGATED,
     Candidate,
+    claim_names,
     combine,
     resolve_overlaps,
 )
@@ -38,6 +40,7 @@ from .name_mentions import find_name_mentions
 from .names import find_lexicon_names
 from .normalize import NormalisedText, caps_runs, normalise
 from .phones import DEFAULT_PHONE_REGIONS
+from .places import find_cued_places
 from .propagation import propagate_mentions, relabel_name_mentions
 from .rules import (
     DEFAULT_ALLOW_PATTERNS,
@@ -81,7 +84,10 @@ DEFAULT_CONFIG = {
     "source_process": False,
 }
 
-_FIELD_PIECE = re.compile(r"[^\n\t]*[^\s][^\n\t]*")
+#: A piece of a field: the text between two line breaks or tabs (those that hold only spaces are left out
+#: where the pieces are read; ``[^\n\t]*[^\s][^\n\t]*`` scanned a long run of spaces to its end from
+#: each of its characters).
+_FIELD_PIECE = re.compile(r"[^\n\t]+")
 _WORDS = re.compile(r"\w+")
 
 
@@ -183,7 +189,7 @@ class PrivacyNER(Pipe):
         if bad:
             raise ValueError(f"privacy_ner: label_map targets {bad} are not TAB labels {TAB_LABELS}")
         self.use_rules = rules
-        self.compiled = compile_patterns(list(DEFAULT_PATTERNS if rules else []) + list(patterns))
+        self.compiled = compile_patterns(DEFAULT_PATTERNS if rules else []) + compile_patterns(patterns, user=True)
         self.allow = {a.casefold().strip() for a in allow_list}
         self.allow_compiled = compile_allow_patterns(
             DEFAULT_ALLOW_PATTERNS if allow_patterns is None else allow_patterns
@@ -353,6 +359,8 @@ class PrivacyNER(Pipe):
             return [Candidate(start, end, target, source_name, PRIORITY_DEFAULT)]
         out = []
         for m in _FIELD_PIECE.finditer(text, start, end):
+            if m.group(0).isspace():
+                continue
             words = _WORDS.findall(m.group(0))
             if words and not all(zipf_frequency(w.lower(), "en") >= 4.0 for w in words):
                 out.append(Candidate(m.start(), m.end(), target, source_name, PRIORITY_DEFAULT))
@@ -373,7 +381,7 @@ class PrivacyNER(Pipe):
         cands += self.rule_candidates(norm.text) if rule_candidates is None else rule_candidates
         if self.merge_titles and self.use_rules:
             cands = self._titled_names(doc, cands, norm)
-        return cands
+        return claim_names(norm.text, cands)
 
     def rule_candidates(self, text: str) -> list[Candidate]:
         """The candidates of the rule layer, the identifiers, the name rules
@@ -393,6 +401,7 @@ class PrivacyNER(Pipe):
                 + find_mixed_script_tokens(text)
                 + find_lexicon_names(text)
                 + find_cued_names(text)
+                + find_cued_places(text)
             )
             for start, end, label, rule in found:
                 cands.append(Candidate(start, end, label, f"name:{rule}", PRIORITY_DEFAULT))
@@ -441,6 +450,8 @@ class PrivacyNER(Pipe):
                 if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start : c.end])
             ]
         )
+        if self.names and self.use_rules:
+            chosen = extend_person_names(text, chosen)
         if self.propagate:
             more = propagate_mentions(text, chosen)
             if self.names:
@@ -453,6 +464,8 @@ class PrivacyNER(Pipe):
                 taken = {(c.start, c.end) for c in more}
                 more += [m for m in mentions if (m.start, m.end) not in taken]
             chosen = resolve_overlaps(chosen + more)
+            if self.names and self.use_rules:  # a surname found as a mention, its given name beside it
+                chosen = extend_person_names(text, chosen)
         spans: list[tuple] = []  # (span, source)
         seen = set()
         ranges = [norm.to_original(c.start, c.end) for c in chosen]

@@ -9,6 +9,9 @@ regex group holding the span, default 0). User patterns have the same shape.
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from ..user_regex import compile_pattern as compile_user_pattern
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
@@ -54,7 +57,17 @@ _CURRENCY_WORDS = (
     r"|roubles?|rubles?|hryvnias?|forints?|korun[ay]?|lei|lev|kunas?|krona|kronor|kroner|drachmas?"
     r"|lire|pesetas?|escudos?|lats|litas|tolars?|denars?|dinars?|lari|drams?|manats?|cents?)"
 )
-_AMOUNT = r"\d{1,3}(?:[,.\u00a0 ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+#: An amount: thousands in groups (at most 8 groups: a run of "123 123 123 ..." is tried from each of its
+#: groups, and an unbounded run would be scanned to its end from each) or plain digits.
+_AMOUNT = r"\d{1,3}(?:[,.\u00a0 ]\d{3}){1,8}(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+#: RFC 5322's atext less letters and digits (a character class body), and a typographic apostrophe
+_ATEXT = r"!#$%&'*+/=?^`{|}~\-’"
+#: An e-mail address's local part: atext and single dots, from a letter or digit to one (``j.o'connor+x``),
+#: at most 64 characters (RFC 5321): a match may start after any atext character, and an unbounded
+#: local part would scan a long run of them ("O'O'O'...") to its end from each.
+_LOCAL_PART = rf"\w(?:[\w{_ATEXT}]|\.(?=[\w{_ATEXT}])){{0,63}}"
+#: A domain of an e-mail address: labels of at most 63 characters (RFC 1035).
+_DOMAIN = r"[\w-]{1,63}(?:\.[\w-]{1,63})+"
 _NUMBER_WORDS = (
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
     r"|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)"
@@ -62,7 +75,8 @@ _NUMBER_WORDS = (
 
 DEFAULT_PATTERNS: list[dict] = [
     # --- CODE --------------------------------------------------------------
-    {"name": "email", "label": "CODE", "pattern": r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"},
+    # the local part is RFC 5322's atext and dots (Unicode letters too): j.o'connor+invoices@firm.co.uk
+    {"name": "email", "label": "CODE", "pattern": rf"(?<![\w.]){_LOCAL_PART}@{_DOMAIN}\b"},
     {"name": "url", "label": "CODE", "pattern": r"\b(?:https?://|www\.)[^\s<>\"'()]+[^\s<>\"'().,;:!?]"},
     {
         "name": "ipv4",
@@ -86,7 +100,9 @@ DEFAULT_PATTERNS: list[dict] = [
     {
         "name": "alphanumeric_code",
         "label": "CODE",
-        "pattern": r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{1,6}-\d[A-Z0-9-]{1,15}\b",
+        # the lookaheads look as far as a code reaches (23 characters) and a little beyond, not to the end of
+        # a run: from every start in "A-A-A-..." they would scan it whole
+        "pattern": r"\b(?=[A-Z0-9-]{0,40}\d)(?=[A-Z0-9-]{0,40}[A-Z])[A-Z0-9]{1,6}-\d[A-Z0-9-]{1,15}\b",
     },
     # --- DATETIME ----------------------------------------------------------
     {
@@ -114,6 +130,32 @@ DEFAULT_PATTERNS: list[dict] = [
     },
     # two-digit years after a month name: "3 Apr 85", "Apr 3, 85"
     {"name": "date_dmy_short", "label": "DATETIME", "pattern": rf"\b{_DAY}[ -]{_MONTHS}[ -]'?\d{{2}}\b(?![:.]\d)"},
+    # a month name between separators, any case: "03-Apr-1985", "03/APR/85", "Apr-03-1985", "3 APRIL 1985"
+    {
+        "name": "date_dmy_sep",
+        "label": "DATETIME",
+        "pattern": rf"\b{_DAY}(?P<sep>[-/.])(?i:{_MONTHS})(?P=sep)(?:{_YEAR}|\d{{2}})\b(?![:.]\d)"
+        rf"|\b{_DAY}\.? (?i:{_MONTHS}),? {_YEAR}\b",
+    },
+    # year first: "1985-Apr-03", "1985 April 3"
+    {
+        "name": "date_ymd_words",
+        "label": "DATETIME",
+        "pattern": rf"\b{_YEAR}(?P<sep>[-/. ])(?i:{_MONTHS})(?P=sep)(?:[12]\d|3[01]|0?[1-9])\b(?![:.]\d)",
+    },
+    {
+        "name": "date_mdy_sep",
+        "label": "DATETIME",
+        "pattern": rf"\b(?i:{_MONTHS})(?P<sep>[-/.])(?:[12]\d|3[01]|0?[1-9])(?P=sep)(?:{_YEAR}|\d{{2}})\b(?![:.]\d)"
+        rf"|\b(?i:{_MONTHS}) {_DAY},? {_YEAR}\b",
+    },
+    # a month in Roman numerals: "3.IV.1985", "3 IV 1985", "03/XII/85"
+    {
+        "name": "date_roman_month",
+        "label": "DATETIME",
+        "pattern": rf"\b(?:[12]\d|3[01]|0?[1-9])(?P<sep>\. ?|[-/ ])(?:XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I)(?P=sep)"
+        rf"(?:{_YEAR}|(?<=[-/])\d{{2}})\b(?![:.]\d)",
+    },
     {
         "name": "date_numeric",
         "label": "DATETIME",
@@ -141,7 +183,7 @@ DEFAULT_PATTERNS: list[dict] = [
     {
         "name": "money_amount_first",
         "label": "QUANTITY",
-        "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?)+)(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES}\b)(?: \({_CURRENCY_CODES}\))?",
+        "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?){{1,8}})(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES}\b)(?: \({_CURRENCY_CODES}\))?",
     },
     # ages: "aged 45", "45 years old", "a 45-year-old", "age: 45", "45 y/o", "45 ans", "45 Jahre alt", "45 años"
     {
@@ -214,8 +256,15 @@ DEFAULT_ALLOW_PATTERNS: list[dict] = [
 
 
 def compile_allow_patterns(patterns: Iterable[dict]) -> list[tuple]:
-    """Allow patterns need no label; they are matched against a whole span."""
-    return compile_patterns({"label": "ALLOW", **p} for p in patterns)
+    """Allow patterns need no label; they are matched against a whole span.
+    The package's own (:data:`DEFAULT_ALLOW_PATTERNS`) are compiled with ``re``,
+    a user's with RE2."""
+    patterns = list(patterns)
+    own = [p for p in patterns if p in DEFAULT_ALLOW_PATTERNS]
+    users = [p for p in patterns if p not in DEFAULT_ALLOW_PATTERNS]
+    return compile_patterns({"label": "ALLOW", **p} for p in own) + compile_patterns(
+        ({"label": "ALLOW", **p} for p in users), user=True
+    )
 
 
 def is_allowed(text: str, compiled_allow: Sequence[tuple]) -> bool:
@@ -230,19 +279,39 @@ class RuleMatch:
     name: str
 
 
-def compile_patterns(patterns: Iterable[dict]) -> list[tuple]:
+def compile_user_regex(pattern: str, ignore_case: bool = False, what: str = "pattern") -> Any:
+    """A user's regular expression compiled by RE2 (:func:`spacy_textsan.user_regex.compile_pattern`:
+    linear-time matching, no backreferences or lookaround; ``\\w``, ``\\d``, ``\\b`` are ASCII, ``\\pL``
+    the letters of every script).
+
+    Raises:
+        ValueError: one line naming ``what``, the pattern and RE2's reason.
+    """
+    try:
+        return compile_user_pattern(pattern, re.IGNORECASE if ignore_case else 0)
+    except ValueError as e:
+        raise ValueError(f"{what} {pattern!r}: {e}") from None
+
+
+def compile_patterns(patterns: Iterable[dict], user: bool = False) -> list[tuple]:
     """Compile pattern dicts; raises ValueError naming the bad pattern.
 
     Optional keys: ``flags`` ("i"), ``group`` (regex group of the span),
     ``min_digits`` (matches with fewer digits are dropped) and ``requires``
-    (words, one of which must occur in the text for the pattern to run)."""
+    (words, one of which must occur in the text for the pattern to run).
+    ``user``: the patterns come from a user (config, ``--pattern``) and are
+    compiled with RE2 (:func:`compile_user_regex`); the package's own with
+    Python's ``re``."""
     compiled = []
     for i, p in enumerate(patterns):
         try:
             name = p.get("name", f"user_{i}")
             label = p["label"]
-            flags = re.IGNORECASE if "i" in p.get("flags", "") else 0
-            regex = re.compile(p["pattern"], flags)
+            ignore_case = "i" in p.get("flags", "")
+            if user:
+                regex = compile_user_regex(p["pattern"], ignore_case, f"pattern {name!r}")
+            else:
+                regex = re.compile(p["pattern"], re.IGNORECASE if ignore_case else 0)
         except KeyError as e:
             raise ValueError(f"pattern {i} ({p!r}) lacks the key {e}") from None
         except re.error as e:

@@ -97,7 +97,10 @@ def _any_script_letter():
 def _script_regexes():
     letters = _ranges_of(_SCRIPT_BLOCKS, lambda ch: unicodedata.category(ch)[0] in "LM")
     word = f"[{_JOINERS}]*[{letters}][{letters}{_JOINERS}]*"
-    gap = f"[ \\t\\u00a0\\u3000]*(?:[{_SENTENCE_MARKS}{_INNER_PUNCT}][ \\t\\u00a0\\u3000]*)?"
+    # a gap of one character at least: an empty one let a word split into words in every way, which a
+    # run that fails at its end (a Latin letter after 30 CJK characters) tried, exponentially
+    space = "[ \\t\\u00a0\\u3000]"
+    gap = f"(?:{space}+(?:[{_SENTENCE_MARKS}{_INNER_PUNCT}]{space}*)?|[{_SENTENCE_MARKS}{_INNER_PUNCT}]{space}*)"
     # whole words only: a word mixing scripts ("Иvan") is no run
     edge = f"[{LATIN_LETTERS}{letters}{_JOINERS}]"
     block = re.compile(f"(?<!{edge}){word}(?:{gap}{word})*(?!{edge})")
@@ -147,9 +150,12 @@ def find_script_names(text: str, max_foreign_share: float = 0.5, min_foreign_let
 
 
 #: A token that mixes CJK, Kana or Hangul with Latin letters or digits (``上海路l座``, ``数字100科技``).
+#: Each alternative starts only where its first run starts (the lookbehinds): a match that fails from the
+#: start of a run fails from inside it too, and trying every position of a long run would be quadratic.
 _MIXED_CJK = re.compile(
-    r"(?:[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]+[A-Za-z0-9]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3A-Za-z0-9]*"
-    r"|[A-Za-z0-9]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3A-Za-z0-9]*)"
+    r"(?:(?<![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3])[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]+[A-Za-z0-9]+"
+    r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3A-Za-z0-9]*"
+    r"|(?<![A-Za-z0-9])[A-Za-z0-9]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3A-Za-z0-9]*)"
 )
 
 

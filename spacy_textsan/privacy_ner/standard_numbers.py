@@ -267,8 +267,12 @@ _CUE_PATTERN = re.compile(
     r"\.?(?:[ \u00a0]+(?:no\.?|nr\.?|number|num\.?|#|id))?[ \u00a0]*(?:[:#=]|is|n[°º]|№)?[ \u00a0]*",
     re.IGNORECASE,
 )
+#: The value after a cue: up to 7 groups of at most 48 letters and digits each. The lookahead (a digit
+#: before the value ends) looks no further than a value reaches: unbounded, it scanned a long run of
+#: letters ("ID AAAA...") to its end from every cue in it.
 _CUED_VALUE = re.compile(
-    r"(?=[A-Za-z0-9./ \u00a0-]*\d)[A-Z0-9][A-Za-z0-9]*(?:(?:[ \u00a0]|[.\-/](?=[A-Za-z0-9]))[A-Z0-9][A-Za-z0-9]*){0,6}"
+    r"(?=[A-Za-z0-9./ \u00a0-]{0,342}?\d)[A-Z0-9][A-Za-z0-9]{0,47}"
+    r"(?:(?:[ \u00a0]|[.\-/](?=[A-Za-z0-9]))[A-Z0-9][A-Za-z0-9]{0,47}){0,6}"
     r"(?![\w@]|[.,]\d)"
 )
 _WORDISH = re.compile(r"^[A-Z][a-z]+$")

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
 
 from .reid_index import BackgroundSearch
 
@@ -193,6 +194,17 @@ class _Problem:
             j = np.searchsorted(self.records, records)
             inside = (j < len(self.records)) & (self.records[np.minimum(j, len(self.records) - 1)] == records)
             self.C[t, j[inside]] = scores[inside]
+        # groups x terms (occurrences) and terms x groups (membership), so that what masking each of many
+        # terms hides is one sparse product per step, not a loop over terms and their groups
+        self._group_row = {g: i for i, g in enumerate(self.group_terms)}
+        entries = [(self._group_row[g], u, n) for g, counts in self.group_terms.items() for u, n in counts.items()]
+        rows, cols, vals = zip(*entries, strict=True) if entries else ((), (), ())
+        shape = (len(self._group_row), len(terms))
+        self._G = sparse.csr_matrix((np.array(vals, dtype=float), (rows, cols)), shape=shape)
+        member = [(t, self._group_row[g]) for t, groups in enumerate(self.term_groups) for g in groups]
+        t_idx, g_idx = zip(*member, strict=True) if member else ((), ())
+        self._T2G = sparse.csr_matrix((np.ones(len(member)), (t_idx, g_idx)), shape=(len(terms), shape[0]))
+        self._live = np.ones(shape[0])
 
     @property
     def visible(self) -> np.ndarray:
@@ -222,6 +234,16 @@ class _Problem:
                     out[u] += n
         return out
 
+    def group_scores(self, C: np.ndarray) -> np.ndarray:
+        """Per group: the scores (columns of ``C``, a weighted :attr:`C`) its occurrences carry."""
+        return np.asarray(self._G @ C)
+
+    def hidden_scores(self, candidates: np.ndarray, group_scores: np.ndarray) -> np.ndarray:
+        """Per candidate term: the scores that masking its groups not yet masked takes away
+        (``hidden_by(t) @ C`` for each, with ``group_scores`` from :meth:`group_scores`)."""
+        live = self._T2G[candidates].multiply(self._live[None, :]).tocsr()
+        return np.asarray(live @ group_scores)
+
     def cost(self, t: int) -> int:
         return sum(self.group_cost[g] for g in self.term_groups[t] if g not in self.masked_groups)
 
@@ -229,6 +251,7 @@ class _Problem:
         new = [g for g in self.term_groups[t] if g not in self.masked_groups]
         self.count -= self.hidden_by(t)
         self.masked_groups.update(new)
+        self._live[[self._group_row[g] for g in new]] = 0.0
         return new
 
 
@@ -321,6 +344,7 @@ def plan_masks(
     plan = Plan(excluded=[index.ids[p] for p in sorted(excluded)])
     limit = np.log(1.0 / k)
     matrices = [problem.weighted(w) for w in WEIGHTINGS]
+    per_group = [problem.group_scores(C) for C in matrices]
     spent = 0
     for _ in range(max_steps):
         currents = [problem.count @ C for C in matrices]
@@ -333,16 +357,13 @@ def plan_masks(
             break
         # ties go to the rarer term, then to the earlier one in the text
         candidates = candidates[np.argsort(problem.df[candidates], kind="stable")]
-        hides = np.stack([problem.hidden_by(int(t)) for t in candidates])
+        hidden = [problem.hidden_scores(candidates, g) for g in per_group]
         after = np.max(
-            [
-                risk_of(c[None, :] - hides @ C, problem.prior, margin, width)
-                for c, C in zip(currents, matrices, strict=True)
-            ],
+            [risk_of(c[None, :] - h, problem.prior, margin, width) for c, h in zip(currents, hidden, strict=True)],
             axis=0,
         )
         worst = int(np.argmax(risks))
-        current, removed = currents[worst], hides @ matrices[worst]
+        current, removed = currents[worst], hidden[worst]
         gain = np.log(risk) - np.log(np.maximum(after, 1e-300))
         costs = np.array([max(1, problem.cost(int(t))) for t in candidates], dtype=float)
         if budget is not None:

@@ -140,6 +140,33 @@ class BackgroundSearch(Protocol):
     def postings(self, term_id: int) -> tuple[np.ndarray, np.ndarray]: ...
 
 
+def read_manifest(path: str | Path) -> dict:
+    """The manifest of background folder ``path``.
+
+    Raises:
+        ValueError: one line naming the file: no manifest, not readable, not
+            a JSON object, another format or version.
+    """
+    manifest_path = Path(path) / MANIFEST
+    if not manifest_path.is_file():
+        raise ValueError(f"{path} is not a background folder (no {MANIFEST}; build one with textsan background build)")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        reason = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())
+        raise ValueError(f"{manifest_path}: cannot read the manifest: {reason}") from None
+    if not isinstance(manifest, dict):
+        raise ValueError(
+            f"{manifest_path}: the manifest is not a JSON object (rebuild it with textsan background build)"
+        )
+    if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
+        raise ValueError(
+            f"{manifest_path}: format {str(manifest.get('format'))[:40]!r} version {str(manifest.get('version'))[:20]}; "
+            f"this spacy-textsan reads {FORMAT!r} version {VERSION} (rebuild it with textsan background build)"
+        )
+    return manifest
+
+
 def is_background_dir(path: str | Path) -> bool:
     """Whether ``path`` is a background folder (it has :data:`MANIFEST`)."""
     return (Path(path) / MANIFEST).is_file()
@@ -330,17 +357,7 @@ class BackgroundIndex:
         import bm25s
 
         path = Path(path)
-        manifest_path = path / MANIFEST
-        if not manifest_path.is_file():
-            raise ValueError(
-                f"{path} is not a background folder (no {MANIFEST}; build one with textsan background build)"
-            )
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
-            raise ValueError(
-                f"{manifest_path}: format {manifest.get('format')!r} version {manifest.get('version')!r}; this "
-                f"spacy-textsan reads {FORMAT!r} version {VERSION} (rebuild it with textsan background build)"
-            )
+        manifest = read_manifest(path)
         bm25_dir = path / BM25_DIR
         retriever = bm25s.BM25.load(str(bm25_dir), mmap=mmap, show_progress=False, verbosity=0)
         ids = json.loads((bm25_dir / "ids.json").read_text(encoding="utf-8"))

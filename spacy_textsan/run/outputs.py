@@ -56,11 +56,15 @@ class OutputPlan:
         return self.report_dir / REPORT_FILE
 
     def prepare(self) -> None:
-        """Create the folders and try writing in them (a probe file, removed)."""
-        for folder, owner_only in ((self.out, False), (self.report_dir, True)):
+        """Create the folders and try writing in them (a probe file, removed).
+        The report folder comes first and, when created here, is readable by its
+        owner only (0700), also when it is a parent of ``out``."""
+        for folder, owner_only in ((self.report_dir, True), (self.out, False)):
             missing = [p for p in (folder, *folder.parents) if not p.exists()]
             try:
                 folder.mkdir(parents=True, exist_ok=True, mode=0o700 if owner_only else 0o777)
+                if owner_only and folder in missing:
+                    folder.chmod(0o700)  # mkdir's mode passes through the umask
                 self.created += reversed(missing)
                 probe = AtomicFile(folder / ".textsan-probe")
                 probe.abort()

@@ -1,9 +1,12 @@
 """The FastAPI application of ``textsan serve`` (:func:`create_app`): the
 routes of :mod:`.routes`, the review page and its static files, offline API
-docs, and the layers every request goes through, outermost first: metrics,
-security headers, the request-size limit, CORS (only with ``cors``), the
-API token (only with ``token``)."""
+docs, its error answers (:mod:`.errors`) and OpenAPI description
+(:mod:`.openapi`), and the layers every request goes through, outermost first:
+metrics, security headers, the request-size limit, CORS (only with ``cors``),
+the API token (only with ``token``), the last resort (an unexpected exception
+is a 500 without its message)."""
 
+import gc
 import html
 import json
 import os
@@ -13,8 +16,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from spacy.language import Language
@@ -23,11 +25,14 @@ from starlette.middleware.cors import CORSMiddleware
 from ..about import __version__
 from ..generalizer.keys import read_key
 from ..pipeline import load_pipeline
+from .errors import LastResort, add_error_handlers
 from .metrics import Metrics
+from .openapi import describe_limits
 from .pool import PipelinePool
 from .routes import router
 from .security import ASGIApp, BodyLimit, Message, Receive, Scope, SecurityHeaders, Send, TokenAuth
 from .settings import SERVE_CONFIG_ENV, TOKEN_ENV, ServeSettings
+from .work import WorkPool
 
 STATIC_DIR = Path(__file__).parent / "static"
 #: Paths counted by name in /metrics (anything else counts as "other": no unbounded keys).
@@ -48,8 +53,6 @@ COUNTED_PATHS = (
     "/docs",
     "/openapi.json",
 )
-#: Presidio's endpoints answer errors in Presidio's shape: {"error": message}.
-PRESIDIO_PATHS = ("/analyze", "/anonymize")
 #: Swagger UI from local files, started by a script file (the CSP allows no inline script).
 DOCS_PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -77,6 +80,7 @@ def create_app(nlp: Language, settings: ServeSettings | None = None) -> FastAPI:
     settings = settings or ServeSettings()
     settings.check()
     pool = PipelinePool(nlp, batch_size=settings.batch_size, max_queue=settings.max_queue)
+    work = WorkPool()
     detectors: list[Any] = [proc for _, proc in nlp.pipeline if hasattr(proc, "use_source_process")]
     if settings.ner_process:
         for proc in detectors:
@@ -84,9 +88,15 @@ def create_app(nlp: Language, settings: ServeSettings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # what is loaded by now (the pipeline, its vocab and resources: millions of objects) is left
+        # out of Python's full garbage collections, whose pass over it would stop the event loop
+        # (and /health) for hundreds of milliseconds
+        gc.freeze()
         pool.start()
         yield
         pool.stop()
+        work.close()
+        gc.unfreeze()
         for proc in detectors:  # a child NER process ends with the service (a later request starts it again)
             if proc.source_process is not None:
                 proc.source_process.close()
@@ -103,19 +113,18 @@ def create_app(nlp: Language, settings: ServeSettings | None = None) -> FastAPI:
     app.state.nlp = nlp
     app.state.settings = settings
     app.state.pool = pool
+    app.state.work = work
     app.state.detectors = detectors
     app.state.metrics = Metrics()
     app.include_router(router)
     _add_page(app)
     _add_docs(app)
 
-    @app.exception_handler(RequestValidationError)
-    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        if request.url.path in PRESIDIO_PATHS:
-            return JSONResponse({"error": f"Invalid request json: {_describe(exc)}"}, status_code=400)
-        return JSONResponse({"detail": _plain_errors(exc)}, status_code=422)
+    describe_limits(app, settings)
+    add_error_handlers(app)
 
     # add_middleware: the last added runs first
+    app.add_middleware(LastResort)
     if settings.token is not None:
         app.add_middleware(TokenAuth, token=settings.token)
     if settings.cors:
@@ -224,12 +233,3 @@ def _add_docs(app: FastAPI) -> None:
             f"<body><h1>spacy-textsan API</h1><p>The OpenAPI description: <a href=/openapi.json>/openapi.json</a> "
             f"(install fastapi-offline for the interactive page).</p><ul>{rows}</ul></body></html>"
         )
-
-
-def _describe(exc: RequestValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors())
-
-
-def _plain_errors(exc: RequestValidationError) -> list[dict]:
-    """FastAPI's error list without the ``input`` it echoes (a text must not come back in an error)."""
-    return [{k: v for k, v in e.items() if k not in ("input", "ctx", "url")} for e in exc.errors()]

@@ -6,11 +6,13 @@ read back for review."""
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
 from spacy.language import Language
 from spacy.tokens import Span
 
@@ -18,6 +20,8 @@ from ..extensions import DIRECT, QUASI, add_reason
 from ..generalizer.render import merge_replacements
 from ..pipeline import spans_key_of, stage_of
 from ..run.results import DocResult, failed_result, report_status, result_from_doc
+from .models import ReportRow
+from .work import Deadline
 
 #: ``span._.source`` of a span that a reviewer decided.
 REVIEW_SOURCE = "review"
@@ -144,44 +148,98 @@ def training_record(doc_id: str, text: str, result: dict[str, Any]) -> dict[str,
     }
 
 
+# -- answers without originals ----------------------------------------------------
+
+
+#: The numbers of ``residual_risk`` (its other fields list terms of the text).
+RESIDUAL_NUMBERS = ("k", "kanon_k", "n_background", "min_k", "reached")
+
+
+def without_originals(result: dict[str, Any]) -> dict[str, Any]:
+    """A result (:func:`result_json`) without any original string: no text,
+    spans without their text and knowledge-base entry, reasons and errors
+    reduced to their kind (their detail may quote the text: ``kanon: 'Oslo'
+    appears in 2 records``), the residual risk reduced to its numbers. What
+    stays: the sanitized text, offsets, labels, decisions, replacements,
+    scores."""
+    risk = result.get("residual_risk")
+    return {
+        **result,
+        "text": None,
+        "spans": [
+            {
+                **s,
+                "text": None,
+                "kb_id": None,
+                "kb_chain": None,
+                "reasons": kinds(s.get("reasons") or []),
+            }
+            for s in result["spans"]
+        ],
+        "residual_risk": None if risk is None else {k: risk[k] for k in RESIDUAL_NUMBERS if k in risk},
+        "errors": kinds(result["errors"]),
+    }
+
+
+def kinds(messages: Iterable[str]) -> list[str]:
+    """The kind of each reason or error: what comes before its first colon or
+    quote (``kanon``, ``RuntimeError``); a message that begins with a quote has none."""
+    found = (re.split(r"[:'\"]", m, maxsplit=1)[0].strip() for m in messages)
+    return [kind for kind in found if kind]
+
+
 # -- a report.jsonl read back -----------------------------------------------------
 
+_ROW = TypeAdapter(ReportRow)
 
-def report_documents(report_jsonl: str, sanitized: dict[str, str] | None = None) -> list[dict[str, Any]]:
+
+def report_documents(
+    report_jsonl: str, sanitized: dict[str, str] | None = None, deadline: Deadline | None = None
+) -> list[dict[str, Any]]:
     """The documents of a ``report.jsonl`` (one per line that has spans or a
     status; skipped input rows are listed with status ``skipped``). The
     original text is rebuilt where the sanitized copy of its file is given
     (``sanitized``: file name -> content) and the report's replacements are
     found in it in order; otherwise ``text`` is None (the report alone holds
-    only the spans). ``ValueError`` names a line that is not a JSON object."""
+    only the spans). Each line is read as a :class:`~.models.ReportRow`
+    (types, finite numbers, spans that are ranges of their text);
+    ``ValueError`` names a line that is not one."""
     documents = []
     copies = _CopyIndex(sanitized or {})
     for n, line in enumerate(report_jsonl.splitlines(), 1):
+        if deadline is not None:
+            deadline.check()
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except ValueError as e:
-            raise ValueError(f"report line {n}: not JSON ({e})") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"report line {n}: not a JSON object")
-        spans = row.get("spans") or []
-        status = row.get("status", "ok")
+            row = _ROW.validate_json(line)
+        except ValidationError as e:
+            raise ValueError(f"report line {n}: {_row_error(e)}") from None
+        spans = [s.model_dump(exclude_unset=True) for s in row.spans]
         text = None
-        if status not in ("failed", "skipped"):
-            copy = copies.field(str(row.get("file", "")), row)
+        if row.status not in ("failed", "skipped"):
+            copy = copies.field(row.file, row)
             text = None if copy is None else original_text(copy, spans)
         documents.append(
             {
-                "file": str(row.get("file", "")),
-                "doc_id": str(row.get("doc_id", "")),
-                "field": str(row.get("field", "")),
+                "file": row.file,
+                "doc_id": "" if row.doc_id is None else str(row.doc_id),
+                "field": row.field,
                 "text": text,
                 "spans": spans,
-                "status": status,
+                "status": row.status,
             }
         )
     return documents
+
+
+def _row_error(e: ValidationError) -> str:
+    first = e.errors(include_url=False, include_input=False)[0]
+    if first["type"] == "json_invalid":
+        return f"not JSON ({first['msg'].removeprefix('Invalid JSON: ')})"
+    where = ".".join(str(p) for p in first["loc"])
+    more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+    return f"{where + ': ' if where else ''}{first['msg'].removeprefix('Value error, ')}{more}"
 
 
 def original_text(sanitized: str, spans: Iterable[dict[str, Any]]) -> str | None:
@@ -189,6 +247,8 @@ def original_text(sanitized: str, spans: Iterable[dict[str, Any]]) -> str | None
     report (their original ``text`` and ``replacement``); None when the
     replacements are not where the spans put them."""
     masked = [s for s in spans if s.get("masked") is not False and s.get("replacement") is not None]
+    if any(s.get("text") is None for s in masked):
+        return None
     merged = merge_replacements([(s["start"], s["end"], s["replacement"]) for s in masked])
     chars: dict[int, str] = {}
     for s in masked:
@@ -216,8 +276,9 @@ class _CopyIndex:
         self.copies = copies
         self._by_name = {PurePath(k).name: k for k in copies}
         self._tables: dict[str, list[dict[str, str]]] = {}
+        self._lines: dict[str, list[str]] = {}
 
-    def field(self, file: str, row: dict[str, Any]) -> str | None:
+    def field(self, file: str, row: ReportRow) -> str | None:
         key = file if file in self.copies else self._by_name.get(PurePath(file).name)
         if key is None:
             return None
@@ -225,19 +286,24 @@ class _CopyIndex:
         suffix = PurePath(file).suffix.lower()
         try:
             if suffix in (".jsonl", ".ndjson"):
-                line = content.splitlines()[int(row["line"]) - 1]
-                value = json.loads(line).get(row["field"])
+                if row.line is None or row.line < 1:
+                    return None
+                if key not in self._lines:
+                    self._lines[key] = content.splitlines()
+                value = json.loads(self._lines[key][row.line - 1]).get(row.field)
                 return value if isinstance(value, str) else None
             if suffix in (".csv", ".tsv"):
                 if key not in self._tables:
                     delimiter = "\t" if suffix == ".tsv" else _sniff_delimiter(content)
                     self._tables[key] = list(csv.DictReader(io.StringIO(content, newline=""), delimiter=delimiter))
-                value = self._tables[key][int(row["index"])].get(row["field"])
+                if row.index is None:
+                    return None
+                value = self._tables[key][row.index].get(row.field)
                 return value if isinstance(value, str) else None
             if suffix == ".json":
                 return None  # TAB JSON: the sanitized copy is sanitized.jsonl, not the input's layout
             return content  # a text file is one document
-        except (KeyError, IndexError, ValueError, TypeError, csv.Error):
+        except (KeyError, IndexError, ValueError, TypeError, AttributeError, RecursionError, csv.Error):
             return None
 
 

@@ -2,94 +2,92 @@
 (``/api/...``, ``/sanitize``), the Presidio-shaped ``/analyze`` and
 ``/anonymize``, ``/health`` and ``/metrics``.
 
-Every document goes through the pipeline thread (:mod:`.pool`) and comes back
-failing closed: a document that fails is masked whole or replaced by the
-redaction notice, and a request that runs out of time gets 504 and nothing of
-its documents. No text is logged."""
+Every request body is read by a strict pydantic model (:mod:`.models`,
+:mod:`.presidio`, :mod:`.anonymizer`): what it refuses is answered 422 (400
+on the Presidio-shaped endpoints when the body is not the JSON they take) in
+one line naming the field. Every document goes through the pipeline thread
+(:mod:`.pool`) and comes back failing closed: a document that fails is masked
+whole or replaced by the redaction notice. The rest of a request's work runs
+in a thread of :class:`~.work.WorkPool`, never on the event loop; a request
+that runs out of time (``--timeout``) gets 504 and nothing of its documents.
+No text is logged.
+
+Which answers hold original strings (see each endpoint's description):
+``/sanitize`` and ``/api/render`` unless ``include_originals`` is false;
+``/api/export`` (the training record is the text) and ``/api/report`` (the
+texts rebuilt) always; ``/analyze`` and ``/anonymize`` never, but for what
+``keep`` keeps and the reasons that ``return_decision_process`` explains.
+"""
 
 import asyncio
 import json
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Literal
+from functools import partial
+from typing import Any, TypeVar
 
-from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, HTTPException, Query, Request
 
 from ..about import __version__
 from ..io.atomic import atomic_write
 from ..run.local import SanitizationError
 from ..run.results import DocResult, report_status
-from .pool import Busy, CallJob, PipelinePool, TextJob
-from .presidio import (
-    OPERATORS,
-    SUPPORTED_ENTITIES,
-    AnalyzeRequest,
-    AnonymizeRequest,
-    PresidioError,
-    analyze_document,
-    anonymize,
+from .anonymizer import OPERATORS, AnonymizeRequest, AnonymizeResponse, anonymize
+from .fields import Error, InvalidField, Language, PresidioError, refused
+from .models import (
+    ExportRequest,
+    ExportResponse,
+    Health,
+    RenderRequest,
+    ReportRequest,
+    ReportResponse,
+    Result,
+    ReviewRequest,
+    SanitizeRequest,
+    SanitizeResponse,
 )
+from .parsing import JsonRoute
+from .pool import Busy, CallJob, PipelinePool, TextJob
+from .presidio import SUPPORTED_ENTITIES, AnalyzeRequest, RecognizerResult, analyze_documents
 from .review import (
     REVIEW_SOURCE,
     Decision,
-    check_decisions,
     render_reviewed,
     report_documents,
     result_json,
     training_record,
+    without_originals,
 )
 from .settings import ServeSettings
 from .variants import Variants
+from .work import Deadline, Expired
 
 logger = logging.getLogger("spacy_textsan")
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
+T = TypeVar("T")
 
-OnError = Literal["mask-all", "skip", "fail"]
-
-
-class SanitizeRequest(BaseModel):
-    """One text (``text``) or several (``texts``), with the options of ``textsan sanitize``."""
-
-    model_config = ConfigDict(extra="forbid")
-    texts: list[str] | None = None
-    text: str | None = None
-    strategy: str | None = Field(None, description="as --strategy: pseudonym,DATETIME=generalize")
-    mask_format: str | None = Field(None, description='as --mask-format: "[{label} {n}]" or "***"')
-    on_error: OnError | None = Field(None, description="a document that fails: mask-all, skip or fail")
-    language: str | None = None
+# -- the error answers each endpoint may give ---------------------------------------------
 
 
-class SpanDecision(BaseModel):
-    start: int
-    end: int
-    label: str
-    entity_id: str | None = None
-    masked: bool = True
-    added: bool = Field(False, description="a span the reviewer added (also: source = review)")
-    source: str | None = None
-    identifier_type: str | None = Field(
-        None, description="DIRECT, QUASI or NO_MASK as the pipeline typed it (kept in the training record)"
-    )
+def _answer(status: int, description: str, model: type = Error) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": model, "description": description}}
 
 
-class RenderRequest(BaseModel):
-    text: str
-    spans: list[SpanDecision]
-    strategy: str | None = None
-    mask_format: str | None = None
-
-
-class ExportRequest(RenderRequest):
-    doc_id: str = "document"
-
-
-class ReportRequest(BaseModel):
-    report_jsonl: str
-    sanitized: dict[str, str] | None = None
+TOKEN = _answer(401, "missing or wrong API token (a service started with one)")
+TOO_LARGE = _answer(413, "request body larger than --max-request-bytes")
+REFUSED = _answer(422, "a value refused (too long, out of range, not valid Unicode...): one line naming the field")
+BUSY = _answer(503, "the service is busy: try again (Retry-After)")
+LATE = _answer(504, "not done within the request timeout (--timeout): nothing of the documents is returned")
+REVIEW_ERRORS = {**TOKEN, **TOO_LARGE, **REFUSED, **BUSY, **LATE}
+PRESIDIO_ERRORS = {
+    **TOKEN,
+    **TOO_LARGE,
+    **_answer(400, "the body is not the JSON this endpoint takes", PresidioError),
+    **_answer(422, "a value refused: one line naming the field", PresidioError),
+}
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -103,43 +101,66 @@ def _pool(request: Request) -> PipelinePool:
     return request.app.state.pool
 
 
-def check_documents(settings: ServeSettings, texts: list[str]) -> None:
-    """422 for too many texts or a text too long (the limits of the service)."""
+def deadline_of(request: Request) -> Deadline:
+    """The request's deadline: ``--timeout`` from the first time its handler asks."""
+    if not hasattr(request.state, "deadline"):
+        request.state.deadline = Deadline(_settings(request).timeout_s)
+    return request.state.deadline
+
+
+def timed_out(request: Request, done: str = "sanitized") -> HTTPException:
+    request.app.state.metrics.timeout()
+    return HTTPException(
+        504, f"not {done} within the request timeout of {_settings(request).timeout_s:g}s; nothing is returned"
+    )
+
+
+def check_documents(settings: ServeSettings, texts: list[str], field: str = "texts", one: bool = False) -> None:
+    """422 for too many texts or a text too long (the limits of the service);
+    ``field`` names them in the body (``one``: a single text, not a list)."""
     if len(texts) > settings.max_texts:
-        raise HTTPException(422, f"{len(texts)} texts in one request; the limit is {settings.max_texts} (--max-texts)")
+        raise refused((field,), f"{len(texts)} texts in one request; the limit is {settings.max_texts} (--max-texts)")
     for i, text in enumerate(texts):
         if len(text) > settings.max_document_chars:
-            raise HTTPException(
-                422,
-                f"text {i} has {len(text)} characters; the limit is {settings.max_document_chars} (--max-chars)",
+            raise refused(
+                (field,) if one else (field, i),
+                f"{len(text)} characters; the limit is {settings.max_document_chars} (--max-chars)",
             )
 
 
-def check_language(request: Request, language: str | None) -> None:
+def check_language(request: Request, language: str | None, where: str = "body") -> None:
+    """422 for a language that is not the pipeline's (its OpenAPI ``enum``)."""
     lang = request.app.state.nlp.lang
     if language is not None and language != lang:
-        raise HTTPException(422, f"language {language!r} is not supported: the pipeline is {lang!r}")
+        raise refused(("language",), f"{language[:20]!r} is not supported: the pipeline's language is {lang!r}", where)
 
 
 def generalizer_overrides(strategy: str | None, mask_format: str | None) -> dict[str, object]:
     try:
         return Variants.overrides(strategy, mask_format)
     except ValueError as e:
-        raise HTTPException(422, str(e)) from None
+        raise refused(("strategy",), str(e)) from None
 
 
 async def wait_for(request: Request, future: Future) -> Any:
-    """The job's result, or 504 past the request timeout (the job is dropped
+    """The job's result, or 504 past the request's deadline (the job is dropped
     if it has not started; nothing of its documents comes back)."""
-    settings = _settings(request)
     try:
-        return await asyncio.wait_for(asyncio.wrap_future(future), settings.timeout_s)
+        return await asyncio.wait_for(asyncio.wrap_future(future), deadline_of(request).left)
     except TimeoutError:
         future.cancel()
-        request.app.state.metrics.timeout()
-        raise HTTPException(
-            504, f"not sanitized within the request timeout of {settings.timeout_s:g}s; nothing is returned"
-        ) from None
+        raise timed_out(request) from None
+
+
+async def in_worker(request: Request, fn: Callable[[Deadline], T]) -> T:
+    """``fn(deadline)`` in a thread of the work pool: 504 past the deadline,
+    422 for a value it refuses (:class:`~.fields.InvalidField`)."""
+    try:
+        return await request.app.state.work.run(fn, deadline_of(request))
+    except Expired:
+        raise timed_out(request, "answered") from None
+    except InvalidField as e:
+        raise e.error() from None
 
 
 def submit(request: Request, job: TextJob | CallJob) -> Future:
@@ -151,17 +172,22 @@ def submit(request: Request, job: TextJob | CallJob) -> Future:
 
 
 async def sanitize_documents(
-    request: Request, texts: list[str], overrides: dict[str, object], on_error: str | None
+    request: Request,
+    texts: list[str],
+    overrides: dict[str, object],
+    on_error: str | None,
+    field: str = "texts",
+    one: bool = False,
 ) -> list[DocResult]:
     """The results of ``texts``, through the pipeline thread, failing closed."""
     settings = _settings(request)
-    check_documents(settings, texts)
+    check_documents(settings, texts, field, one)
     job = TextJob(texts, overrides, on_error or settings.on_error)
     try:
         results: list[DocResult] = await wait_for(request, submit(request, job))
     except SanitizationError as e:
         raise HTTPException(500, f"a document could not be sanitized ({e}); on_error fail: nothing returned") from None
-    except ValueError as e:  # the generalizer refused the request's strategy (a key missing...)
+    except ValueError as e:  # the generalizer refused the request's strategy (a key missing...): says so itself
         raise HTTPException(422, str(e)) from None
     request.app.state.metrics.documents_done(report_status(r) for r in results)
     return results
@@ -187,21 +213,30 @@ def store(request: Request, endpoint: str, results: list[dict[str, Any]]) -> Non
 # -- the review page's API ---------------------------------------------------------------
 
 
-@router.post("/api/sanitize", tags=["textsan"], summary="Sanitize one text or a list")
+@router.post(
+    "/api/sanitize",
+    tags=["textsan"],
+    summary="Sanitize one text or a list",
+    response_model=None,
+    responses={200: {"model": SanitizeResponse}, **REVIEW_ERRORS, **_answer(500, "on_error fail: a document failed")},
+)
 async def api_sanitize(body: SanitizeRequest, request: Request) -> dict[str, Any]:
     """Each text sanitized by the pipeline (with the request's strategy, mask
     format and on_error): the sanitized text, the spans with their decisions,
     reasons and risk, the residual risk and the status (ok, degraded,
-    fallback, failed). A failed document is never returned in clear."""
-    if (body.texts is None) == (body.text is None):
-        raise HTTPException(422, "give either 'text' (one string) or 'texts' (a list of strings)")
+    fallback, failed). A failed document is never returned in clear.
+
+    Original strings: the answer holds the input text and each span's
+    original string unless ``include_originals`` is false (then it holds
+    none: see the field)."""
     check_language(request, body.language)
-    texts = body.texts if body.texts is not None else [body.text or ""]
+    texts = body.documents
     overrides = generalizer_overrides(body.strategy, body.mask_format)
-    results = await sanitize_documents(request, texts, overrides, body.on_error)
+    one = body.text is not None
+    results = await sanitize_documents(request, texts, overrides, body.on_error, "text" if one else "texts", one)
     out = [result_json(t, r) for t, r in zip(texts, results, strict=True)]
     store(request, "sanitize", out)
-    return {"results": out}
+    return {"results": out if body.include_originals else [without_originals(r) for r in out]}
 
 
 router.add_api_route(
@@ -210,55 +245,63 @@ router.add_api_route(
     methods=["POST"],
     tags=["textsan"],
     summary="Sanitize one text or a list (the same as /api/sanitize)",
+    response_model=None,
+    responses={200: {"model": SanitizeResponse}, **REVIEW_ERRORS, **_answer(500, "on_error fail: a document failed")},
 )
 
 
-def _decisions(text: str, spans: list[SpanDecision]) -> list[Decision]:
-    decisions = [
+def _decisions(body: ReviewRequest) -> list[Decision]:
+    return [
         Decision(
-            s.start,
-            s.end,
-            s.label,
-            s.masked,
-            s.entity_id,
-            s.added or s.source == REVIEW_SOURCE,
-            s.identifier_type,
+            s.start, s.end, s.label, s.masked, s.entity_id, s.added or s.source == REVIEW_SOURCE, s.identifier_type
         )
-        for s in spans
+        for s in body.spans
     ]
-    try:
-        check_decisions(text, decisions)
-    except ValueError as e:
-        raise HTTPException(422, str(e)) from None
-    return decisions
 
 
-async def _render(request: Request, body: RenderRequest) -> dict[str, Any]:
-    check_documents(_settings(request), [body.text])
-    decisions = _decisions(body.text, body.spans)
+async def _render(request: Request, body: ReviewRequest) -> dict[str, Any]:
+    check_documents(_settings(request), [body.text], "text", one=True)
+    decisions = _decisions(body)
     overrides = generalizer_overrides(body.strategy, body.mask_format)
     job = CallJob(lambda nlp: render_reviewed(nlp, body.text, decisions), overrides)
     try:
         res: DocResult = await wait_for(request, submit(request, job))
-    except ValueError as e:
+    except ValueError as e:  # the generalizer refused the request's strategy
         raise HTTPException(422, str(e)) from None
     request.app.state.metrics.documents_done([report_status(res)])
     return result_json(body.text, res)
 
 
-@router.post("/api/render", tags=["textsan"], summary="Render a text again with a reviewer's decisions")
+@router.post(
+    "/api/render",
+    tags=["textsan"],
+    summary="Render a text again with a reviewer's decisions",
+    response_model=None,
+    responses={200: {"model": Result}, **REVIEW_ERRORS},
+)
 async def api_render(body: RenderRequest, request: Request) -> dict[str, Any]:
     """The text sanitized with the given spans and decisions only (no detector,
-    no decision component; the leak sweep and residual_risk still run)."""
+    no decision component; the leak sweep and residual_risk still run).
+
+    Original strings: the answer holds the text and the spans' original
+    strings unless ``include_originals`` is false."""
     result = await _render(request, body)
     store(request, "render", [result])
-    return result
+    return result if body.include_originals else without_originals(result)
 
 
-@router.post("/api/export", tags=["textsan"], summary="The reviewed document and its training record")
+@router.post(
+    "/api/export",
+    tags=["textsan"],
+    summary="The reviewed document and its training record",
+    response_model=None,
+    responses={200: {"model": ExportResponse}, **REVIEW_ERRORS},
+)
 async def api_export(body: ExportRequest, request: Request) -> dict[str, Any]:
     """The sanitized text, its result, and the reviewed spans as a TAB JSON
-    document (a list of them is a file ``textsan convert`` reads)."""
+    document (a list of them is a file ``textsan convert`` reads).
+
+    Original strings: always (the training record is the text and its spans)."""
     result = await _render(request, body)
     store(request, "export", [result])
     return {
@@ -268,25 +311,38 @@ async def api_export(body: ExportRequest, request: Request) -> dict[str, Any]:
     }
 
 
-@router.post("/api/report", tags=["textsan"], summary="Read a report.jsonl back for review")
-async def api_report(body: ReportRequest) -> dict[str, Any]:
+@router.post(
+    "/api/report",
+    tags=["textsan"],
+    summary="Read a report.jsonl back for review",
+    response_model=None,
+    responses={200: {"model": ReportResponse}, **TOKEN, **TOO_LARGE, **REFUSED, **LATE},
+)
+async def api_report(body: ReportRequest, request: Request) -> dict[str, Any]:
     """The documents of a report.jsonl written by ``textsan sanitize``, with
-    their text rebuilt where the sanitized copies are given."""
-    try:
-        return {"documents": report_documents(body.report_jsonl, body.sanitized)}
-    except ValueError as e:
-        raise HTTPException(422, str(e)) from None
+    their text rebuilt where the sanitized copies are given. Each line must be
+    a report row (types, finite numbers, spans that are ranges of their text).
+
+    Original strings: always (the spans' strings, and the texts rebuilt)."""
+
+    def read(deadline: Deadline) -> list[dict[str, Any]]:
+        try:
+            return report_documents(body.report_jsonl, body.sanitized, deadline)
+        except ValueError as e:
+            raise InvalidField(("report_jsonl",), str(e)) from None
+
+    return {"documents": await in_worker(request, read)}
 
 
 # -- health and metrics -----------------------------------------------------------------
 
 
-@router.get("/health", tags=["service"])
+@router.get("/health", tags=["service"], response_model=None, responses={200: {"model": Health}, **TOKEN})
 async def health(request: Request) -> dict[str, str]:
     return {"status": "ok", "pipeline": _settings(request).pipeline, "version": __version__}
 
 
-@router.get("/metrics", tags=["service"])
+@router.get("/metrics", tags=["service"], responses=TOKEN)
 async def metrics(request: Request) -> dict[str, Any]:
     """Requests, answers, documents by status, latency percentiles (ms),
     documents per batch of the pipeline, privacy_ner's NER process."""
@@ -299,51 +355,86 @@ async def metrics(request: Request) -> dict[str, Any]:
 # -- Presidio's REST API ------------------------------------------------------------------
 
 
-def presidio_error(e: PresidioError | HTTPException) -> JSONResponse:
-    if isinstance(e, PresidioError):
-        return JSONResponse({"error": e.message}, status_code=e.status)
-    return JSONResponse({"error": e.detail}, status_code=e.status_code, headers=e.headers)
-
-
-@router.post("/analyze", tags=["presidio"], summary="Presidio analyzer: the spans to anonymize", response_model=None)
-async def analyze(body: AnalyzeRequest, request: Request) -> list | JSONResponse:
+@router.post(
+    "/analyze",
+    tags=["presidio"],
+    summary="Presidio analyzer: the spans to anonymize",
+    response_model=None,
+    responses={
+        200: {"model": list[RecognizerResult] | list[list[RecognizerResult]]},
+        **PRESIDIO_ERRORS,
+        **_answer(503, BUSY[503]["description"], PresidioError),
+        **_answer(504, LATE[504]["description"], PresidioError),
+    },
+)
+async def analyze(body: AnalyzeRequest, request: Request) -> list:
     """Presidio's ``/analyze``: a list of ``{entity_type, start, end, score,
-    analysis_explanation}`` (a list of lists for a list of texts)."""
-    texts = body.text if isinstance(body.text, list) else [body.text]
-    try:
-        if not texts or not all(texts):
-            raise PresidioError(400, "No text provided")
-        check_language(request, body.language)
-        results = await sanitize_documents(request, texts, {}, None)
-        answers = [analyze_document(t, r, body) for t, r in zip(texts, results, strict=True)]
-        store(request, "analyze", [result_json(t, r) for t, r in zip(texts, results, strict=True)])
-    except (PresidioError, HTTPException) as e:
-        return presidio_error(e)
+    analysis_explanation}`` (a list of lists for a list of texts). Patterns
+    (``ad_hoc_recognizers``, a regex ``allow_list``) are RE2's: no
+    backreferences or lookarounds (422 names the pattern).
+
+    Original strings: none (offsets and types); with
+    ``return_decision_process`` the explanations give the pipeline's reasons,
+    which may quote the text."""
+    texts = body.texts
+    check_language(request, body.language)
+    results = await sanitize_documents(request, texts, {}, None, "text", one=not isinstance(body.text, list))
+    answers = await in_worker(request, partial(analyze_documents, texts, results, body))
+    store(request, "analyze", [result_json(t, r) for t, r in zip(texts, results, strict=True)])
     return answers if isinstance(body.text, list) else answers[0]
 
 
 @router.post(
-    "/anonymize", tags=["presidio"], summary="Presidio anonymizer: operators on given spans", response_model=None
+    "/anonymize",
+    tags=["presidio"],
+    summary="Presidio anonymizer: operators on given spans",
+    response_model=None,
+    responses={
+        200: {"model": AnonymizeResponse},
+        **PRESIDIO_ERRORS,
+        **_answer(504, LATE[504]["description"], PresidioError),
+    },
 )
-async def anonymize_endpoint(body: AnonymizeRequest, request: Request) -> dict | JSONResponse:
-    """Presidio's ``/anonymize``: ``{text, items}``."""
-    try:
-        check_documents(_settings(request), [body.text])
-        return anonymize(body.text, body.analyzer_results, body.anonymizers)
-    except (PresidioError, HTTPException) as e:
-        return presidio_error(e)
+async def anonymize_endpoint(body: AnonymizeRequest, request: Request) -> dict:
+    """Presidio's ``/anonymize``: ``{text, items}``.
+
+    Original strings: none but the text outside the spans and what ``keep`` keeps."""
+    check_documents(_settings(request), [body.text], "text", one=True)
+    return await in_worker(request, partial(anonymize, body.text, body.analyzer_results, body.anonymizers))
 
 
-@router.get("/supportedentities", tags=["presidio"], summary="Presidio analyzer: the entity types answered")
-async def supported_entities(language: str | None = None) -> list[str]:
+LANGUAGE = Query(None, description="the pipeline's language (422 for another)")
+LANGUAGE_ERRORS = {
+    **TOKEN,
+    **_answer(400, "a language code longer than 20 characters", PresidioError),
+    **_answer(422, "a language that is not the pipeline's", PresidioError),
+}
+
+
+@router.get(
+    "/supportedentities",
+    tags=["presidio"],
+    summary="Presidio analyzer: the entity types answered",
+    responses=LANGUAGE_ERRORS,
+)
+async def supported_entities(request: Request, language: Language | None = LANGUAGE) -> list[str]:
+    check_language(request, language, "query")
     return [*SUPPORTED_ENTITIES]
 
 
-@router.get("/recognizers", tags=["presidio"], summary="Presidio analyzer: the recognizers (pipeline components)")
-async def recognizers(request: Request, language: str | None = None) -> list[str]:
+@router.get(
+    "/recognizers",
+    tags=["presidio"],
+    summary="Presidio analyzer: the recognizers (pipeline components)",
+    responses=LANGUAGE_ERRORS,
+)
+async def recognizers(request: Request, language: Language | None = LANGUAGE) -> list[str]:
+    check_language(request, language, "query")
     return list(request.app.state.nlp.pipe_names)
 
 
-@router.get("/anonymizers", tags=["presidio"], summary="Presidio anonymizer: the operators of /anonymize")
+@router.get(
+    "/anonymizers", tags=["presidio"], summary="Presidio anonymizer: the operators of /anonymize", responses=TOKEN
+)
 async def anonymizers() -> list[str]:
     return [*OPERATORS]
