@@ -31,6 +31,7 @@ import importlib
 import inspect
 import json
 import math
+import multiprocessing
 import os
 import pkgutil
 import platform
@@ -416,12 +417,10 @@ def check_linearity(
     return rows
 
 
-def pipeline_timings(shapes: dict[str, str], lengths: list[int]) -> list[dict]:
-    """Seconds of the whole default pipeline on one document of each shape and
-    length (``seconds_<n>``), and of three parts of it timed apart: privacy_ner's
-    own detectors (``rules_seconds_<n>``: the detection copy, the ALL-CAPS runs,
-    :meth:`PrivacyNER.rule_candidates`), its source NER (``ner_seconds_<n>``) and
-    the pipeline's tokenizer (``tokenizer_seconds_<n>``)."""
+def _pipeline_worker(conn) -> None:
+    """A process holding the default pipeline: for each ``(unit, n)`` it is sent,
+    it times privacy_ner's own detectors, the tokenizer, the source NER and the
+    whole pipeline on the hostile text, sending each time as soon as it has it."""
     from spacy_textsan.pipeline import load_pipeline
     from spacy_textsan.privacy_ner import PrivacyNER
     from spacy_textsan.privacy_ner.normalize import caps_runs, normalise
@@ -431,38 +430,128 @@ def pipeline_timings(shapes: dict[str, str], lengths: list[int]) -> list[dict]:
     nlp = load_pipeline(None)
     list(sanitize_texts(nlp, [WARM_UP]))
     detector = next(p for _, p in nlp.pipeline if isinstance(p, PrivacyNER))
+    pipelines = [nlp, *detector._sources.values()]
+
+    def flush() -> None:
+        # a tokenizer keeps the tokens of the strings it has read: each part reads the text afresh
+        for p in pipelines:
+            p.tokenizer.url_match = p.tokenizer.url_match
+
+    conn.send(("ready", None))
+    while True:
+        job = conn.recv()
+        if job is None:
+            return
+        unit, n = job
+        text = hostile_text(unit, n)
+        t0 = time.perf_counter()
+        norm = normalise(text)
+        caps_runs(norm.text)
+        detector.rule_candidates(norm.text)
+        conn.send(("rules_seconds", time.perf_counter() - t0))
+        flush()
+        t0 = time.perf_counter()
+        nlp.make_doc(text)
+        conn.send(("tokenizer_seconds", time.perf_counter() - t0))
+        flush()
+        t0 = time.perf_counter()
+        for source in detector._sources.values():
+            source_entities(source, [norm.text], batch_size=1)
+        conn.send(("ner_seconds", time.perf_counter() - t0))
+        flush()
+        t0 = time.perf_counter()
+        (result,) = list(sanitize_texts(nlp, [text]))
+        conn.send(("seconds", time.perf_counter() - t0))
+        conn.send(("status", result.status))
+
+
+#: The parts of one measurement, in the order the worker times them.
+_STEPS = ("rules_seconds", "tokenizer_seconds", "ner_seconds", "seconds", "status")
+
+
+class _Worker:
+    """:func:`_pipeline_worker` in a process of its own, killed and started
+    again when a measurement runs past its time limit (a C-level loop, a
+    regular expression or spaCy's tokenizer, cannot be interrupted otherwise)."""
+
+    def __init__(self) -> None:
+        self.process = None
+        self.conn = None
+
+    def start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_pipeline_worker, args=(child,), daemon=True)
+        self.process.start()
+        assert self.conn.recv()[0] == "ready"
+
+    def measure(self, unit: str, n: int, limit_s: float) -> dict:
+        """The parts timed within ``limit_s`` seconds; the others are None and
+        ``timed_out`` names the first of them."""
+        if self.process is None:
+            self.start()
+        assert self.conn is not None and self.process is not None
+        self.conn.send((unit, n))
+        out: dict = {step: None for step in _STEPS}
+        deadline = time.monotonic() + limit_s
+        for step in _STEPS:
+            if not self.conn.poll(max(0.0, deadline - time.monotonic())):
+                out["timed_out"] = step
+                self.process.kill()
+                self.process.join()
+                self.process = None
+                return out
+            name, value = self.conn.recv()
+            out[name] = round(value, 3) if isinstance(value, float) else value
+        return out
+
+    def close(self) -> None:
+        if self.process is not None and self.conn is not None:
+            self.conn.send(None)
+            self.process.join(timeout=30)
+
+
+def pipeline_timings(shapes: dict[str, str], lengths: list[int], limit_s: float = 120.0) -> list[dict]:
+    """Seconds of the whole default pipeline on one document of each shape and
+    length (``seconds_<n>``), and of three parts of it timed apart: privacy_ner's
+    own detectors (``rules_seconds_<n>``: the detection copy, the ALL-CAPS runs,
+    :meth:`PrivacyNER.rule_candidates`), the pipeline's tokenizer
+    (``tokenizer_seconds_<n>``) and privacy_ner's source NER (``ner_seconds_<n>``).
+    A measurement stops after ``limit_s`` seconds (``timed_out_<n>``: the part
+    it was in); a length is skipped after a shorter one timed out."""
+    worker = _Worker()
     rows = []
-    for shape, unit in shapes.items():
-        row: dict = {"shape": shape, "unit": unit}
-        for n in lengths:
-            text = hostile_text(unit, n)
-            t0 = time.perf_counter()
-            (result,) = list(sanitize_texts(nlp, [text]))
-            row[f"seconds_{n}"] = round(time.perf_counter() - t0, 3)
-            row[f"status_{n}"] = result.status
-            t0 = time.perf_counter()
-            norm = normalise(text)
-            caps_runs(norm.text)
-            detector.rule_candidates(norm.text)
-            row[f"rules_seconds_{n}"] = round(time.perf_counter() - t0, 3)
-            t0 = time.perf_counter()
-            for source in detector._sources.values():
-                source_entities(source, [norm.text], batch_size=1)
-            row[f"ner_seconds_{n}"] = round(time.perf_counter() - t0, 3)
-            t0 = time.perf_counter()
-            nlp.make_doc(text)
-            row[f"tokenizer_seconds_{n}"] = round(time.perf_counter() - t0, 3)
-        rows.append(row)
-        print(
-            shape.ljust(24),
-            "  ".join(
-                f"{n}: {row[f'seconds_{n}']:7.3f}s {row[f'status_{n}']} (rules {row[f'rules_seconds_{n}']:.3f}s, "
-                f"NER {row[f'ner_seconds_{n}']:.3f}s, tokenizer {row[f'tokenizer_seconds_{n}']:.3f}s)"
-                for n in lengths
-            ),
-            flush=True,
-        )
+    try:
+        for shape, unit in shapes.items():
+            row: dict = {"shape": shape, "unit": unit}
+            skip = False
+            for n in lengths:
+                if skip:
+                    row[f"skipped_{n}"] = "a shorter text timed out"
+                    continue
+                for key, value in worker.measure(unit, n, limit_s).items():
+                    row[f"{key}_{n}"] = value
+                skip = f"timed_out_{n}" in row
+            rows.append(row)
+            print(shape.ljust(24), "  ".join(_describe(row, n) for n in lengths), flush=True)
+    finally:
+        worker.close()
     return rows
+
+
+def _describe(row: dict, n: int) -> str:
+    if f"skipped_{n}" in row:
+        return f"{n}: skipped"
+
+    def sec(key: str) -> str:
+        value = row.get(f"{key}_{n}")
+        return f"{value:.3f}s" if value is not None else "-"
+
+    timed_out = f" TIMED OUT in {row[f'timed_out_{n}']}" if f"timed_out_{n}" in row else ""
+    return (
+        f"{n}: {sec('seconds')} {row.get(f'status_{n}') or ''}{timed_out} (rules {sec('rules_seconds')}, "
+        f"tokenizer {sec('tokenizer_seconds')}, NER {sec('ner_seconds')})"
+    )
 
 
 def main() -> None:
@@ -471,6 +560,7 @@ def main() -> None:
     ap.add_argument("--pipeline-only", action="store_true")
     ap.add_argument("--n", type=int, default=2500, help="characters of the smaller input of the pattern check")
     ap.add_argument("--lengths", type=int, nargs="+", default=[20_000, 200_000])
+    ap.add_argument("--limit-s", type=float, default=120.0, help="time limit of one document's measurement")
     ap.add_argument("--shapes", nargs="*", help="only these shapes (names of SHAPES)")
     ap.add_argument("--targets", help="only the targets whose name contains this")
     ap.add_argument("--out", default=str(HERE / "results" / "hostile_inputs.json"))
@@ -515,7 +605,11 @@ def main() -> None:
             "highest_ratios": worst,
         }
     if not args.patterns_only:
-        result["pipeline"] = {"lengths": args.lengths, "documents": pipeline_timings(shapes, args.lengths)}
+        result["pipeline"] = {
+            "lengths": args.lengths,
+            "limit_s": args.limit_s,
+            "documents": pipeline_timings(shapes, args.lengths, args.limit_s),
+        }
     if not args.patterns_only or args.out != ap.get_default("out"):
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False))
