@@ -14,12 +14,16 @@ Two parts:
   ``O'``, ``A-``, ``1/``, ``x at ``, IBAN-like groups, CJK, combining marks...),
   each at ``n`` and ``4n`` characters, bare and followed by a tail that breaks a
   match at the very end. A linear pattern takes about 4 times as long at ``4n``;
-  a ratio over :data:`MAX_RATIO` (and above a noise floor) is reported as
-  non-linear. Reported, not asserted: the unit tests check the bounded forms by
-  their matches (tests/test_linear_patterns.py), never by time.
+  a ratio over :data:`MAX_RATIO` (and above a noise floor, confirmed from ``4n``
+  to ``16n``) is reported as non-linear. Reported, not asserted: the unit tests
+  check the bounded forms by their matches (tests/test_linear_patterns.py), never
+  by time.
 * **pipeline**: the whole default pipeline (``load_pipeline(None)`` then
   ``sanitize_texts``) on each shape at 20,000 and 200,000 characters: seconds per
-  document.
+  document, and apart from it the seconds of privacy_ner's own detectors, of the
+  tokenizer and of privacy_ner's source NER. The pipeline runs in a worker
+  process that is killed after ``--limit-s`` seconds (120) on one document: what
+  spaCy's tokenizer or a C-level loop does cannot be interrupted otherwise.
 
 Output: benchmarks/results/hostile_inputs.json.
 """
