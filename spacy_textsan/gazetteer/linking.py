@@ -357,8 +357,8 @@ def country_named(text: str, kb: GazetteerKB) -> str | None:
     for s in starts:
         if not text[s].isupper():
             continue
-        for e in ends:
-            if e <= s or (best is not None and e - s <= best[0]):
+        for e in _ends_within(ends, s, 1, kb):
+            if best is not None and e - s <= best[0]:
                 continue
             norm = normalise_surface(text[s:e])
             if not kb.is_cased(norm):
