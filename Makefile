@@ -21,8 +21,14 @@ demo: $(STAMP)
 	@echo "----- sanitized text (out/demo/sample.txt) -----"
 	@cat out/demo/sample.txt
 
-test: $(STAMP) lint chromium
+test: $(STAMP) lint chromium docs
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# the documentation site (mkdocs.yml, docs/): strict, so a broken link, a page left out of the nav or a
+# results table whose JSON lacks a field fails; the results tables are rendered from benchmarks/results/*.json
+.PHONY: docs
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir /tmp/textsan-site
 
 # tests/test_review_page.py drives the review page in Debian's chromium (CI runs as root)
 chromium:

@@ -330,3 +330,27 @@ def test_same_output_with_several_processes_and_on_rerun(tmp_path):
         a = (tmp_path / "a" / name).read_bytes()
         b, c = (name.replace("a.report", x + ".report") for x in "bc")
         assert a == (tmp_path / "b" / b).read_bytes() == (tmp_path / "c" / c).read_bytes(), name
+
+
+def test_the_ner_in_a_process_of_its_own_gives_the_same_files(tmp_path, model_available):
+    sample = Path(__file__).parent.parent / "spacy_textsan" / "assets" / "sample.txt"
+    assert run("sanitize", sample, "--out", tmp_path / "off", "--ner-process", "off").exit_code == 0
+    res = run("sanitize", sample, "--out", tmp_path / "on", "--ner-process", "on")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "on" / "sample.txt").read_bytes() == (tmp_path / "off" / "sample.txt").read_bytes()
+    assert "[PERSON 1]" in (tmp_path / "on" / "sample.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ner-process", "maybe"], "--ner-process must be one of auto, on, off, not 'maybe'"),
+        (["--ner-process", "on", "--n-process", "2"], "--ner-process on works with --engine local and --n-process 1"),
+    ],
+)
+def test_bad_ner_process_options_are_one_line(tmp_path, args, message):
+    sample = Path(__file__).parent.parent / "spacy_textsan" / "assets" / "sample.txt"
+    res = run("sanitize", sample, "--out", tmp_path / "o", *args)
+    assert res.exit_code == 1
+    assert message in res.output
+    assert not (tmp_path / "o").exists()

@@ -304,6 +304,23 @@ def test_memory_stays_flat_over_a_run(rules):
         pool.stop()
 
 
+def test_the_pipeline_thread_gives_the_heap_back_every_so_many_documents(rules, monkeypatch):
+    from spacy_textsan.serve import pool as pool_module
+
+    assert pool_module.trim_heap() is True  # glibc: malloc_trim exists and runs
+    trims: list[int] = []
+    monkeypatch.setattr(pool_module, "TRIM_EVERY", 30)
+    monkeypatch.setattr(pool_module, "trim_heap", lambda: trims.append(len(trims)) or True)
+    pool = PipelinePool(rules, batch_size=16)
+    try:
+        for seed in range(4):  # 4 x 20 documents: the heap is trimmed after the 40th and the 80th
+            pool.submit(TextJob(_random_texts(20, seed))).result(30)
+            assert len(trims) == (seed + 1) * 20 // 40
+    finally:
+        pool.stop()
+    assert trims == [0, 1]
+
+
 @pytest.mark.parametrize("zones", [True, False])
 def test_rendering_again_runs_in_a_memory_zone(rules, zones):
     pool = PipelinePool(rules, memory_zones=zones)

@@ -125,3 +125,82 @@ def test_textsan_serve_with_its_ner_in_a_process(local_nlp, remote_nlp):
         assert client.get("/metrics").json()["ner_process"] == {"alive": True, "restarts": remote.restarts}
     assert got == [r.sanitized for r in sanitize_texts(local_nlp, TEXTS[:3])]
     assert not remote.alive  # ended with the service
+
+
+def test_a_batch_goes_to_the_process_in_parts_of_one_two_four_then_two_one():
+    from spacy_textsan.privacy_ner.source_process import batch_parts
+
+    assert batch_parts(1) == [(0, 1)]
+    assert batch_parts(4) == [(0, 1), (1, 3), (3, 4)]
+    assert batch_parts(12) == [(0, 1), (1, 3), (3, 7), (7, 9), (9, 11), (11, 12)]
+    parts = batch_parts(32)
+    assert [e - s for s, e in parts] == [1, 2, 4, 4, 4, 4, 4, 4, 2, 2, 1]
+    assert parts[0][0] == 0 and parts[-1][1] == 32
+    assert all(a[1] == b[0] for a, b in zip(parts, parts[1:], strict=False))
+
+
+def test_a_process_started_without_waiting_reports_a_source_it_cannot_load():
+    handle = SourceProcess(["no_such_pipeline_textsan"], start_timeout_s=120.0)
+    handle.start(wait=False)  # returns before the child has tried to load
+    try:
+        ticket = handle.submit("no_such_pipeline_textsan", ["Mr Jean Dupont"], None, 1)
+        with pytest.raises(SourceProcessError, match="could not load .*no_such_pipeline_textsan"):
+            handle.result(ticket)
+        assert not handle.alive
+        with pytest.raises(SourceProcessError, match="could not load"):
+            handle.start()
+    finally:
+        handle.close()
+
+
+def test_ner_process_runs_the_ner_beside_the_pipeline_for_the_block(local_nlp):
+    from spacy_textsan.run import ner_process
+
+    nlp = load_pipeline(None)
+    proc = nlp.get_pipe("privacy_ner")
+    with ner_process(nlp) as started:
+        assert started == 1
+        remote = proc.source_process
+        assert remote is not None and remote.alive and proc._sources == {}
+        got = [r.sanitized for r in sanitize_texts(nlp, TEXTS, batch_size=4)]
+    assert not remote.alive  # ended with the block
+    assert got == [r.sanitized for r in sanitize_texts(local_nlp, TEXTS, batch_size=4)]
+    with ner_process(nlp, enabled=False) as started:
+        assert started == 0
+
+
+def test_when_the_ner_gets_a_process_of_its_own():
+    from spacy_textsan.run import wants_ner_process
+    from spacy_textsan.run.local import NER_PROCESS_MIN_CHARS, usable_cpus
+
+    assert wants_ner_process("on") and not wants_ner_process("off", n_chars=10**9)
+    two = usable_cpus() >= 2
+    assert wants_ner_process("auto", n_chars=NER_PROCESS_MIN_CHARS) is two
+    assert wants_ner_process("auto", n_chars=None) is two  # a pipe: length unknown
+    assert not wants_ner_process("auto", n_chars=NER_PROCESS_MIN_CHARS - 1)
+    assert not wants_ner_process("auto", n_process=2, n_chars=10**9)
+    with pytest.raises(ValueError, match="one pipeline process"):
+        wants_ner_process("on", n_process=2)
+    with pytest.raises(ValueError, match="auto, on, off"):
+        wants_ner_process("sometimes")
+
+
+def test_prefetched_texts_are_read_once_by_their_batch_and_dropped_for_other_texts(local_nlp, remote_nlp):
+    proc = remote_nlp.get_pipe("privacy_ner")
+    remote = proc.source_process
+    expected = [r.sanitized for r in sanitize_texts(local_nlp, TEXTS[:3])]
+    proc.prefetch(TEXTS[:3])  # two requests: parts of one and two documents
+    sent = remote._next
+    got = [d._.sanitized_text for d in remote_nlp.pipe(TEXTS[:3], batch_size=32)]
+    assert got == expected
+    assert remote._next == sent  # the batch took the answers sent ahead: nothing was sent again
+    proc.prefetch(TEXTS[:3])
+    # another text comes first: what was sent ahead is dropped, and the text is read afresh
+    alone = next(sanitize_texts(remote_nlp, [TEXTS[4]])).sanitized
+    assert alone == next(sanitize_texts(local_nlp, [TEXTS[4]])).sanitized
+    assert not proc._prefetched
+    # the runner sends each chunk ahead of the one before: same text as in this process
+    texts = TEXTS * 3
+    got = [r.sanitized for r in sanitize_texts(remote_nlp, texts, batch_size=4)]
+    assert got == [r.sanitized for r in sanitize_texts(local_nlp, texts, batch_size=4)]
+    assert not proc._prefetched

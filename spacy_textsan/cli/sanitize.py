@@ -11,17 +11,21 @@ from wasabi import msg
 from ..generalizer.keys import MAPPING_KEY_ENV, Secret
 from ..generalizer.mapping import MappingError, check_mapping_key
 from ..io import InputError, InputFile, open_input
+from ..privacy_ner.source_process import SourceProcessError
 from ..run import (
     ENGINES,
     MAPPING_FILE,
+    NER_PROCESS,
     ON_ERROR,
     REPORT_FILE,
     OutputPlan,
     PlanError,
     RunResult,
     SanitizationError,
+    ner_process,
     plan_outputs,
     sanitize_files,
+    wants_ner_process,
 )
 from ..run.personal_columns import personal_data_columns, text_columns
 from ..run.scan import InputScan, reversible_problem, sample_columns, scan_input
@@ -78,6 +82,11 @@ def sanitize(
     background: Path | None = typer.Option(None, "--background", help=BACKGROUND_HELP),
     batch_size: int = typer.Option(32, "--batch-size", min=1),
     n_process: int = typer.Option(1, "--n-process", min=1),
+    ner_process_mode: str = typer.Option(
+        "auto",
+        "--ner-process",
+        help="Run the NER in a process of its own beside the pipeline (two cores: about the time of the NER alone): on, off, auto (on with two CPUs or more, --n-process 1 and inputs of 100 kB or more)",
+    ),
     engine: str = typer.Option(
         "local",
         "--engine",
@@ -131,6 +140,9 @@ def sanitize(
     check_choice("--on-error", on_error, ON_ERROR)
     check_choice("--on-bad-line", on_bad_line, ("error", "skip"))
     check_choice("--engine", engine, ENGINES)
+    check_choice("--ner-process", ner_process_mode, NER_PROCESS)
+    if ner_process_mode == "on" and (n_process != 1 or engine != "local"):
+        _fail("--ner-process on works with --engine local and --n-process 1")
     check_choice("--output-format", output_format, ("parquet", "jsonl", "none"))
     if reversible and engine == "spark":
         _fail("--reversible works with --engine local only")
@@ -144,6 +156,11 @@ def sanitize(
             _fail(f"{key_file}: key file not found")
         overrides["components.generalizer.key_file"] = str(key_file)
     key = checked_mapping_key(mapping_key_file) if reversible else None
+    use_ner_process = engine == "local" and wants_ner_process(
+        ner_process_mode, n_process=n_process, n_chars=input_size(inputs)
+    )
+    if use_ner_process:  # the NER is then loaded in its process only
+        overrides.setdefault("components.privacy_ner.source_process", True)
     nlp = load_or_fail(pipeline, overrides, parse_settings(settings))
     check_background_used(nlp, background, pipeline)
     if min_k and "residual_risk" not in {nlp.get_pipe_meta(n).factory for n in nlp.pipe_names}:
@@ -170,24 +187,27 @@ def sanitize(
         "used": {REPORT_FILE, MAPPING_FILE},
     }
     try:
-        run = sanitize_files(
-            files,
-            nlp,
-            plan,
-            engine=engine,
-            batch_size=batch_size,
-            n_process=n_process,
-            on_error=on_error,
-            timeout_s=doc_timeout or None,
-            mapping_key=key,
-            progress=False if quiet else None,
-            n_docs=sum(scan.n_docs for scan in scans),
-            spark_options=spark_options,
-        )
+        with ner_process(nlp, use_ner_process):
+            run = sanitize_files(
+                files,
+                nlp,
+                plan,
+                engine=engine,
+                batch_size=batch_size,
+                n_process=n_process,
+                on_error=on_error,
+                timeout_s=doc_timeout or None,
+                mapping_key=key,
+                progress=False if quiet else None,
+                n_docs=sum(scan.n_docs for scan in scans),
+                spark_options=spark_options,
+            )
     except PlanError as e:
         _fail(str(e))
     except SanitizationError as e:
         _fail(f"{e}; --on-error fail: nothing written")
+    except SourceProcessError as e:  # the NER process could not start (a run fails closed on its later errors)
+        _fail(f"{e}; nothing written")
     except InputError as e:
         _fail(f"{e}; nothing written")
     except ImportError as e:
@@ -199,6 +219,22 @@ def sanitize(
     summarize(run, files, plan, min_k, time.time() - start, quiet)
     if run.exit_code:
         raise typer.Exit(code=run.exit_code)
+
+
+def input_size(paths: Sequence[Path]) -> int | None:
+    """The bytes of the input files; None if one is not a plain file (a pipe)
+    and 0 if one does not exist (the run stops on it before any work)."""
+    total = 0
+    for path in paths:
+        try:
+            if not path.exists():
+                return 0
+            if not path.is_file():
+                return None
+            total += path.stat().st_size
+        except OSError:
+            return 0
+    return total
 
 
 def check_choice(option: str, value: str, choices: Sequence[str]) -> None:

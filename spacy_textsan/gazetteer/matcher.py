@@ -109,7 +109,7 @@ class SurfaceMatcher:
     #: per-string cache of at most this many token strings (cleared when full: a
     #: service's memory stays flat over any number of new names; the words of a
     #: corpus that recur stay found)
-    MAX_CACHED = 32_768
+    MAX_CACHED = 16_384
 
     def _word(self, orth: int, strings) -> tuple[str, int | None, bool]:
         """(normalised text, longest surface it starts or None, starts with a capital) of a token string."""

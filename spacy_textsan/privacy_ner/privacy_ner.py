@@ -7,8 +7,10 @@ pipeline trained on TAB labels (issue: training workflow) is used the same
 way: name it as a source; its labels map onto themselves.
 """
 
+import logging
 import re
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, cast
@@ -55,8 +57,10 @@ from .rules import (
     words_pattern,
 )
 from .script_names import find_mixed_script_tokens, find_script_names
-from .source_process import SourceProcess
+from .source_process import SourceProcess, SourceProcessError, batch_parts
 from .sources import add_cased_persons, load_source, source_entities
+
+logger = logging.getLogger("spacy_textsan")
 
 #: Use the host pipeline's own ``doc.ents`` as a source (no second model).
 DOC_ENTS = "doc.ents"
@@ -214,18 +218,23 @@ class PrivacyNER(Pipe):
         self.batch_size = batch_size
         self._sources: dict[str, Language] = {}
         self._remote: SourceProcess | None = None
-        self.use_source_process(source_process)
+        #: parts sent ahead by :meth:`prefetch`: (texts, detection copies, tickets)
+        self._prefetched: deque[tuple[list[str], list[NormalisedText], dict[str, int]]] = deque()
+        # the process loads its sources while the pipeline loads the other components
+        self.use_source_process(source_process, wait=False)
 
-    def use_source_process(self, enabled: bool = True) -> None:
+    def use_source_process(self, enabled: bool = True, wait: bool = True) -> None:
         """Run the source pipelines in a process of their own
         (:mod:`.source_process`: their NER runs while this process applies
         the rules, and a service uses two cores), or here (``False``). The
-        process starts now, and its sources are loaded before this returns."""
+        process starts now, and its sources are loaded before this returns
+        (``wait=False``: before the first document is read; a source that
+        cannot be loaded raises there)."""
         external = [n for n in self.source_names if n != DOC_ENTS]
         if enabled and external:
             if self._remote is None:
                 self._remote = SourceProcess(external)
-            self._remote.start()
+            self._remote.start(wait=wait)
             self._sources = {}
         else:
             if self._remote is not None:
@@ -276,8 +285,9 @@ class PrivacyNER(Pipe):
         process reads the next part."""
         jobs: list[tuple[list[Doc], list[NormalisedText], dict[str, int]]] = []
         try:
-            for k in range(0, len(batch), self.REMOTE_PART):
-                part = batch[k : k + self.REMOTE_PART]
+            jobs = self._take_prefetched(batch)
+            for start, end in batch_parts(len(batch), self.REMOTE_PART) if not jobs else ():
+                part = batch[start:end]
                 norms = [self.detection_copy(doc) for doc in part]
                 jobs.append((part, norms, self._submit_sources(norms)))
             while jobs:
@@ -292,9 +302,47 @@ class PrivacyNER(Pipe):
             if jobs and self._remote is not None:  # a failure or a consumer that stopped early
                 self._remote.cancel([t for _, _, tickets in jobs for t in tickets.values()])
 
+    def prefetch(self, texts: Sequence[str]) -> None:
+        """Send ``texts`` to the source process now, ahead of the batch of
+        documents made of them, whose :meth:`pipe` then takes these answers: a
+        runner that knows its next texts lets the NER read them while this
+        process finishes the batch at hand. Nothing without a source process;
+        never raises (a process that cannot start fails the batch, which fails
+        closed)."""
+        if self._remote is None:
+            return
+        try:
+            for start, end in batch_parts(len(texts), self.REMOTE_PART):
+                norms = [self._detection_text(t) for t in texts[start:end]]
+                self._prefetched.append((list(texts[start:end]), norms, self._submit_sources(norms)))
+        except SourceProcessError as e:
+            logger.warning("privacy_ner could not send texts ahead: %s", e)
+
+    def _take_prefetched(self, batch: list[Doc]) -> list[tuple[list[Doc], list[NormalisedText], dict[str, int]]]:
+        """The prefetched parts that hold the texts of ``batch``, in order; none
+        (and every prefetched answer dropped) when they are other texts."""
+        jobs, i = [], 0
+        while self._prefetched and i < len(batch):
+            texts, norms, tickets = self._prefetched[0]
+            part = batch[i : i + len(texts)]
+            if [doc_text(doc) for doc in part] != texts:
+                break
+            jobs.append((part, norms, self._prefetched.popleft()[2]))
+            i += len(texts)
+        if i < len(batch) or not jobs:
+            dropped = [t for _, _, tickets in jobs for t in tickets.values()]
+            dropped += [t for _, _, tickets in self._prefetched for t in tickets.values()]
+            self._prefetched.clear()
+            if dropped and self._remote is not None:
+                self._remote.cancel(dropped)
+            return []
+        return jobs
+
     def detection_copy(self, doc: Doc) -> NormalisedText:
         """The text that detectors read (:mod:`.normalize`); offsets map back."""
-        text = doc_text(doc)
+        return self._detection_text(doc_text(doc))
+
+    def _detection_text(self, text: str) -> NormalisedText:
         return normalise(text) if self.normalize else NormalisedText(text, text)
 
     # -- detection -------------------------------------------------------------

@@ -45,6 +45,34 @@ Entities = list[tuple[int, int, str]]
 _HEADER = struct.Struct("!Q")
 
 
+def batch_parts(n: int, size: int = 4) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each part of a batch of ``n`` documents sent
+    to the source process: parts of ``size`` documents, but the first and
+    the last of one document, then two. The first part's entities come back
+    soon (the pipeline waits for them before anything else), and the last
+    part's documents are few (the process waits for the next batch while the
+    pipeline finishes them)."""
+    sizes = []
+    left = n
+    for head in (1, 2):
+        if left > 0:
+            sizes.append(min(head, left))
+            left -= sizes[-1]
+    tail = []
+    for last in (2, 1):
+        if left > size:
+            tail.append(last)
+            left -= last
+    while left > 0:
+        sizes.append(min(size, left))
+        left -= sizes[-1]
+    bounds, start = [], 0
+    for part in sizes + tail:
+        bounds.append((start, start + part))
+        start += part
+    return bounds
+
+
 class SourceProcessError(RuntimeError):
     """The NER process failed to answer (died, timed out, or raised)."""
 
@@ -136,6 +164,7 @@ class SourceProcess:
         self._done: dict[int, tuple[str, Any]] = {}  # answers read for other callers
         self._cancelled: set[int] = set()
         self._children = 0  # children started
+        self._ready = False  # the running child answered that its sources are loaded
 
     @property
     def restarts(self) -> int:
@@ -152,11 +181,16 @@ class SourceProcess:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None and self.alive else None
 
-    def start(self) -> None:
+    def start(self, wait: bool = True) -> None:
         """Start the child (if it is not running) and wait until its sources
-        are loaded; :class:`SourceProcessError` if they cannot be."""
+        are loaded; :class:`SourceProcessError` if they cannot be. With
+        ``wait=False`` it loads them while the caller goes on (a pipeline
+        loads its other components meanwhile); the next :meth:`start` or
+        :meth:`result` waits for them and raises that error."""
         with self._lock:
             if self.alive:
+                if wait:
+                    self._wait_ready_locked()
                 return
             self._stop_locked()
             env = dict(os.environ)
@@ -181,10 +215,22 @@ class SourceProcess:
             self._done.clear()
             self._cancelled.clear()
             self._first = self._next
-            _, status, payload = self._get_locked(0, time.monotonic() + self.start_timeout_s)
-            if status != "ready":
-                self._stop_locked()
-                raise SourceProcessError(f"the NER process could not load {self.names}: {payload}")
+            self._ready = False
+            if wait:
+                self._wait_ready_locked()
+
+    def _wait_ready_locked(self) -> None:
+        if self._ready:
+            return
+        _, status, payload = self._get_locked(0, time.monotonic() + self.start_timeout_s)
+        self._check_ready(status, payload)
+
+    def _check_ready(self, status: str, payload: Any) -> None:
+        """The child's first answer: its sources loaded, or why not."""
+        if status != "ready":
+            self._stop_locked()
+            raise SourceProcessError(f"the NER process could not load {self.names}: {payload}")
+        self._ready = True
 
     def close(self) -> None:
         """End the child (it finishes the request at hand)."""
@@ -277,6 +323,9 @@ class SourceProcess:
             got, status, payload = answer
             if got == ticket:
                 return got, status, payload
+            if got == 0:  # a child started without waiting: its sources are loaded, or not
+                self._check_ready(status, payload)
+                continue
             if got in self._cancelled:
                 self._cancelled.discard(got)
             else:

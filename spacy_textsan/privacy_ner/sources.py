@@ -10,6 +10,8 @@ import spacy
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 
+from ..tokenizer import linear_tokenizer
+
 _SOURCE_CACHE: dict[str, Language] = {}
 
 #: Texts longer than this go through a source NER in pieces (memory and time stay
@@ -85,5 +87,7 @@ def load_source(name: str) -> Language:
         for pipe_name in nlp.pipe_names:
             if pipe_name not in needed:
                 nlp.disable_pipe(pipe_name)
+        # the same tokens, but a long run without spaces costs linear time (spacy_textsan.tokenizer)
+        nlp.tokenizer = linear_tokenizer(nlp.tokenizer)
         _SOURCE_CACHE[name] = nlp
     return _SOURCE_CACHE[name]

@@ -120,15 +120,22 @@ def find_phrases(text: str) -> list[Phrase]:
     return sorted(found, key=lambda p: p.start)
 
 
+#: answers of wordfreq kept by wordfreq itself (see :func:`english_count`)
+WORDFREQ_CACHE = 16_384
+
+
 @lru_cache(maxsize=8192)
 def english_count(term: str, n_records: int, lang: str = "en", doc_tokens: int = DOCUMENT_TOKENS) -> float:
     """How many of ``n_records`` ordinary English documents of ``doc_tokens``
     words would contain ``term``: ``n * (1 - (1 - f) ** doc_tokens)`` with
     ``f`` its wordfreq frequency (a multi-word term's frequency is wordfreq's
     estimate for the phrase). 0.0 for a term wordfreq does not know."""
-    from wordfreq import word_frequency  # loads its frequency lists on first use
+    import wordfreq  # loads its frequency lists on first use
 
-    freq = word_frequency(term, lang)
+    # wordfreq caches 100,000 answers before it clears them: tens of MB that a service
+    # filled over hours of new names; a smaller cache keeps its memory flat
+    wordfreq.CACHE_SIZE = min(wordfreq.CACHE_SIZE, WORDFREQ_CACHE)
+    freq = wordfreq.word_frequency(term, lang)
     if freq <= 0.0:
         return 0.0
     return n_records * -math.expm1(doc_tokens * math.log1p(-min(freq, 0.5)))

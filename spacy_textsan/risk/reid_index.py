@@ -79,7 +79,12 @@ def _stemmer():
     return Stemmer.Stemmer("english")
 
 
-@lru_cache(maxsize=262_144)
+#: words whose index term is kept (a service's memory stays flat over any number of
+#: new names; the words that recur stay cached)
+WORD_CACHE = 16_384
+
+
+@lru_cache(maxsize=WORD_CACHE)
 def _fold(word: str) -> str:
     """Lower case without accents (``Ödön`` -> ``odon``)."""
     word = word.casefold()
@@ -88,7 +93,7 @@ def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
-@lru_cache(maxsize=262_144)
+@lru_cache(maxsize=WORD_CACHE)
 def _term(word: str) -> str | None:
     """The index term of a word, or None for a stop word or a lone letter."""
     folded = _fold(word)

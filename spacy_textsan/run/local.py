@@ -3,6 +3,7 @@ that raises is retried document by document, a document that raises or runs
 out of time is masked whole, redacted or stops the run (``on_error``)."""
 
 import logging
+import os
 import signal
 import threading
 from collections.abc import Iterable, Iterator
@@ -26,6 +27,63 @@ ON_ERROR = ("mask-all", "skip", "fail")
 #: component of another package that only scores or decides says so with an
 #: attribute ``textsan_skippable = True``.
 SKIPPABLE_STAGES = ("risk", "decide")
+
+
+#: Where the source NER of the detectors runs (``ner_process``): ``on`` in a
+#: process of its own beside the pipeline, ``off`` in this process, ``auto``
+#: on when it pays (:func:`wants_ner_process`).
+NER_PROCESS = ("auto", "on", "off")
+
+#: ``auto``: inputs shorter than this (characters, or bytes of the input
+#: files) run in this process: the NER process takes a few seconds to start.
+NER_PROCESS_MIN_CHARS = 100_000
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def wants_ner_process(mode: str, *, n_process: int = 1, n_chars: int | None = None) -> bool:
+    """Whether the source NER runs in a process of its own (see
+    :data:`NER_PROCESS`). ``auto`` says yes with two CPUs or more, one
+    pipeline process (``n_process``), and an input of at least
+    :data:`NER_PROCESS_MIN_CHARS` (``n_chars``; None: unknown, long)."""
+    if mode not in NER_PROCESS:
+        raise ValueError(f"ner_process must be one of {', '.join(NER_PROCESS)}, not {mode!r}")
+    if mode == "on" and n_process != 1:
+        raise ValueError("a NER process works with one pipeline process (n_process=1)")
+    if mode != "auto":
+        return mode == "on"
+    return n_process == 1 and usable_cpus() >= 2 and (n_chars is None or n_chars >= NER_PROCESS_MIN_CHARS)
+
+
+@contextmanager
+def ner_process(nlp: Language, enabled: bool = True) -> Iterator[int]:
+    """While the block runs, the detectors of ``nlp`` that can
+    (``use_source_process``: privacy_ner) run their source NER in a process
+    of their own: their NER reads the next documents while this process
+    applies the rules and the rest of the pipeline, so a run takes about the
+    time of the NER alone on two cores (a detector built with
+    ``source_process = true`` has its process already). Yields how many
+    detectors run their NER in a process; the processes end with the block
+    (a later call starts them again)."""
+    running = []
+    if enabled:
+        for _, proc in nlp.pipeline:
+            if hasattr(proc, "use_source_process"):
+                proc.use_source_process(True)  # started (or waited for, if it is loading) here
+                process = getattr(proc, "source_process", None)
+                if process is not None:
+                    running.append(process)
+    try:
+        yield len(running)
+    finally:
+        for process in running:
+            process.close()
 
 
 class SanitizationError(RuntimeError):
@@ -124,16 +182,28 @@ def sanitize_texts(
     it = iter(texts)
     chunk_size = max(1, batch_size) * max(1, n_process)
     budget = timeout_s if n_process == 1 else None
-    while True:
-        chunk = list(islice(it, chunk_size))
-        if not chunk:
-            return
+    # detectors whose NER runs in a process of its own read one chunk ahead
+    ahead = [p for _, p in nlp.pipeline if getattr(p, "source_process", None) is not None] if n_process == 1 else []
+    chunk = list(islice(it, chunk_size))
+    _prefetch(ahead, chunk)
+    while chunk:
+        following = list(islice(it, chunk_size))
+        _prefetch(ahead, following)
         # The strings of a chunk's documents are dropped with them (spaCy's memory
         # zone), so a run of millions of rows does not grow the vocabulary for ever;
         # a DocResult holds plain Python values only. Docs kept need their strings.
         with nlp.memory_zone() if not keep_docs else nullcontext():
             results = _sanitize_chunk(nlp, chunk, spans_key, batch_size, n_process, keep_docs, on_error, budget)
         yield from results
+        chunk = following
+
+
+def _prefetch(detectors: list, texts: list[str]) -> None:
+    """The texts of the next chunk to the NER process of each detector
+    (privacy_ner's ``prefetch``): it reads them while this chunk ends."""
+    for detector in detectors:
+        if texts and hasattr(detector, "prefetch"):
+            detector.prefetch(texts)
 
 
 def _sanitize_chunk(
