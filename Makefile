@@ -35,10 +35,10 @@ chromium:
 	@test -x /usr/bin/chromium || (apt-get update -q && apt-get install -y -q chromium) || \
 		echo "chromium not installed: the browser tests will be skipped"
 
-# ruff (lint + format check) and mypy on the package; settings in pyproject.toml
+# ruff (lint + format check) and mypy on the package and its tests; settings in pyproject.toml
 lint: $(STAMP)
-	$(VENV)/bin/ruff check spacy_textsan
-	$(VENV)/bin/ruff format --check spacy_textsan
+	$(VENV)/bin/ruff check spacy_textsan tests
+	$(VENV)/bin/ruff format --check spacy_textsan tests
 	$(VENV)/bin/mypy
 
 test-slow: $(STAMP)

@@ -1,4 +1,5 @@
 """The textsan command line, end to end, on hand-written fixtures."""
+
 import json
 from html.parser import HTMLParser
 from pathlib import Path
@@ -27,12 +28,15 @@ def test_sanitize_txt(tmp_path):
     src.write_text("Dear Mr Ada Lee, your case 48213/09 of 2 May 2001. Lee, call 0312 555 12 34.\n")
     res = run("sanitize", src, "--out", tmp_path / "out", "--pipeline", RULES)
     assert res.exit_code == 0, res.output
-    assert (tmp_path / "out" / "letter.txt").read_text() == \
-        "Dear [PERSON 1], your case [CODE 1] of [DATETIME 1]. [PERSON 1], call [CODE 2].\n"
+    assert (
+        tmp_path / "out" / "letter.txt"
+    ).read_text() == "Dear [PERSON 1], your case [CODE 1] of [DATETIME 1]. [PERSON 1], call [CODE 2].\n"
     report = list(srsly.read_jsonl(tmp_path / "out.report" / "report.jsonl"))
     assert len(report) == 1 and report[0]["status"] == "ok" and report[0]["n_masked"] == 5
     assert [(s["text"], s["entity_id"], s["reasons"]) for s in report[0]["spans"]][:2] == [
-        ("Mr Ada Lee", "PERSON-1", ["policy:mask_all"]), ("48213/09", "CODE-1", ["policy:mask_all"])]
+        ("Mr Ada Lee", "PERSON-1", ["policy:mask_all"]),
+        ("48213/09", "CODE-1", ["policy:mask_all"]),
+    ]
 
 
 def test_sanitize_tab_json_writes_the_tab_contract(tmp_path):
@@ -48,10 +52,15 @@ def test_sanitize_tab_json_writes_the_tab_contract(tmp_path):
     predictions = srsly.read_json(reports / "predictions.json")
     reread = parse_tab(predictions)
     assert [(m.text, m.entity_type, m.entity_id, m.identifier_type) for m in reread[0].annotations["textsan"]] == [
-        ("Mr Galip Yalman", "PERSON", "PERSON-1", "QUASI"), ("1961", "DATETIME", "DATETIME-1", "QUASI"),
-        ("Yalman", "PERSON", "PERSON-1", "QUASI")]
+        ("Mr Galip Yalman", "PERSON", "PERSON-1", "QUASI"),
+        ("1961", "DATETIME", "DATETIME-1", "QUASI"),
+        ("Yalman", "PERSON", "PERSON-1", "QUASI"),
+    ]
     assert list(srsly.read_jsonl(tmp_path / "sanitized.jsonl")) == [
-        {"doc_id": "case-1", "text": "The applicant, [PERSON 1], was born in [DATETIME 1] in Ankara. [PERSON 1] is Turkish."},
+        {
+            "doc_id": "case-1",
+            "text": "The applicant, [PERSON 1], was born in [DATETIME 1] in Ankara. [PERSON 1] is Turkish.",
+        },
         {"doc_id": "case-2", "text": "Application no. [CODE 1] was lodged on [DATETIME 1]."},
     ]
 
@@ -69,25 +78,36 @@ def test_evaluate_masked_file_gives_hand_computed_metrics(tmp_path):
     assert m["recall_quasi"] == pytest.approx(4 / 5)
     assert m["mention_recall"] == pytest.approx(5 / 6)
     assert m["er_di"] == 1.0
-    assert m["er_qi"] == pytest.approx(2 / 3)       # Ankara's entity is not masked
-    assert m["precision"] == 1.0                    # all 10 masked tokens are gold DIRECT/QUASI
+    assert m["er_qi"] == pytest.approx(2 / 3)  # Ankara's entity is not masked
+    assert m["precision"] == 1.0  # all 10 masked tokens are gold DIRECT/QUASI
     assert m["per_type_recall"]["LOC"] == 0.0
     assert m["weighted_precision"] is None
     # weighted precision: add the false positive "The" (case-1 [0, 3]); each token weighs -log P(word)
     from spacy_textsan.risk.lm_backends import WordfreqBackend
+
     masked_fp = tmp_path / "masked_fp.json"
     srsly.write_json(masked_fp, {"case-1": [[0, 3], [15, 30], [44, 48], [60, 66]], "case-2": [[16, 24], [39, 52]]})
-    weighted = run("evaluate", FIX / "tab_small.json", "--masked", masked_fp, "--weights", "wordfreq",
-                   "--output", tmp_path / "w.json")
+    weighted = run(
+        "evaluate",
+        FIX / "tab_small.json",
+        "--masked",
+        masked_fp,
+        "--weights",
+        "wordfreq",
+        "--output",
+        tmp_path / "w.json",
+    )
     assert weighted.exit_code == 0, weighted.output
     w = srsly.read_json(tmp_path / "w.json")["metrics"]
     assert w["precision"] == pytest.approx(10 / 11)
     backend = WordfreqBackend()
-    weight = {t: -backend.span_logprobs(t, [(0, len(t))])[0]
-              for t in ["The", "Mr", "Galip", "Yalman", "1961", "48213", "09", "14", "March", "2009"]}
+    weight = {
+        t: -backend.span_logprobs(t, [(0, len(t))])[0]
+        for t in ["The", "Mr", "Galip", "Yalman", "1961", "48213", "09", "14", "March", "2009"]
+    }
     true = sum(weight[t] for t in ["Mr", "Galip", "Yalman", "1961", "Yalman", "48213", "09", "14", "March", "2009"])
     assert w["weighted_precision"] == pytest.approx(true / (true + weight["The"]))
-    assert w["weighted_precision"] > w["precision"]   # "The" carries little information
+    assert w["weighted_precision"] > w["precision"]  # "The" carries little information
 
 
 def test_evaluate_runs_a_pipeline(tmp_path):
@@ -104,15 +124,25 @@ def test_sanitize_csv_keeps_rows_and_other_columns(tmp_path):
     assert res.exit_code == 0, res.output
     assert (tmp_path / "notes.csv").read_text() == (
         "id,note,ward\n"
-        "1,\"[PERSON 1], born [DATETIME 1], called [CODE 1].\",north\n"
-        "2,\"No identifiers, just a \"\"quoted\"\" remark\non two lines.\",south\n"
+        '1,"[PERSON 1], born [DATETIME 1], called [CODE 1].",north\n'
+        '2,"No identifiers, just a ""quoted"" remark\non two lines.",south\n'
         "3,[PERSON 1] paid [QUANTITY 1] on [DATETIME 1].,east\n"
     )
 
 
 def test_sanitize_jsonl_field(tmp_path):
-    res = run("sanitize", FIX / "notes.jsonl", "--field", "text", "--out", tmp_path, "--pipeline", RULES,
-              "--mask-format", "***")
+    res = run(
+        "sanitize",
+        FIX / "notes.jsonl",
+        "--field",
+        "text",
+        "--out",
+        tmp_path,
+        "--pipeline",
+        RULES,
+        "--mask-format",
+        "***",
+    )
     assert res.exit_code == 0, res.output
     assert list(srsly.read_jsonl(tmp_path / "notes.jsonl")) == [
         {"id": "a", "text": "*** wrote on ***.", "lang": "en"},
@@ -125,8 +155,20 @@ def test_patterns_allow_and_deny_lists(tmp_path):
     src.write_text("Patient PX-77 of Dr Ada Lee at St Olav ward, EUR 300.")
     (tmp_path / "deny.txt").write_text("# wards\nLOC\tSt Olav\n")
     (tmp_path / "allow.txt").write_text("EUR 300\n")
-    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--pattern", r"CODE=PX-\d+",
-              "--deny-list", tmp_path / "deny.txt", "--allow-list", tmp_path / "allow.txt")
+    res = run(
+        "sanitize",
+        src,
+        "--out",
+        tmp_path / "o",
+        "--pipeline",
+        RULES,
+        "--pattern",
+        r"CODE=PX-\d+",
+        "--deny-list",
+        tmp_path / "deny.txt",
+        "--allow-list",
+        tmp_path / "allow.txt",
+    )
     assert res.exit_code == 0, res.output
     assert (tmp_path / "o" / "t.txt").read_text() == "Patient [CODE 1] of [PERSON 1] at [LOC 1] ward, EUR 300."
     bad = run("sanitize", src, "--out", tmp_path / "o", "--pattern", "NAME=x")
@@ -149,14 +191,17 @@ def make_explode(nlp, name):
         if "BOOM" in doc.text:
             raise RuntimeError("component crashed")
         return doc
+
     return explode
 
 
 def _rules_with(tmp_path, factory: str, after: str) -> Path:
     """The rules-only pipeline with the component ``factory`` inserted after ``after``."""
     cfg = tmp_path / f"{factory}.cfg"
-    cfg.write_text(Path(RULES).read_text().replace(f'"{after}"', f'"{after}","{factory}"', 1)
-                   + f'\n[components.{factory}]\nfactory = "{factory}"\n')
+    cfg.write_text(
+        Path(RULES).read_text().replace(f'"{after}"', f'"{after}","{factory}"', 1)
+        + f'\n[components.{factory}]\nfactory = "{factory}"\n'
+    )
     return cfg
 
 
@@ -174,11 +219,13 @@ def test_a_crashing_component_fails_closed(tmp_path):
     assert [r["status"] for r in report] == ["ok", "failed", "ok"]
     # the detector-level crash also breaks the mask-all fallback: the redaction notice
     assert report[1]["errors"] == [
-        "RuntimeError: component crashed; fallback (mask every candidate) failed: RuntimeError: component crashed"]
+        "RuntimeError: component crashed; fallback (mask every candidate) failed: RuntimeError: component crashed"
+    ]
 
 
 class _RiskThatCrashes:
     """A risk measure that raises on "BOOM" and hangs on "HANG" (fault injection)."""
+
     textsan_skippable = True
 
     def __call__(self, doc):
@@ -186,6 +233,7 @@ class _RiskThatCrashes:
             raise MemoryError("risk measure ran out of memory")
         if "HANG" in doc.text:
             import time
+
             time.sleep(5)
         return doc
 
@@ -198,24 +246,32 @@ def make_risk_crash(nlp, name):
 def _crash_cfg(tmp_path):
     cfg = _rules_with(tmp_path, "test_risk_crash", "privacy_ner")
     src = tmp_path / "rows.jsonl"
-    src.write_text('{"text": "Mr Ada Lee is fine."}\n{"text": "Mr Bo Chan says BOOM on 2 May 2001."}\n'
-                   '{"text": "Mr Cy Dunn says HANG."}\n')
+    src.write_text(
+        '{"text": "Mr Ada Lee is fine."}\n{"text": "Mr Bo Chan says BOOM on 2 May 2001."}\n'
+        '{"text": "Mr Cy Dunn says HANG."}\n'
+    )
     return cfg, src
 
 
 def test_on_error_mask_all_masks_every_candidate_and_reports(tmp_path):
     cfg, src = _crash_cfg(tmp_path)
-    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", cfg, "--doc-timeout", "0.5",
-              "--batch-size", "1")
+    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", cfg, "--doc-timeout", "0.5", "--batch-size", "1")
     assert res.exit_code == 2, res.output
     assert [r["text"] for r in srsly.read_jsonl(tmp_path / "o" / "rows.jsonl")] == [
-        "[PERSON 1] is fine.", "[PERSON 1] says BOOM on [DATETIME 1].", "[PERSON 1] says HANG."]
+        "[PERSON 1] is fine.",
+        "[PERSON 1] says BOOM on [DATETIME 1].",
+        "[PERSON 1] says HANG.",
+    ]
     report = list(srsly.read_jsonl(tmp_path / "o.report" / "report.jsonl"))
     assert [r["status"] for r in report] == ["ok", "fallback", "fallback"]
-    assert report[1]["errors"] == ["MemoryError: risk measure ran out of memory",
-                                   "fallback: every candidate span masked"]
-    assert report[2]["errors"] == ["DocumentTimeout: time budget of 0.5s exceeded",
-                                   "fallback: every candidate span masked"]
+    assert report[1]["errors"] == [
+        "MemoryError: risk measure ran out of memory",
+        "fallback: every candidate span masked",
+    ]
+    assert report[2]["errors"] == [
+        "DocumentTimeout: time budget of 0.5s exceeded",
+        "fallback: every candidate span masked",
+    ]
     assert all(s["masked"] for r in report for s in r["spans"])
     summary = " ".join(res.output.split())
     assert "3 documents in" in summary and "1 ok, 0 degraded, 2 fallback, 0 failed" in summary
@@ -223,16 +279,19 @@ def test_on_error_mask_all_masks_every_candidate_and_reports(tmp_path):
 
 def test_on_error_skip_and_fail(tmp_path):
     cfg, src = _crash_cfg(tmp_path)
-    res = run("sanitize", src, "--out", tmp_path / "s", "--pipeline", cfg, "--on-error", "skip",
-              "--doc-timeout", "0.5")
+    res = run("sanitize", src, "--out", tmp_path / "s", "--pipeline", cfg, "--on-error", "skip", "--doc-timeout", "0.5")
     assert res.exit_code == 2
     assert [r["text"] for r in srsly.read_jsonl(tmp_path / "s" / "rows.jsonl")] == [
-        "[PERSON 1] is fine.", FAILED_TEXT, FAILED_TEXT]
-    res = run("sanitize", src, "--out", tmp_path / "f", "--pipeline", cfg, "--on-error", "fail",
-              "--doc-timeout", "0.5")
+        "[PERSON 1] is fine.",
+        FAILED_TEXT,
+        FAILED_TEXT,
+    ]
+    res = run("sanitize", src, "--out", tmp_path / "f", "--pipeline", cfg, "--on-error", "fail", "--doc-timeout", "0.5")
     assert res.exit_code == 1
-    assert "rows.jsonl: a document could not be sanitized (MemoryError: risk measure ran out of memory); " \
-           "--on-error fail: nothing written" in " ".join(res.output.split())
+    assert (
+        "rows.jsonl: a document could not be sanitized (MemoryError: risk measure ran out of memory); "
+        "--on-error fail: nothing written" in " ".join(res.output.split())
+    )
     assert not (tmp_path / "f").exists()
     bad = run("sanitize", src, "--out", tmp_path / "x", "--on-error", "ignore")  # a bad option: 1, like bad input
     assert bad.exit_code == 1 and not (tmp_path / "x").exists()
@@ -308,25 +367,51 @@ def test_default_pipeline_on_the_bundled_sample(tmp_path, model_available):
     res = run("sanitize", sample, "--out", tmp_path)
     assert res.exit_code == 0, res.output
     out = (tmp_path / "sample.txt").read_text()
-    for secret in ("Yalman", "Galip", "48213/09", "14 March 2009", "Korkmaz", "galip.yalman@example.org",
-                   "+90 312 555 14 27", "2004/1187", "12,500"):
+    for secret in (
+        "Yalman",
+        "Galip",
+        "48213/09",
+        "14 March 2009",
+        "Korkmaz",
+        "galip.yalman@example.org",
+        "+90 312 555 14 27",
+        "2004/1187",
+        "12,500",
+    ):
         assert secret not in out
     # every mention of the applicant gets the same replacement
     assert out.count("[PERSON 1]") == 3
-    assert "Article 34 of the Convention" in out    # legal provisions stay readable
+    assert "Article 34 of the Convention" in out  # legal provisions stay readable
 
 
 def test_same_output_with_several_processes_and_on_rerun(tmp_path):
-    args = ["sanitize", FIX / "tab_small.json", FIX / "notes.csv", "--column", "note", "--pipeline", RULES,
-            "--batch-size", "1"]
+    args = [
+        "sanitize",
+        FIX / "tab_small.json",
+        FIX / "notes.csv",
+        "--column",
+        "note",
+        "--pipeline",
+        RULES,
+        "--batch-size",
+        "1",
+    ]
     assert run(*args, "--out", tmp_path / "a").exit_code == 0
     assert run(*args, "--out", tmp_path / "b", "--n-process", "2").exit_code == 0
     assert run(*args, "--out", tmp_path / "c").exit_code == 0
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["notes.csv", "sanitized.jsonl"]
     assert sorted(p.name for p in (tmp_path / "a.report").iterdir()) == [
-        "masked_spans.json", "predictions.json", "report.jsonl"]
-    for name in ("notes.csv", "sanitized.jsonl", "../a.report/masked_spans.json", "../a.report/predictions.json",
-                 "../a.report/report.jsonl"):
+        "masked_spans.json",
+        "predictions.json",
+        "report.jsonl",
+    ]
+    for name in (
+        "notes.csv",
+        "sanitized.jsonl",
+        "../a.report/masked_spans.json",
+        "../a.report/predictions.json",
+        "../a.report/report.jsonl",
+    ):
         a = (tmp_path / "a" / name).read_bytes()
         b, c = (name.replace("a.report", x + ".report") for x in "bc")
         assert a == (tmp_path / "b" / b).read_bytes() == (tmp_path / "c" / c).read_bytes(), name

@@ -1,5 +1,6 @@
-from spacy_textsan.privacy_ner.combine import Candidate, combine, intersect, resolve_overlaps, union
 import pytest
+
+from spacy_textsan.privacy_ner.combine import Candidate, combine, intersect, resolve_overlaps, union
 
 A = [Candidate(0, 10, "PERSON", "a"), Candidate(20, 30, "ORG", "a")]
 B = [Candidate(5, 15, "LOC", "b"), Candidate(22, 25, "ORG", "b"), Candidate(40, 45, "DEM", "b")]
@@ -26,11 +27,11 @@ def test_combine_rejects_unknown_mode():
 def test_resolve_overlaps_priority_then_length_then_rules():
     cands = [
         Candidate(0, 20, "ORG", "ner:x:ORG", 1),
-        Candidate(5, 12, "CODE", "rule:application_number", 2),   # higher priority wins over longer
+        Candidate(5, 12, "CODE", "rule:application_number", 2),  # higher priority wins over longer
         Candidate(30, 40, "CODE", "ner:x:CARDINAL", 1),
-        Candidate(30, 40, "DATETIME", "rule:date_numeric", 1),     # same length: the rule wins
+        Candidate(30, 40, "DATETIME", "rule:date_numeric", 1),  # same length: the rule wins
         Candidate(50, 60, "LOC", "ner:x:GPE", 1),
-        Candidate(50, 55, "LOC", "ner:x:GPE", 1),                  # shorter loses
-        Candidate(70, 70, "LOC", "empty", 1),                      # empty dropped
+        Candidate(50, 55, "LOC", "ner:x:GPE", 1),  # shorter loses
+        Candidate(70, 70, "LOC", "empty", 1),  # empty dropped
     ]
     assert resolve_overlaps(cands) == [cands[1], cands[3], cands[4]]

@@ -1,4 +1,5 @@
 """Wikidata dump importer: small dumps written by the tests (plain, gzip, bz2)."""
+
 import bz2
 import gzip
 import io
@@ -15,15 +16,23 @@ from spacy_textsan.gazetteer.dump_importer import import_dump, keep_closure
 from spacy_textsan.gazetteer.dump_reader import DumpFormatError, chain_step, claim_targets, iter_dump_entities
 from spacy_textsan.gazetteer.kb import GazetteerKB
 
-KEEP = {"Q28640": "DEM", "Q486972": "LOC", "Q6256": "LOC"}   # profession, human settlement, country
+KEEP = {"Q28640": "DEM", "Q486972": "LOC", "Q6256": "LOC"}  # profession, human settlement, country
 
 
 def claim(target, rank="normal"):
     num = int(target[1:])
-    return {"mainsnak": {"snaktype": "value", "property": "P",
-                         "datavalue": {"value": {"entity-type": "item", "numeric-id": num, "id": target},
-                                       "type": "wikibase-entityid"}},
-            "type": "statement", "rank": rank}
+    return {
+        "mainsnak": {
+            "snaktype": "value",
+            "property": "P",
+            "datavalue": {
+                "value": {"entity-type": "item", "numeric-id": num, "id": target},
+                "type": "wikibase-entityid",
+            },
+        },
+        "type": "statement",
+        "rank": rank,
+    }
 
 
 def item(qid, label=None, *, lang="en", aliases=(), description="", **claims):
@@ -41,11 +50,21 @@ def item(qid, label=None, *, lang="en", aliases=(), description="", **claims):
 
 
 ENTITIES = [
-    item("Q62", "Earth"),                                          # before its referrer: a third pass
-    {"type": "property", "id": "P31", "datatype": "wikibase-item",
-     "labels": {"en": {"language": "en", "value": "instance of"}}},
-    item("Q1", "drummer", aliases=["drum player"], description="percussionist who plays drums",
-         P31=["Q28640"], P279=["Q2"]),
+    item("Q62", "Earth"),  # before its referrer: a third pass
+    {
+        "type": "property",
+        "id": "P31",
+        "datatype": "wikibase-item",
+        "labels": {"en": {"language": "en", "value": "instance of"}},
+    },
+    item(
+        "Q1",
+        "drummer",
+        aliases=["drum player"],
+        description="percussionist who plays drums",
+        P31=["Q28640"],
+        P279=["Q2"],
+    ),
     item("Q2", "percussionist", P31=["Q28640"], P279=["Q3"]),
     item("Q3", "musician", P31=["Q28640"], P279=["Q4"]),
     item("Q4", "performer", P279=["Q215627"]),
@@ -53,14 +72,20 @@ ENTITIES = [
     item("Q28640", "profession", P279=["Q12737077"]),
     item("Q12737077", "occupation"),
     item("Q486972", "human settlement", P279=["Q60"]),
-    item("Q60", "geographic location", P361=["Q62"]),             # only "part of"
+    item("Q60", "geographic location", P361=["Q62"]),  # only "part of"
     item("Q515", "city", P31=["Q7"], P279=["Q486972"]),
-    item("Q50", "national capital", P279=["Q515"]),              # kept transitively
-    item("Q585", "Oslo", aliases=["Christiania"], description="capital of Norway",
-         P31=["Q515", ("Q50", "preferred")], P361=["Q20"]),
+    item("Q50", "national capital", P279=["Q515"]),  # kept transitively
+    item(
+        "Q585",
+        "Oslo",
+        aliases=["Christiania"],
+        description="capital of Norway",
+        P31=["Q515", ("Q50", "preferred")],
+        P361=["Q20"],
+    ),
     item("Q64", "Berlin", aliases=["Berlin, Germany"], P31=[("Q6256", "deprecated"), "Q515"]),
     item("Q6256", "country", P279=["Q63"]),
-    item("Q63", "entité politique", lang="fr"),                   # no English label
+    item("Q63", "entité politique", lang="fr"),  # no English label
     item("Q20", "Norway", P31=["Q6256"]),
     {"type": "lexeme", "id": "L1", "lemmas": {"en": {"language": "en", "value": "drum"}}},
     item("Q900", "cycle A", P279=["Q901", "Q486972"]),
@@ -72,14 +97,18 @@ ENTITIES = [
     item("Q851", "Trondheim", lang="mul", P31=["Q515"]),
 ]
 
-EXPECTED = {   # id: (label, type, aliases, chain)
+EXPECTED = {  # id: (label, type, aliases, chain)
     "Q1": ("drummer", "DEM", ["drum player"], ["percussionist", "musician", "performer", "person"]),
     "Q2": ("percussionist", "DEM", [], ["musician", "performer", "person"]),
     "Q3": ("musician", "DEM", [], ["performer", "person"]),
     "Q515": ("city", "LOC", [], ["human settlement", "geographic location", "Earth"]),
     "Q50": ("national capital", "LOC", [], ["city", "human settlement", "geographic location", "Earth"]),
-    "Q585": ("Oslo", "LOC", ["Christiania"],
-             ["national capital", "city", "human settlement", "geographic location", "Earth"]),
+    "Q585": (
+        "Oslo",
+        "LOC",
+        ["Christiania"],
+        ["national capital", "city", "human settlement", "geographic location", "Earth"],
+    ),
     "Q64": ("Berlin", "LOC", ["Berlin, Germany"], ["city", "human settlement", "geographic location", "Earth"]),
     "Q20": ("Norway", "LOC", [], ["country", "Q63"]),
     "Q900": ("cycle A", "LOC", [], ["cycle B"]),
@@ -115,7 +144,7 @@ def test_import_exact_entries(tmp_path, name):
     dump = write_dump(tmp_path / name, ENTITIES)
     kb, stats = import_dump(dump, keep_classes=set(KEEP), class_types=KEEP, progress=False)
     assert summary(kb) == EXPECTED
-    assert list(summary(kb)) == list(EXPECTED)          # dump order
+    assert list(summary(kb)) == list(EXPECTED)  # dump order
     drummer = kb.get("Q1")
     assert drummer.source == "wikidata-dump" and drummer.description == "percussionist who plays drums"
     assert kb.get("Q585").description == "capital of Norway"
@@ -123,8 +152,8 @@ def test_import_exact_entries(tmp_path, name):
     assert stats["read"] == len(ENTITIES) == 26
     assert stats["skipped"] == 2 and stats["items"] == 24 and stats["malformed"] == 0
     assert stats["kept"] == 12 and stats["no_label"] == 1
-    assert stats["passes"] == 3                          # Earth comes before "geographic location"
-    assert stats["kept_classes"] == 7                    # 3 keep + city, national capital, cycle A/B
+    assert stats["passes"] == 3  # Earth comes before "geographic location"
+    assert stats["kept_classes"] == 7  # 3 keep + city, national capital, cycle A/B
     assert stats["by_type"] == {"LOC": 9, "ORG": 0, "DEM": 3, "MISC": 0}
 
 
@@ -141,16 +170,22 @@ def test_max_chain_and_literal_order(tmp_path):
     kb, _ = import_dump(dump, class_types=KEEP, max_chain=0, progress=False)
     assert all(e.chain == [] for e in kb.entries)
     kb, _ = import_dump(dump, class_types=KEEP, prefer_subclass=False, progress=False)
-    assert kb.get("Q1").chain == ["profession", "occupation"]          # P31 first at every node
-    assert kb.get("Q515").chain == ["Q7"]                               # city P31 Q7: not in the dump
+    assert kb.get("Q1").chain == ["profession", "occupation"]  # P31 first at every node
+    assert kb.get("Q515").chain == ["Q7"]  # city P31 Q7: not in the dump
 
 
 def test_direct_only_and_untyped_keep_class(tmp_path):
     dump = write_dump(tmp_path / "d.json", ENTITIES)
-    kb, stats = import_dump(dump, keep_classes={"Q486972", "Q28640"}, class_types={"Q28640": "DEM"},
-                            transitive=False, progress=False)
+    kb, stats = import_dump(
+        dump, keep_classes={"Q486972", "Q28640"}, class_types={"Q28640": "DEM"}, transitive=False, progress=False
+    )
     assert {e.id: e.tab_type for e in kb.entries} == {
-        "Q1": "DEM", "Q2": "DEM", "Q3": "DEM", "Q515": "MISC", "Q900": "MISC"}
+        "Q1": "DEM",
+        "Q2": "DEM",
+        "Q3": "DEM",
+        "Q515": "MISC",
+        "Q900": "MISC",
+    }
     with pytest.raises(ValueError, match="not one of"):
         import_dump(dump, class_types={"Q5": "PERSON"}, progress=False)
     with pytest.raises(ValueError, match="class id"):
@@ -183,7 +218,7 @@ def test_iter_tolerates_framing_and_jsonl(tmp_path):
 @pytest.mark.parametrize("name", ["bad.json", "bad.json.bz2"])
 def test_malformed_line_names_file_and_line(tmp_path, name):
     dump = write_dump(tmp_path / name, ENTITIES, extra_lines=['{"type": "item", "id": "Q77", "labels": {'])
-    bad_line = len(ENTITIES) + 2                         # "[" is line 1
+    bad_line = len(ENTITIES) + 2  # "[" is line 1
     with pytest.raises(DumpFormatError) as err:
         list(iter_dump_entities(dump))
     assert err.value.line == bad_line and err.value.path == str(dump)
@@ -207,7 +242,7 @@ def test_non_object_lines(tmp_path):
 
 def test_progress_bar_counts_bytes_on_a_tty(tmp_path, monkeypatch):
     dump = write_dump(tmp_path / "d.json.gz", ENTITIES)
-    list(iter_dump_entities(dump, progress=True))            # not a TTY under pytest: no bar, no error
+    list(iter_dump_entities(dump, progress=True))  # not a TTY under pytest: no bar, no error
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -226,8 +261,17 @@ def test_progress_bar_counts_bytes_on_a_tty(tmp_path, monkeypatch):
 def _filler(start, n, *, kept=False):
     """Items that are not kept (instances of an unknown class), or kept cities."""
     target = "Q515" if kept else "Q5"
-    return [item(f"Q{start + i}", f"filler {i}", aliases=[f"alias {i}"], description="some item " * 5,
-                 P31=[target], P361=[f"Q{start + i + 1}"]) for i in range(n)]
+    return [
+        item(
+            f"Q{start + i}",
+            f"filler {i}",
+            aliases=[f"alias {i}"],
+            description="some item " * 5,
+            P31=[target],
+            P361=[f"Q{start + i + 1}"],
+        )
+        for i in range(n)
+    ]
 
 
 def _peak(dump):
@@ -240,10 +284,10 @@ def _peak(dump):
 
 
 def test_memory_flat_in_the_number_of_items_not_kept(tmp_path):
-    small = write_dump(tmp_path / "small.json.gz", ENTITIES + _filler(10 ** 6, 200))
-    big = write_dump(tmp_path / "big.json.gz", ENTITIES + _filler(10 ** 6, 2000))
-    kept = write_dump(tmp_path / "kept.json.gz", ENTITIES + _filler(10 ** 6, 2000, kept=True))
-    _peak(write_dump(tmp_path / "warm.json.gz", ENTITIES))   # first-call allocations (caches) out of the way
+    small = write_dump(tmp_path / "small.json.gz", ENTITIES + _filler(10**6, 200))
+    big = write_dump(tmp_path / "big.json.gz", ENTITIES + _filler(10**6, 2000))
+    kept = write_dump(tmp_path / "kept.json.gz", ENTITIES + _filler(10**6, 2000, kept=True))
+    _peak(write_dump(tmp_path / "warm.json.gz", ENTITIES))  # first-call allocations (caches) out of the way
     peak_small, s_small = _peak(small)
     peak_big, s_big = _peak(big)
     peak_kept, s_kept = _peak(kept)
@@ -290,9 +334,9 @@ def test_cli_default_preset_and_errors(tmp_path):
     assert result.exit_code == 1 and f"{dump}:{len(ENTITIES) + 2}:" in result.output
     result = runner.invoke(app, ["import-dump", str(dump), str(out), "--on-error", "skip", "--no-progress"])
     assert result.exit_code == 0, result.output
-    kb = GazetteerKB.from_disk(out)   # preset: profession (DEM), human settlement and country (LOC), ...
+    kb = GazetteerKB.from_disk(out)  # preset: profession (DEM), human settlement and country (LOC), ...
     assert kb.get("Q1").tab_type == "DEM" and kb.get("Q585").tab_type == "LOC"
-    assert len(kb) == 13 and kb.get("Q28640").chain == ["occupation"]   # profession: subclass of occupation
+    assert len(kb) == 13 and kb.get("Q28640").chain == ["occupation"]  # profession: subclass of occupation
     assert runner.invoke(app, ["import-dump", str(dump), str(out), "--type", "Q5=PERSON"]).exit_code == 1
     assert runner.invoke(app, ["import-dump", str(dump), str(out), "--keep", "city"]).exit_code == 1
     assert runner.invoke(app, ["import-dump", str(tmp_path / "nope.json"), str(out)]).exit_code == 1

@@ -14,11 +14,18 @@ def test_exact_casefolded_surname_and_initials():
         ("G. Yalman", "PERSON"),
         ("GALIP YALMAN", "PERSON"),
         ("Baysal", "PERSON"),
-        ("Ayşe Yalman", "PERSON"),   # another Yalman: not linked to Galip (given name differs)
-        ("A. Yalman", "PERSON"),     # initial of Ayşe
+        ("Ayşe Yalman", "PERSON"),  # another Yalman: not linked to Galip (given name differs)
+        ("A. Yalman", "PERSON"),  # initial of Ayşe
     ]
     assert assign_entity_ids(mentions) == [
-        "PERSON-1", "PERSON-2", "PERSON-1", "PERSON-1", "PERSON-1", "PERSON-2", "PERSON-3", "PERSON-3",
+        "PERSON-1",
+        "PERSON-2",
+        "PERSON-1",
+        "PERSON-1",
+        "PERSON-1",
+        "PERSON-2",
+        "PERSON-3",
+        "PERSON-3",
     ]
 
 
@@ -38,7 +45,14 @@ def test_fuzzy_match_but_exact_only_for_codes_and_dates():
         ("6 May 1992", "DATETIME"),
     ]
     assert assign_entity_ids(mentions) == [
-        "ORG-1", "ORG-1", "ORG-2", "CODE-1", "CODE-2", "CODE-1", "DATETIME-1", "DATETIME-2",
+        "ORG-1",
+        "ORG-1",
+        "ORG-2",
+        "CODE-1",
+        "CODE-2",
+        "CODE-1",
+        "DATETIME-1",
+        "DATETIME-2",
     ]
     # a strict threshold separates the near-duplicate
     assert assign_entity_ids(mentions[:2], fuzzy_threshold=99.5) == ["ORG-1", "ORG-2"]

@@ -79,7 +79,9 @@ def test_complete_pipeline_reads_the_stages_of_the_components():
     # a detector and a decision are there: only the generalizer is added
     assert nlp.pipe_names == ["privacy_ner", "test_decides_itself", "generalizer"]
     assert [stage_of(proc) for _, proc in nlp.pipeline] == ["detect", "decide", "render"]
-    assert nlp(TEXT)._.sanitized_text == "[PERSON 1] lodged application no. [CODE 1] on 2 May 2001. [PERSON 1] was heard."
+    assert (
+        nlp(TEXT)._.sanitized_text == "[PERSON 1] lodged application no. [CODE 1] on 2 May 2001. [PERSON 1] was heard."
+    )
     blank = complete_pipeline(spacy.blank("en"))
     assert blank.pipe_names == ["privacy_ner", "mask_all", "generalizer"]
 

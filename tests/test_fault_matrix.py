@@ -5,22 +5,22 @@ Every case ends with every candidate that the failing service was to assess
 masked, an error line in the report,
 exit status 3 (completed, with components failing closed) and within the
 timeout budget. `benchmarks/fault_cases.py` times each case for the README."""
+
 import time
 from pathlib import Path
 
 import pytest
 import srsly
 from typer.testing import CliRunner
-
-from spacy_textsan.cli import app
-from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
 from web_server import SearchServer, free_port
 from wikidata_server import WikidataServer
 
+from spacy_textsan.cli import app
+from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
+
 TEXT = "Mr Ada Lee, a drummer from Trondheim, studied at NTNU."
 FAST = "timeout_s = 0.3\nmax_retries = 1\nbackoff_s = 0.01\nmin_interval_s = 0.0\n"
-WEB_MODES = ("hang", "close", "429", "500", "503", "truncated", "short_body", "wrong_shape", "html",
-             "not_listening")
+WEB_MODES = ("hang", "close", "429", "500", "503", "truncated", "short_body", "wrong_shape", "html", "not_listening")
 WIKIDATA_MODES = ("hang", "429", "500", "503", "truncated", "html", "wrong_shape", "api_error", "not_listening")
 #: a fault may cost the client two attempts of 0.3 s per request, a few requests per document
 BUDGET_S = 6.0
@@ -28,8 +28,9 @@ BUDGET_S = 6.0
 
 def write_config(base: Path, wikidata_url: str, sparql_url: str, search_url: str) -> Path:
     kb = base / "kb"
-    GazetteerKB([KBEntry("wn:1-n", "drummer", "DEM", ["drummers"], ["percussionist", "musician"],
-                           "wordnet-3.0")]).to_disk(kb)
+    GazetteerKB(
+        [KBEntry("wn:1-n", "drummer", "DEM", ["drummers"], ["percussionist", "musician"], "wordnet-3.0")]
+    ).to_disk(kb)
     cfg = base / "faults.cfg"
     cfg.write_text(f"""
 [nlp]
@@ -84,8 +85,9 @@ def run_case(base: Path, service: str, mode: str):
             search_url = dead if mode == "not_listening" else search_url
             search.always = None if mode == "not_listening" else mode
         elif service == "wikidata":
-            api_url, sparql_url = (f"{dead}/w/api.php", f"{dead}/sparql") if mode == "not_listening" \
-                else (api_url, sparql_url)
+            api_url, sparql_url = (
+                (f"{dead}/w/api.php", f"{dead}/sparql") if mode == "not_listening" else (api_url, sparql_url)
+            )
             wikidata.always = None if mode == "not_listening" else mode
         base.mkdir(parents=True, exist_ok=True)
         src = base / "in.txt"

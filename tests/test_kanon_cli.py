@@ -1,4 +1,5 @@
 """``textsan kanon build`` through typer's CliRunner (no model needed)."""
+
 from pathlib import Path
 
 import srsly
@@ -26,12 +27,25 @@ def run(*args):
 
 
 def test_build_from_jsonl_records(tmp_path):
-    res = run(tmp_path / "idx", "--records", FIX / "people.jsonl",
-              "--field", "city", "--field", "birth_year", "--field", "occupation")
+    res = run(
+        tmp_path / "idx",
+        "--records",
+        FIX / "people.jsonl",
+        "--field",
+        "city",
+        "--field",
+        "birth_year",
+        "--field",
+        "occupation",
+    )
     assert res.exit_code == 0, res.output
     assert "records" in res.output and "terms" in res.output
     assert srsly.read_json(tmp_path / "idx" / "meta.json") == {
-        "version": 1, "n_records": 4, "n_terms": 7, "normalise": True}
+        "version": 1,
+        "n_records": 4,
+        "n_terms": 7,
+        "normalise": True,
+    }
     idx = InvertedIndex.from_disk(tmp_path / "idx")
     assert [idx.count(t) for t in ["Ankara", "1961", "teacher", "1970"]] == [3, 3, 2, 1]
 

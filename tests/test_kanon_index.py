@@ -1,9 +1,11 @@
-"""The inverted index and Algorithm 1 of seed 002 on small hand-checked data."""
+"""The inverted index and Algorithm 1 of Papadopoulou et al. 2022b on small hand-checked data."""
+
 import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pyroaring import BitMap
 
 from spacy_textsan.io import InputError
@@ -42,24 +44,27 @@ def index():
 # -- normalisation -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("  Mr.  Galip   YALMAN ", "galip yalman"),
-    ("Dr Ada Lee", "ada lee"),
-    ("Prof. Dr. Ada Lee", "ada lee"),
-    ("the Ankara Bar.", "ankara bar"),
-    ("An Post", "post"),
-    ("(1961)", "1961"),
-    ("“Ankara”", "ankara"),
-    ("O’Brien", "o'brien"),
-    ("Straße", "strasse"),
-    ("ＡＢＣ", "abc"),
-    ("Dr", "dr"),              # a title alone is kept
-    ("The", "the"),
-    ("J.S. Bach.", "j.s. bach"),
-    ("48213/09", "48213/09"),
-    ("—", ""),
-    ("Mr.\n\tLee", "lee"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("  Mr.  Galip   YALMAN ", "galip yalman"),
+        ("Dr Ada Lee", "ada lee"),
+        ("Prof. Dr. Ada Lee", "ada lee"),
+        ("the Ankara Bar.", "ankara bar"),
+        ("An Post", "post"),
+        ("(1961)", "1961"),
+        ("“Ankara”", "ankara"),
+        ("O’Brien", "o'brien"),
+        ("Straße", "strasse"),
+        ("ＡＢＣ", "abc"),
+        ("Dr", "dr"),  # a title alone is kept
+        ("The", "the"),
+        ("J.S. Bach.", "j.s. bach"),
+        ("48213/09", "48213/09"),
+        ("—", ""),
+        ("Mr.\n\tLee", "lee"),
+    ],
+)
 def test_normalise_term(text, expected):
     assert normalise_term(text) == expected
     assert normalise_term(text, "PERSON") == expected  # label does not change the key
@@ -86,8 +91,8 @@ def test_counts_and_postings(index):
 
 
 def test_intersection_count(index):
-    assert index.intersection_count(["ankara", "1961"]) == 3           # {0,1,5}
-    assert index.intersection_count(["ankara", "1970"]) == 1           # {2}
+    assert index.intersection_count(["ankara", "1961"]) == 3  # {0,1,5}
+    assert index.intersection_count(["ankara", "1970"]) == 1  # {2}
     assert index.intersection_count(["1961", "1970"]) == 0
     assert index.intersection_count(["ankara", "1961", "teacher"]) == 1  # {0}
     assert index.intersection_count(["ankara", "1961", "lawyer"]) == 2  # {1,5}
@@ -124,6 +129,7 @@ def test_bytes_round_trip(index):
 def test_disk_round_trip(index, tmp_path):
     index.to_disk(tmp_path / "idx")
     import srsly
+
     meta = srsly.read_json(tmp_path / "idx" / "meta.json")
     assert meta == {"version": 1, "n_records": 6, "n_terms": 8, "normalise": True}
     copy = InvertedIndex.from_disk(tmp_path / "idx")
@@ -147,8 +153,12 @@ def test_bad_serialized_index(tmp_path):
 def test_risky_terms(index):
     assert risky_terms(DOC, index, k=2) == ["galip yalman"]
     # izmir and 1970 have 2 postings; an unknown term has 0
-    assert risky_terms(DOC + ["izmir", "Paris", "galip yalman"], index, k=3) == \
-        ["galip yalman", "1970", "izmir", "Paris"]
+    assert risky_terms(DOC + ["izmir", "Paris", "galip yalman"], index, k=3) == [
+        "galip yalman",
+        "1970",
+        "izmir",
+        "Paris",
+    ]
     assert risky_terms(DOC, index, k=1) == []
 
 
@@ -211,7 +221,7 @@ def test_terms_to_mask_greedy_ties_by_term():
 def test_terms_to_mask_masks_everything_when_needed():
     idx = InvertedIndex.from_records([["x", "y"], ["x"], ["y"]])
     assert terms_to_mask(["x", "y"], idx, k=3) == ["x", "y"]  # both alone < 3
-    assert terms_to_mask(["x", "y"], idx, k=2) == ["x"]        # x+y = {0}: tie -> x
+    assert terms_to_mask(["x", "y"], idx, k=2) == ["x"]  # x+y = {0}: tie -> x
 
 
 def test_terms_to_mask_random_is_seeded(index):
@@ -256,13 +266,16 @@ def test_read_records_jsonl():
     assert [idx.count(t) for t in ["ankara", "1961", "teacher", "judge", "izmir"]] == [3, 3, 2, 1, 1]
 
 
-@pytest.mark.parametrize("name,fields,message", [
-    ("bad_json.jsonl", ["city"], "bad_json.jsonl:3: invalid JSON"),
-    ("bad_object.jsonl", ["city"], "bad_object.jsonl:2: expected a JSON object"),
-    ("bad_value.jsonl", ["city"], "bad_value.jsonl:3: field 'city' holds an object"),
-    ("people.jsonl", ["town"], "people.jsonl: no record has any of the fields 'town'"),
-    ("people.jsonl", ["unused"], "people.jsonl:4: field 'unused' holds an object"),
-])
+@pytest.mark.parametrize(
+    "name,fields,message",
+    [
+        ("bad_json.jsonl", ["city"], "bad_json.jsonl:3: invalid JSON"),
+        ("bad_object.jsonl", ["city"], "bad_object.jsonl:2: expected a JSON object"),
+        ("bad_value.jsonl", ["city"], "bad_value.jsonl:3: field 'city' holds an object"),
+        ("people.jsonl", ["town"], "people.jsonl: no record has any of the fields 'town'"),
+        ("people.jsonl", ["unused"], "people.jsonl:4: field 'unused' holds an object"),
+    ],
+)
 def test_read_records_jsonl_errors(name, fields, message):
     with pytest.raises(InputError) as info:
         index_from_records_file(FIX / name, fields)

@@ -1,4 +1,5 @@
 """The kanon_risk component on hand-built Docs (no model needed)."""
+
 import random
 
 import pytest
@@ -23,12 +24,14 @@ RECORDS = [
 
 TEXT = "Galip Yalman, a teacher from Ankara, was born in 1961. Yalman moved in 1970."
 #        text            label       entity id     term           postings  risk
-SPANS = [("Galip Yalman", "PERSON", "PERSON-1"),   # galip yalman   1        1.0
-         ("teacher", "DEM", "DEM-1"),              # teacher        3        1/3
-         ("Ankara", "LOC", "LOC-1"),               # ankara         4        0.25
-         ("1961", "DATETIME", "DATETIME-1"),       # 1961           4        0.25
-         ("Yalman", "PERSON", "PERSON-1"),         # yalman         1        1.0
-         ("1970", "DATETIME", "DATETIME-2")]       # 1970           2        0.5
+SPANS = [
+    ("Galip Yalman", "PERSON", "PERSON-1"),  # galip yalman   1        1.0
+    ("teacher", "DEM", "DEM-1"),  # teacher        3        1/3
+    ("Ankara", "LOC", "LOC-1"),  # ankara         4        0.25
+    ("1961", "DATETIME", "DATETIME-1"),  # 1961           4        0.25
+    ("Yalman", "PERSON", "PERSON-1"),  # yalman         1        1.0
+    ("1970", "DATETIME", "DATETIME-2"),
+]  # 1970           2        0.5
 
 
 def off(text, start=0):
@@ -36,15 +39,14 @@ def off(text, start=0):
     return [i, i + len(text)]
 
 
-GALIP, TEACHER, ANKARA, Y1961, Y1970 = (off("Galip Yalman"), off("teacher"), off("Ankara"),
-                                        off("1961"), off("1970"))
+GALIP, TEACHER, ANKARA, Y1961, Y1970 = (off("Galip Yalman"), off("teacher"), off("Ankara"), off("1961"), off("1970"))
 YALMAN = off("Yalman", 10)
 
 
 def make_doc(nlp, text=TEXT, spans=SPANS, entity_ids=True) -> Doc:
     doc = nlp.make_doc(text)
     group, start = [], 0
-    for span_text, label, eid in spans:
+    for span_text, label, _eid in spans:
         i = text.index(span_text, start)
         span = doc.char_span(i, i + len(span_text), label=label)
         group.append(span)
@@ -77,8 +79,11 @@ def test_optimizer_sets_and_scores(index):
     nlp = pipeline(index)
     doc = nlp(make_doc(nlp))
     assert risks(doc) == [
-        ("Galip Yalman", {"kanon": 1.0}), ("teacher", {"kanon": pytest.approx(1 / 3)}),
-        ("Ankara", {"kanon": 0.25}), ("1961", {"kanon": 0.25}), ("Yalman", {"kanon": 1.0}),
+        ("Galip Yalman", {"kanon": 1.0}),
+        ("teacher", {"kanon": pytest.approx(1 / 3)}),
+        ("Ankara", {"kanon": 0.25}),
+        ("1961", {"kanon": 0.25}),
+        ("Yalman", {"kanon": 1.0}),
         ("1970", {"kanon": 0.5}),
     ]
     # PERSON-1 is risky alone (both mentions have 1 posting; the first is its
@@ -96,7 +101,11 @@ def test_optimizer_arity3_and_k3(index):
     nlp = pipeline(index, max_arity=3)
     doc = nlp(make_doc(nlp))
     assert [s["spans"] for s in doc._.risky_sets] == [
-        [GALIP], [TEACHER, Y1970], [ANKARA, Y1970], [TEACHER, ANKARA, Y1961]]  # {0}
+        [GALIP],
+        [TEACHER, Y1970],
+        [ANKARA, Y1970],
+        [TEACHER, ANKARA, Y1961],
+    ]  # {0}
     assert doc._.risky_sets[-1]["reason"] == "'teacher' + 'ankara' + '1961' shared by 1 < 2 records"
     # k=3: 1970 (2 postings) is risky alone; teacher+ankara {0,2} = 2 < 3,
     # teacher+1961 {0,3} = 2 < 3; ankara+1961 {0,1,5} = 3 is fine
@@ -120,7 +129,8 @@ def test_entity_uses_its_most_specific_mention(index):
     spans = [("Ankara", "LOC", "LOC-1"), ("Ankara Capital", "LOC", "LOC-1")]
     doc = nlp(make_doc(nlp, "Ankara is in Ankara Capital.", spans))
     assert doc._.risky_sets == [
-        {"measure": "kanon", "spans": [[13, 27]], "reason": "'ankara capital' appears in 0 < 2 records"}]
+        {"measure": "kanon", "spans": [[13, 27]], "reason": "'ankara capital' appears in 0 < 2 records"}
+    ]
     assert risks(doc) == [("Ankara", {"kanon": 0.25}), ("Ankara Capital", {"kanon": 1.0})]
 
 
@@ -131,8 +141,11 @@ def test_greedy_and_random_selection(index):
     # alone; first breach teacher+1970 -> 1970 (2 < 3 postings); then done
     assert doc._.risky_sets == [
         {"measure": "kanon", "spans": [GALIP], "reason": "'galip yalman' appears in 1 < 2 records"},
-        {"measure": "kanon", "spans": [Y1970],
-         "reason": "greedy choice from 'teacher' + '1970' shared by 1 < 2 records"},
+        {
+            "measure": "kanon",
+            "spans": [Y1970],
+            "reason": "greedy choice from 'teacher' + '1970' shared by 1 < 2 records",
+        },
     ]
     assert risks(doc)[1] == ("teacher", {"kanon": pytest.approx(1 / 3)})
     # random, seed 1: random.Random(1).choice(['teacher', '1970']) == 'teacher',
@@ -142,18 +155,22 @@ def test_greedy_and_random_selection(index):
     nlp = pipeline(index, selection="random", seed=1)
     doc = nlp(make_doc(nlp))
     assert [(s["spans"], s["reason"].split(" from ")[0]) for s in doc._.risky_sets] == [
-        ([GALIP], "'galip yalman' appears in 1 < 2 records"), ([TEACHER], "random choice"),
-        ([ANKARA], "random choice")]
+        ([GALIP], "'galip yalman' appears in 1 < 2 records"),
+        ([TEACHER], "random choice"),
+        ([ANKARA], "random choice"),
+    ]
 
 
 def test_no_index_fails_closed():
     nlp = pipeline(None)
     doc = nlp(make_doc(nlp))
     assert doc._.sanitize_errors == [
-        "kanon_risk: no index (set index_path or call initialize); every candidate treated as risky"]
+        "kanon_risk: no index (set index_path or call initialize); every candidate treated as risky"
+    ]
     assert doc._.risky_sets == [
         {"measure": "kanon", "spans": [span], "reason": "no index (fail closed)"}
-        for span in [GALIP, TEACHER, ANKARA, Y1961, Y1970]]
+        for span in [GALIP, TEACHER, ANKARA, Y1961, Y1970]
+    ]
     assert all(r == {"kanon": 1.0} for _, r in risks(doc))
 
 
@@ -172,14 +189,16 @@ def test_budget_exhausted_fails_closed(index, selection):
     nlp = pipeline(index, selection=selection, max_combinations=1)
     doc = nlp(make_doc(nlp))
     assert doc._.sanitize_errors == [
-        "kanon_risk: combination budget of 1 exhausted; entities not found risky so far treated as risky"]
+        "kanon_risk: combination budget of 1 exhausted; entities not found risky so far treated as risky"
+    ]
     sets = doc._.risky_sets
     assert sets[0] == {"measure": "kanon", "spans": [GALIP], "reason": "'galip yalman' appears in 1 < 2 records"}
     # teacher+ankara (2 records) was the one combination evaluated: nothing
     # found, every other entity is masked
     assert sets[1:] == [
         {"measure": "kanon", "spans": [span], "reason": "combination budget exhausted (fail closed)"}
-        for span in [TEACHER, ANKARA, Y1961, Y1970]]
+        for span in [TEACHER, ANKARA, Y1961, Y1970]
+    ]
 
 
 def test_exception_fails_closed(index, monkeypatch):
@@ -199,7 +218,8 @@ def test_exclude_labels_and_empty_doc(index):
     nlp = pipeline(index, exclude_labels=["DATETIME"])
     doc = nlp(make_doc(nlp))
     assert doc._.risky_sets == [
-        {"measure": "kanon", "spans": [GALIP], "reason": "'galip yalman' appears in 1 < 2 records"}]
+        {"measure": "kanon", "spans": [GALIP], "reason": "'galip yalman' appears in 1 < 2 records"}
+    ]
     assert [r for t, r in risks(doc) if t in ("1961", "1970")] == [None, None]
     doc = nlp("No candidates here.")
     assert doc._.risky_sets is None and doc._.sanitize_errors is None
@@ -223,10 +243,21 @@ def test_default_config():
     nlp = spacy.blank("en")
     nlp.add_pipe("kanon_risk")
     cfg = dict(nlp.config["components"]["kanon_risk"])
-    assert cfg == {"factory": "kanon_risk", "k": 5, "max_arity": 2, "selection": "optimizer", "seed": 0,
-                   "max_combinations": 100_000, "spans_key": "textsan", "index_path": None,
-                   "exclude_labels": [], "background": False, "phrases": False, "english_prior": False,
-                   "rare_words": False}
+    assert cfg == {
+        "factory": "kanon_risk",
+        "k": 5,
+        "max_arity": 2,
+        "selection": "optimizer",
+        "seed": 0,
+        "max_combinations": 100_000,
+        "spans_key": "textsan",
+        "index_path": None,
+        "exclude_labels": [],
+        "background": False,
+        "phrases": False,
+        "english_prior": False,
+        "rare_words": False,
+    }
 
 
 def test_index_path_and_initialize(index, tmp_path):
@@ -260,8 +291,10 @@ def test_nlp_to_disk_and_spacy_load(index, tmp_path):
 
 def test_index_from_docs(index):
     nlp = spacy.blank("en")
-    docs = [make_doc(nlp), make_doc(nlp, "Mr Galip Yalman lives in Ankara.",
-                                    [("Mr Galip Yalman", "PERSON", "P"), ("Ankara", "LOC", "L")])]
+    docs = [
+        make_doc(nlp),
+        make_doc(nlp, "Mr Galip Yalman lives in Ankara.", [("Mr Galip Yalman", "PERSON", "P"), ("Ankara", "LOC", "L")]),
+    ]
     assert doc_terms(docs[0]) == ["galip yalman", "teacher", "ankara", "1961", "yalman", "1970"]
     idx = index_from_docs(docs)
     assert (idx.n_records, len(idx)) == (2, 6)
@@ -272,7 +305,8 @@ def test_index_from_docs(index):
     # (PERSON-1: 'galip yalman' is in both records, 'yalman' only in this one)
     assert doc._.risky_sets[:2] == [
         {"measure": "kanon", "spans": [YALMAN], "reason": "'yalman' appears in 1 < 2 records"},
-        {"measure": "kanon", "spans": [TEACHER], "reason": "'teacher' appears in 1 < 2 records"}]
+        {"measure": "kanon", "spans": [TEACHER], "reason": "'teacher' appears in 1 < 2 records"},
+    ]
     assert index_from_docs(docs, exclude_labels=["DATETIME"]).count("1970") == 0
 
 
@@ -299,4 +333,7 @@ def test_after_privacy_ner(rules_nlp):
         {"measure": "kanon", "spans": [[27, 38]], "reason": "'c. demir' appears in 1 < 3 records"},
     ]
     assert [(s.text, s._.risk) for s in doc.spans["textsan"]] == [
-        ("Mr Ada Lee", {"kanon": 1.0}), ("1961", {"kanon": pytest.approx(1 / 3)}), ("Dr C. Demir", {"kanon": 1.0})]
+        ("Mr Ada Lee", {"kanon": 1.0}),
+        ("1961", {"kanon": pytest.approx(1 / 3)}),
+        ("Dr C. Demir", {"kanon": 1.0}),
+    ]

@@ -46,7 +46,7 @@ GRAPH = {name: imports_of(name) for name in MODULES}
 
 
 def third_party_imports(name: str) -> set[str]:
-    out = set()
+    out: set[str] = set()
     for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             out.update(a.name.split(".")[0] for a in node.names)

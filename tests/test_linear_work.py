@@ -3,6 +3,7 @@ a paragraph naming the same people, repeated twice as often, costs at most
 about twice the Python function calls (a deterministic measure of work, not
 a timing). Issue 26: a per-mention loop over all reasons of an entity made
 mask_optimizer quadratic (4,004,000 calls of add_reason for 1,000 repetitions)."""
+
 import cProfile
 import pstats
 

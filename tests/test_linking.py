@@ -1,31 +1,39 @@
 """link_surface: exact -> contained -> fuzzy -> live -> none, with a small hand-made KB."""
+
 import random
 import string
 import time
 
 import pytest
 from rapidfuzz.distance import Levenshtein
+from wikidata_server import wikidata_server  # noqa: F401  (fixture)
 
 from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
 from spacy_textsan.gazetteer.linking import (
-    FuzzyIndex, LinkResult, find_contained, fuzzy_index, link_surface, word_boundaries,
+    FuzzyIndex,
+    LinkResult,
+    find_contained,
+    fuzzy_index,
+    link_surface,
+    word_boundaries,
 )
 from spacy_textsan.gazetteer.wikidata_client import WikidataClient
-from wikidata_server import wikidata_server  # noqa: F401  (fixture)
 
 
 @pytest.fixture
 def kb():
-    return GazetteerKB([
-        KBEntry("Q20", "Norway", "LOC", aliases=["Kingdom of Norway"], chain=["country"]),
-        KBEntry("geo:oslo", "Oslo", "LOC", chain=["national capital", "city"]),
-        KBEntry("org:odc", "Oslo District Court", "ORG", chain=["district court", "court"]),
-        KBEntry("Q2", "Stavanger Cathedral", "MISC", chain=["cathedral", "church building"]),
-        KBEntry("wn:drummer", "drummer", "DEM", aliases=["drummers"], chain=["percussionist", "musician"]),
-        KBEntry("wn:eu", "EU", "ORG"),
-        KBEntry("geo:bergen", "Bergen", "LOC"),
-        KBEntry("geo:molde", "Molde", "LOC"),
-    ])
+    return GazetteerKB(
+        [
+            KBEntry("Q20", "Norway", "LOC", aliases=["Kingdom of Norway"], chain=["country"]),
+            KBEntry("geo:oslo", "Oslo", "LOC", chain=["national capital", "city"]),
+            KBEntry("org:odc", "Oslo District Court", "ORG", chain=["district court", "court"]),
+            KBEntry("Q2", "Stavanger Cathedral", "MISC", chain=["cathedral", "church building"]),
+            KBEntry("wn:drummer", "drummer", "DEM", aliases=["drummers"], chain=["percussionist", "musician"]),
+            KBEntry("wn:eu", "EU", "ORG"),
+            KBEntry("geo:bergen", "Bergen", "LOC"),
+            KBEntry("geo:molde", "Molde", "LOC"),
+        ]
+    )
 
 
 def test_exact_label_and_alias(kb):
@@ -68,8 +76,14 @@ def test_short_spans_only_link_exactly(kb):
 
 
 def test_live_lookup_none_and_failure(kb, wikidata_server):
-    wd = WikidataClient(wikidata_server.api_url, wikidata_server.sparql_url, timeout_s=0.3, max_retries=0,
-                        min_interval_s=0.0, cooldown_s=0.0)
+    wd = WikidataClient(
+        wikidata_server.api_url,
+        wikidata_server.sparql_url,
+        timeout_s=0.3,
+        max_retries=0,
+        min_interval_s=0.0,
+        cooldown_s=0.0,
+    )
     r = link_surface("NTNU", kb, client=wd)
     assert (r.entry.id, r.entry.tab_type, r.method, r.error) == ("Q11977", "ORG", "live", None)
     assert link_surface("NTNU", kb) == LinkResult(None, "none")  # no client: no live step
@@ -133,7 +147,7 @@ def test_fuzzy_sub_buckets_give_what_whole_buckets_give():
         for (t, _), (surfaces, orders, positions) in index._buckets.items():
             if tab_type is not None and t != tab_type:
                 continue
-            for surface, order, pos in zip(surfaces, orders, positions):
+            for surface, order, pos in zip(surfaces, orders, positions, strict=False):
                 d = Levenshtein.distance(norm, surface)
                 if d <= max_dist and (best is None or (d, order) < best[:2]):
                     best = (d, order, surface, pos)

@@ -1,5 +1,6 @@
 """Backends of lm_risk: wordfreq values by hand, masked-LM batching against
 a straightforward one-forward-pass-per-group reference."""
+
 import math
 import sys
 from pathlib import Path
@@ -26,8 +27,15 @@ def find(text, needle, nth=0):
     return (start, start + len(needle))
 
 
-SPANS = [find(TEXT, "Galip Yalman"), find(TEXT, "Ankara"), find(TEXT, "1961"),
-         find(TEXT, "Xyzzy"), find(TEXT, "48213/09"), find(TEXT, "lawyer"), find(TEXT, ",")]
+SPANS = [
+    find(TEXT, "Galip Yalman"),
+    find(TEXT, "Ankara"),
+    find(TEXT, "1961"),
+    find(TEXT, "Xyzzy"),
+    find(TEXT, "48213/09"),
+    find(TEXT, "lawyer"),
+    find(TEXT, ","),
+]
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +67,7 @@ def masked_sum(model, ids, positions):
 def reference_one_span(tokenizer, model, text, span):
     """Mask only the tokens of `span` (found from the offsets of the whole text)."""
     enc = tokenizer(text, return_offsets_mapping=True)
-    positions = [i for i, (s, e) in enumerate(enc["offset_mapping"])
-                 if s < e and s < span[1] and e > span[0]]
+    positions = [i for i, (s, e) in enumerate(enc["offset_mapping"]) if s < e and s < span[1] and e > span[0]]
     if not positions:
         return 0.0
     return sum(masked_sum(model, enc["input_ids"], positions).values())
@@ -71,7 +78,7 @@ def reference_from_plan(backend, model, text, spans):
     plan = backend.plan(text, spans)
     out = [0.0] * len(spans)
     for window in plan.windows:
-        ids = [2] + plan.input_ids[window.start:window.end] + [3]  # [CLS] ... [SEP]
+        ids = [2] + plan.input_ids[window.start : window.end] + [3]  # [CLS] ... [SEP]
         for group in window.groups:
             positions = {1 + t - window.start: p.span_index for p in group for t in range(p.start, p.end)}
             for position, value in masked_sum(model, ids, list(positions)).items():
@@ -147,7 +154,12 @@ def test_group_pieces():
     groups = group_pieces(pieces, min_gap=1)
     assert [[p.span_index for p in g] for g in groups] == [[0, 2], [1, 3]]
     assert [[p.span_index for p in g] for g in group_pieces(pieces, min_gap=0)] == [[0, 1, 2, 3]]
-    assert [[p.span_index for p in g] for g in group_pieces(pieces, min_gap=0, max_group_size=1)] == [[0], [1], [2], [3]]
+    assert [[p.span_index for p in g] for g in group_pieces(pieces, min_gap=0, max_group_size=1)] == [
+        [0],
+        [1],
+        [2],
+        [3],
+    ]
 
 
 def test_token_range():
@@ -197,8 +209,9 @@ def test_full_model_path_matches_head_only(model_path):
 def test_batching_few_forward_passes_and_deterministic(model_path):
     words = TEXT.split()
     texts = [" ".join(words[i:] + words[:i]) for i in range(6)]
-    items = [(t, [find(t, w) for w in ("Galip", "Yalman", "Ankara", "lawyer", "1961", "Xyzzy", "48213/09")])
-             for t in texts]
+    items = [
+        (t, [find(t, w) for w in ("Galip", "Yalman", "Ankara", "lawyer", "1961", "Xyzzy", "48213/09")]) for t in texts
+    ]
     backend = MaskedLMBackend(model_path, batch_size=8)
     first = backend.docs_span_logprobs(items)
     span_tokens = sum(backend.plan(t, s).n_span_tokens for t, s in items)
@@ -209,7 +222,7 @@ def test_batching_few_forward_passes_and_deterministic(model_path):
     assert backend.docs_span_logprobs(items) == first  # deterministic, bit for bit
     # batched across documents = one document at a time
     single = MaskedLMBackend(model_path)
-    for (text, spans), values in zip(items, first):
+    for (text, spans), values in zip(items, first, strict=False):
         assert single.span_logprobs(text, spans) == pytest.approx(values, abs=1e-5)
 
 

@@ -1,5 +1,6 @@
 """The lm_risk component: scores, risky sets, fail closed, config and
 serialisation, and the information-content weights in TAB's precision."""
+
 import math
 import sys
 from pathlib import Path
@@ -79,10 +80,16 @@ def test_default_scores_and_risky_sets(nlp):
         assert span._.info_content == pytest.approx(-expected[span.text], abs=1e-12)
         assert span._.risk == {"lm": pytest.approx(-expected[span.text], abs=1e-12)}
     assert doc._.risky_sets == [
-        {"measure": "lm", "spans": [[person.start_char, person.end_char]],
-         "reason": f"log-probability {expected['Galip Yalman']:.1f} < -12"},
-        {"measure": "lm", "spans": [[loc.start_char, loc.end_char]],
-         "reason": f"log-probability {expected['Ankara']:.1f} < -12"},
+        {
+            "measure": "lm",
+            "spans": [[person.start_char, person.end_char]],
+            "reason": f"log-probability {expected['Galip Yalman']:.1f} < -12",
+        },
+        {
+            "measure": "lm",
+            "spans": [[loc.start_char, loc.end_char]],
+            "reason": f"log-probability {expected['Ankara']:.1f} < -12",
+        },
     ]
     assert doc._.risky_sets[0]["reason"] == "log-probability -36.7 < -12"
     assert doc._.sanitize_errors is None
@@ -163,8 +170,12 @@ def test_unusable_backend_output_fails_closed(bad):
 
 def test_config_round_trip(nlp, tmp_path):
     config = nlp.config["components"]["lm_risk"]
-    assert config["backend"] == {"@misc": "spacy_textsan.wordfreq_backend.v1", "lang": "en",
-                                 "floor": 1e-8, "wordlist": "best"}
+    assert config["backend"] == {
+        "@misc": "spacy_textsan.wordfreq_backend.v1",
+        "lang": "en",
+        "floor": 1e-8,
+        "wordlist": "best",
+    }
     assert config["threshold"] == DEFAULT_THRESHOLD and config["labels"] is None
     nlp.to_disk(tmp_path / "pipeline")
     loaded = spacy.load(tmp_path / "pipeline")
@@ -175,15 +186,19 @@ def test_config_round_trip(nlp, tmp_path):
 def test_masked_lm_backend_from_config(tmp_path):
     model_path = build_tiny_mlm(tmp_path / "mlm")
     nlp = spacy.blank("en")
-    nlp.add_pipe("lm_risk", config={
-        "threshold": -3.5,
-        "backend": {"@misc": "spacy_textsan.masked_lm_backend.v1", "model_path": model_path, "batch_size": 4},
-    })
+    nlp.add_pipe(
+        "lm_risk",
+        config={
+            "threshold": -3.5,
+            "backend": {"@misc": "spacy_textsan.masked_lm_backend.v1", "model_path": model_path, "batch_size": 4},
+        },
+    )
     backend_config = nlp.config["components"]["lm_risk"]["backend"]
     assert backend_config["model_path"] == model_path and backend_config["max_group_size"] is None
     doc = nlp(make_doc(nlp))
     expected = nlp.get_pipe("lm_risk").backend.span_logprobs(
-        doc.text, [(s.start_char, s.end_char) for s in doc.spans["textsan"]])
+        doc.text, [(s.start_char, s.end_char) for s in doc.spans["textsan"]]
+    )
     assert [s._.info_content for s in doc.spans["textsan"]] == pytest.approx([-x for x in expected])
     assert len(doc._.risky_sets) == sum(x < -3.5 for x in expected) > 0
     nlp.to_disk(tmp_path / "pipeline")
@@ -194,8 +209,10 @@ def test_masked_lm_backend_from_config(tmp_path):
 
 def test_token_weighting_in_tab_weighted_precision():
     text = "Galip Yalman lives in Ankara."
-    mentions = [GoldMention(0, 12, "Galip Yalman", "PERSON", "DIRECT", "e1", "ann1"),
-                GoldMention(22, 28, "Ankara", "LOC", "NO_MASK", "e2", "ann1")]
+    mentions = [
+        GoldMention(0, 12, "Galip Yalman", "PERSON", "DIRECT", "e1", "ann1"),
+        GoldMention(22, 28, "Ankara", "LOC", "NO_MASK", "e2", "ann1"),
+    ]
     gold = [TabDocument("d1", text, annotations={"ann1": mentions})]
     masked = {"d1": [(0, 12), (22, 28)]}
     weights = token_weighting(WordfreqBackend())

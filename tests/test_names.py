@@ -1,4 +1,5 @@
 """privacy_ner.names: person-name candidates as pure functions over strings."""
+
 import gzip
 import time
 
@@ -34,10 +35,23 @@ def names(text):
 PADDING = "The applicant lodged a complaint with the public prosecutor in the city. " * 3
 
 
-@pytest.mark.parametrize("name", [
-    "محمد العلي", "王小明", "山田 太郎", "김민준", "דוד כהן", "राहुल शर्मा", "Иван Петров",
-    "Γιώργος Παπαδόπουλος", "გიორგი ბერიძე", "Արամ Պետրոսյան", "สมชาย ใจดี", "ジョン・スミス",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "محمد العلي",
+        "王小明",
+        "山田 太郎",
+        "김민준",
+        "דוד כהן",
+        "राहुल शर्मा",
+        "Иван Петров",
+        "Γιώργος Παπαδόπουλος",
+        "გიორგი ბერიძე",
+        "Արամ Պետրոսյան",
+        "สมชาย ใจดี",
+        "ジョン・スミス",
+    ],
+)
 def test_script_name_is_person(name):
     text = f"{PADDING}He met {name} in Paris."
     start = text.index(name)
@@ -74,6 +88,7 @@ def test_mostly_foreign_text_is_left_to_the_ner():
 
 # --- the lexicon -----------------------------------------------------------
 
+
 def test_lexicon_loads_fast_and_is_large():
     name_lexicon.cache_clear()
     start = time.perf_counter()
@@ -84,8 +99,25 @@ def test_lexicon_loads_fast_and_is_large():
         assert all(line.count("\t") == 1 for line in f)
 
 
-@pytest.mark.parametrize("word", ["Will", "May", "Mark", "Bill", "Rose", "Hope", "Grace", "Young",
-                                  "White", "Long", "Green", "The", "Court", "Facts"])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "Will",
+        "May",
+        "Mark",
+        "Bill",
+        "Rose",
+        "Hope",
+        "Grace",
+        "Young",
+        "White",
+        "Long",
+        "Green",
+        "The",
+        "Court",
+        "Facts",
+    ],
+)
 def test_common_words_are_not_first_names(word):
     assert not is_first_name(word)
     assert is_common_word(word)
@@ -99,19 +131,23 @@ def test_first_names(word):
 
 # --- lexicon-anchored names --------------------------------------------------
 
-@pytest.mark.parametrize("text,expected", [
-    ("SIGNED: PEDER HALVORSEN", ["PEDER HALVORSEN"]),
-    ("PATIENT: MARIA GARCIA LOPEZ, born 1970", ["MARIA GARCIA LOPEZ"]),
-    ("we spoke to peder halvorsen yesterday", ["peder halvorsen"]),
-    ("Signed by Peder\nHalvorsen", ["Peder\nHalvorsen"]),
-    ("JOHN WHITE was present", ["JOHN WHITE"]),
-    ("Maria de la Cruz arrived", ["Maria de la Cruz"]),
-    ("Mehmet Yılmaz'ın evi", ["Mehmet Yılmaz"]),
-    ("Peder Halvorsen's lawyer", ["Peder Halvorsen"]),
-    ("SIGNED: PEDER J. HALVORSEN", ["PEDER J. HALVORSEN"]),
-    ("Peder J. Halvorsen and Maria K. Lopez", ["Peder J. Halvorsen", "Maria K. Lopez"]),
-    ("Hasan Kowalczyk and Magdalena Wiśniewska", ["Hasan Kowalczyk", "Magdalena Wiśniewska"]),
-])
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("SIGNED: PEDER HALVORSEN", ["PEDER HALVORSEN"]),
+        ("PATIENT: MARIA GARCIA LOPEZ, born 1970", ["MARIA GARCIA LOPEZ"]),
+        ("we spoke to peder halvorsen yesterday", ["peder halvorsen"]),
+        ("Signed by Peder\nHalvorsen", ["Peder\nHalvorsen"]),
+        ("JOHN WHITE was present", ["JOHN WHITE"]),
+        ("Maria de la Cruz arrived", ["Maria de la Cruz"]),
+        ("Mehmet Yılmaz'ın evi", ["Mehmet Yılmaz"]),
+        ("Peder Halvorsen's lawyer", ["Peder Halvorsen"]),
+        ("SIGNED: PEDER J. HALVORSEN", ["PEDER J. HALVORSEN"]),
+        ("Peder J. Halvorsen and Maria K. Lopez", ["Peder J. Halvorsen", "Maria K. Lopez"]),
+        ("Hasan Kowalczyk and Magdalena Wiśniewska", ["Hasan Kowalczyk", "Magdalena Wiśniewska"]),
+    ],
+)
 def test_lexicon_names(text, expected):
     assert names(text) == expected
 
@@ -125,24 +161,45 @@ def test_lexicon_names_offsets_and_rules():
     ]
 
 
-@pytest.mark.parametrize("text", [
-    "THE FACTS", "PROCEDURE", "DATE OF BIRTH", "MEDICAL HISTORY", "THE CIRCUMSTANCES OF THE CASE",
-    "Will you come in May 2019?", "The White House said so.", "Mark Green and Bill White",
-    "Hope and Grace were virtues.", "Young people live long.", "In Ankara, Mehmet was arrested.",
-    "Ali Rıza Street", "Robert Bosch GmbH", "spoke to the judge yesterday", "Peder", "peder said",
-    "J. R. Halvorsen",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "THE FACTS",
+        "PROCEDURE",
+        "DATE OF BIRTH",
+        "MEDICAL HISTORY",
+        "THE CIRCUMSTANCES OF THE CASE",
+        "Will you come in May 2019?",
+        "The White House said so.",
+        "Mark Green and Bill White",
+        "Hope and Grace were virtues.",
+        "Young people live long.",
+        "In Ankara, Mehmet was arrested.",
+        "Ali Rıza Street",
+        "Robert Bosch GmbH",
+        "spoke to the judge yesterday",
+        "Peder",
+        "peder said",
+        "J. R. Halvorsen",
+    ],
+)
 def test_lexicon_negatives(text):
     assert names(text) == []
 
 
 # --- later mentions ----------------------------------------------------------
 
+
 def test_name_variants():
     assert name_variants("Mr Peder Halvorsen") == [
-        "Peder Halvorsen", "P. Halvorsen", "P Halvorsen", "Halvorsen", "Peder", "P.H."]
-    assert name_variants("Maria de la Cruz") == [
-        "Maria de la Cruz", "M. Cruz", "M Cruz", "Maria", "Cruz", "M.C."]
+        "Peder Halvorsen",
+        "P. Halvorsen",
+        "P Halvorsen",
+        "Halvorsen",
+        "Peder",
+        "P.H.",
+    ]
+    assert name_variants("Maria de la Cruz") == ["Maria de la Cruz", "M. Cruz", "M Cruz", "Maria", "Cruz", "M.C."]
     assert name_variants("Dr") == ["Dr"]
     assert name_variants("") == []
 
@@ -156,10 +213,17 @@ def test_find_name_mentions_spec_example():
 
 
 def test_find_name_mentions_forms():
-    text = ("Peder Halvorsen came. Then P. Halvorsen, P.H. and peder; Halvorsens car, "
-            "Halvorsen’s dog and Yalman'ın. PH is a unit.")
+    text = (
+        "Peder Halvorsen came. Then P. Halvorsen, P.H. and peder; Halvorsens car, "
+        "Halvorsen’s dog and Yalman'ın. PH is a unit."
+    )
     assert [t for t, _, _ in spans(text, find_name_mentions(text, [(0, 15)]))] == [
-        "P. Halvorsen", "P.H.", "peder", "Halvorsen", "Halvorsen"]
+        "P. Halvorsen",
+        "P.H.",
+        "peder",
+        "Halvorsen",
+        "Halvorsen",
+    ]
 
 
 def test_find_name_mentions_turkish_suffix_outside_span():
@@ -168,11 +232,15 @@ def test_find_name_mentions_turkish_suffix_outside_span():
 
 
 def test_common_word_variants_only_capitalised_and_not_sentence_initial():
-    text = ("Grace Smith arrived. Grace was late. By grace of God. Smith's car. Then Grace left. "
-            "SMITH agreed; GRACE too; smith too.")
+    text = (
+        "Grace Smith arrived. Grace was late. By grace of God. Smith's car. Then Grace left. "
+        "SMITH agreed; GRACE too; smith too."
+    )
     assert [(text[s:e], s) for s, e, _, _ in find_name_mentions(text, [(0, 11)])] == [
-        ("Smith", text.index("Smith's")), ("Grace", text.index("Grace left")),
-        ("SMITH", text.index("SMITH"))]  # "smith" is a common word: not lower-case
+        ("Smith", text.index("Smith's")),
+        ("Grace", text.index("Grace left")),
+        ("SMITH", text.index("SMITH")),
+    ]  # "smith" is a common word: not lower-case
 
 
 def test_stop_words_and_plain_words_are_no_variants():
@@ -186,9 +254,12 @@ def test_no_person_spans():
 
 # --- speed -------------------------------------------------------------------
 
+
 def test_large_text_is_fast():
-    chunk = ("On 3 May 2019 the applicant, PEDER HALVORSEN, met محمد العلي and Maria Garcia Lopez "
-             "at the Court. THE FACTS were disputed; we spoke to peder halvorsen. ")
+    chunk = (
+        "On 3 May 2019 the applicant, PEDER HALVORSEN, met محمد العلي and Maria Garcia Lopez "
+        "at the Court. THE FACTS were disputed; we spoke to peder halvorsen. "
+    )
     text = chunk * (500_000 // len(chunk))
     name_lexicon()
     find_script_names("x")
@@ -208,7 +279,9 @@ def test_names_on_consecutive_lines_are_separate():
 def test_short_variants_keep_their_case():
     text = "Ali Li spoke. Then Li and ALI left; li and ali are not names here."
     assert [(text[s:e], s) for s, e, _, _ in find_name_mentions(text, [(0, 6)])] == [
-        ("Li", text.index("Li and")), ("ALI", text.index("ALI"))]
+        ("Li", text.index("Li and")),
+        ("ALI", text.index("ALI")),
+    ]
 
 
 def test_a_name_line_does_not_swallow_the_next_line():
@@ -219,86 +292,112 @@ def test_mixed_script_words_are_no_runs():
     assert find_script_names("A spoofed Иvan and Pеter; emoji 👨\u200d👩\u200d👧 here.") == []
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("Patient: Julian Middleton.", [("Julian Middleton", "cued_name")]),
-    ("Dear Ms Okafor,\nThank you for your letter.", [("Okafor", "cued_name")]),
-    ("Signed: P. Halvorsen", [("P. Halvorsen", "cued_name")]),
-    ("From: Jan de Vries <jan@example.nl>", [("Jan de Vries", "cued_name")]),
-    ("Kind regards,\nSarah Connor\nHR Manager", [("Sarah Connor", "cued_name")]),
-    ("Maria: hello there\nAgent (Tom): how can I help?", [("Maria", "speaker"), ("Tom", "speaker")]),
-    ("represented by Mr A. Yilmaz, a lawyer", [("A. Yilmaz", "cued_name")]),
-    # not names: generic addressees, field values that are not names, prose after "from"/"to"
-    ("Dear Sir, To: All staff. Name: N/A. Note: see above. He moved from Ankara to Istanbul.", []),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Patient: Julian Middleton.", [("Julian Middleton", "cued_name")]),
+        ("Dear Ms Okafor,\nThank you for your letter.", [("Okafor", "cued_name")]),
+        ("Signed: P. Halvorsen", [("P. Halvorsen", "cued_name")]),
+        ("From: Jan de Vries <jan@example.nl>", [("Jan de Vries", "cued_name")]),
+        ("Kind regards,\nSarah Connor\nHR Manager", [("Sarah Connor", "cued_name")]),
+        ("Maria: hello there\nAgent (Tom): how can I help?", [("Maria", "speaker"), ("Tom", "speaker")]),
+        ("represented by Mr A. Yilmaz, a lawyer", [("A. Yilmaz", "cued_name")]),
+        # not names: generic addressees, field values that are not names, prose after "from"/"to"
+        ("Dear Sir, To: All staff. Name: N/A. Note: see above. He moved from Ankara to Istanbul.", []),
+    ],
+)
 def test_cued_names(text, expected):
     from spacy_textsan.privacy_ner.cued_names import find_cued_names
+
     assert [(text[s:e], rule) for s, e, _, rule in find_cued_names(text)] == expected
 
 
 def test_cue_words_are_whole_words():
     from spacy_textsan.privacy_ner.cued_names import find_cued_names
-    assert find_cued_names("The patient has HIV. Discharged to his home. Hello Anna") == [(51, 55, "PERSON", "cued_name")]
+
+    assert find_cued_names("The patient has HIV. Discharged to his home. Hello Anna") == [
+        (51, 55, "PERSON", "cued_name")
+    ]
 
 
 # --- issue 25: places after a preposition ------------------------------------
 
-@pytest.mark.parametrize("text,expected", [
-    ("He moved from Brno to Ostrava in 2010.", ["Brno", "Ostrava"]),
-    ("She lives near Tampere and works in Lyon.", ["Tampere", "Lyon"]),
-    ("She commutes between Tampere and Oulu.", ["Tampere", "Oulu"]),
-    ("The family fled from Mostar to Graz, Linz and Salzburg.", ["Mostar", "Graz", "Linz", "Salzburg"]),
-    ("born in Ústí nad Labem in 1970", ["Ústí nad Labem"]),
-    ("travelled to Frankfurt am Main.", ["Frankfurt am Main"]),
-    ("a resident of Newcastle upon Tyne", ["Newcastle upon Tyne"]),
-    ("She grew up in Aix-en-Provence", ["Aix-en-Provence"]),
-    ("The parcel went via Košice", ["Košice"]),
-    ("moved to Zurich, then to Zürich again", ["Zurich", "Zürich"]),       # with or without diacritics
-    ("FROM BRNO TO OSTRAVA", ["BRNO", "OSTRAVA"]),
-    ("Er zog nach Hradec Králové.", ["Hradec Králové"]),
-    ("He was extradited to Turkey.", ["Turkey"]),                          # countries too
-])
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("He moved from Brno to Ostrava in 2010.", ["Brno", "Ostrava"]),
+        ("She lives near Tampere and works in Lyon.", ["Tampere", "Lyon"]),
+        ("She commutes between Tampere and Oulu.", ["Tampere", "Oulu"]),
+        ("The family fled from Mostar to Graz, Linz and Salzburg.", ["Mostar", "Graz", "Linz", "Salzburg"]),
+        ("born in Ústí nad Labem in 1970", ["Ústí nad Labem"]),
+        ("travelled to Frankfurt am Main.", ["Frankfurt am Main"]),
+        ("a resident of Newcastle upon Tyne", ["Newcastle upon Tyne"]),
+        ("She grew up in Aix-en-Provence", ["Aix-en-Provence"]),
+        ("The parcel went via Košice", ["Košice"]),
+        ("moved to Zurich, then to Zürich again", ["Zurich", "Zürich"]),  # with or without diacritics
+        ("FROM BRNO TO OSTRAVA", ["BRNO", "OSTRAVA"]),
+        ("Er zog nach Hradec Králové.", ["Hradec Králové"]),
+        ("He was extradited to Turkey.", ["Turkey"]),  # countries too
+    ],
+)
 def test_cued_places(text, expected):
     assert [(t, label) for t, label, _ in spans(text, find_cued_places(text))] == [(e, "LOC") for e in expected]
 
 
-@pytest.mark.parametrize("text", [
-    "a letter from Florence Nightingale",       # a city followed by another capitalised word: a person
-    "in Court", "in the Court of Appeal", "in March", "from Mr Smith", "to Will", "at Home Office",
-    "in brno",                                  # not capitalised
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a letter from Florence Nightingale",  # a city followed by another capitalised word: a person
+        "in Court",
+        "in the Court of Appeal",
+        "in March",
+        "from Mr Smith",
+        "to Will",
+        "at Home Office",
+        "in brno",  # not capitalised
+    ],
+)
 def test_no_cued_places(text):
     assert find_cued_places(text) == []
 
 
 # --- issue 25: given names beside a detected surname -------------------------
 
+
 def _grown(text, *chosen):
     cands = [Candidate(text.index(w), text.index(w) + len(w), label, "ner:m", prio) for w, label, prio in chosen]
-    return [(text[c.start:c.end], c.label, c.source) for c in extend_person_names(text, cands)]
+    return [(text[c.start : c.end], c.label, c.source) for c in extend_person_names(text, cands)]
 
 
-@pytest.mark.parametrize("text,detected,expected", [
-    ("Jana Nováková testified.", "Nováková", "Jana Nováková"),
-    ("The witness Jana Marie Nováková testified.", "Nováková", "Jana Marie Nováková"),
-    ("Nováková, Jana applied for the permit.", "Nováková", "Nováková, Jana"),
-    ("KOWALCZYK, AGNIESZKA (tenant)", "KOWALCZYK", "KOWALCZYK, AGNIESZKA"),
-    ("Then Jana Xyzová left.", "Jana", "Jana Xyzová"),                   # a given name alone: its surname
-    ("Lena Fischer wrote.", "Fischer", "Lena Fischer"),
-    ("said Grace Okafor", "Okafor", "Grace Okafor"),                     # a given name that is a word too
-    ("Rose Okafor testified.", "Okafor", "Rose Okafor"),
-    ("asked May Okafor", "Okafor", "May Okafor"),
-])
+@pytest.mark.parametrize(
+    "text,detected,expected",
+    [
+        ("Jana Nováková testified.", "Nováková", "Jana Nováková"),
+        ("The witness Jana Marie Nováková testified.", "Nováková", "Jana Marie Nováková"),
+        ("Nováková, Jana applied for the permit.", "Nováková", "Nováková, Jana"),
+        ("KOWALCZYK, AGNIESZKA (tenant)", "KOWALCZYK", "KOWALCZYK, AGNIESZKA"),
+        ("Then Jana Xyzová left.", "Jana", "Jana Xyzová"),  # a given name alone: its surname
+        ("Lena Fischer wrote.", "Fischer", "Lena Fischer"),
+        ("said Grace Okafor", "Okafor", "Grace Okafor"),  # a given name that is a word too
+        ("Rose Okafor testified.", "Okafor", "Rose Okafor"),
+        ("asked May Okafor", "Okafor", "May Okafor"),
+    ],
+)
 def test_person_spans_grow_over_adjacent_given_names(text, detected, expected):
     assert _grown(text, (detected, "PERSON", 1)) == [(expected, "PERSON", "ner:m+given")]
 
 
-@pytest.mark.parametrize("text,detected", [
-    ("May Okafor come in?", "Okafor"),                                   # a very common word opening a sentence
-    ("Will Okafor testify?", "Okafor"),                                  # no given name
-    ("The Court Nováková case", "Nováková"),                             # no given name
-    ("Jana, Petr and Nováková", "Nováková"),                              # not adjacent
-    ("Jana Street", "Jana"),                                             # a place word after it
-])
+@pytest.mark.parametrize(
+    "text,detected",
+    [
+        ("May Okafor come in?", "Okafor"),  # a very common word opening a sentence
+        ("Will Okafor testify?", "Okafor"),  # no given name
+        ("The Court Nováková case", "Nováková"),  # no given name
+        ("Jana, Petr and Nováková", "Nováková"),  # not adjacent
+        ("Jana Street", "Jana"),  # a place word after it
+    ],
+)
 def test_person_spans_do_not_grow_over_other_words(text, detected):
     assert _grown(text, (detected, "PERSON", 1)) == [(detected, "PERSON", "ner:m")]
 
@@ -307,21 +406,31 @@ def test_a_grown_person_absorbs_what_it_covers_but_no_code():
     text = "Milan Horák 8505123456 and Jana Nováková"
     assert _grown(text, ("Milan", "LOC", 1), ("Horák", "PERSON", 1)) == [("Milan Horák", "PERSON", "ner:m+given")]
     assert _grown(text, ("Jana", "CODE", PRIORITY_CODE), ("Nováková", "PERSON", 1)) == [
-        ("Jana", "CODE", "ner:m"), ("Nováková", "PERSON", "ner:m")]
+        ("Jana", "CODE", "ner:m"),
+        ("Nováková", "PERSON", "ner:m"),
+    ]
 
 
 # --- issue 25: decomposed Unicode and spelt-out names --------------------------
 
-@pytest.mark.parametrize("original,copy,name", [
-    ("The file of Zoe\u0308 Mu\u0308ller was closed.", "The file of Zo\u00eb M\u00fcller was closed.", "Zoe\u0308 Mu\u0308ller"),
-    ("Rene\u0301 Lefe\u0300vre testified.", "Ren\u00e9 Lef\u00e8vre testified.", "Rene\u0301 Lefe\u0300vre"),
-    ("Contact J o h n  S m i t h today.", "Contact John Smith today.", "J o h n  S m i t h"),
-    ("Signed J.O.H.N S.M.I.T.H.", "Signed JOHN SMITH.", "J.O.H.N S.M.I.T.H"),
-    ("by J. O. H. N.  S. M. I. T. H. alone", "by JOHN SMITH. alone", "J. O. H. N.  S. M. I. T. H"),
-    ("Tenant: K a t a r z y n a N o w a k", "Tenant: Katarzyna Nowak", "K a t a r z y n a N o w a k"),
-    ("SIGNED J O H N S M I T H", "SIGNED JOHN SMITH", "J O H N S M I T H"),   # one case: split by the lexicon
-    ("J-o-h-n S-m-i-t-h", "John Smith", "J-o-h-n S-m-i-t-h"),
-])
+
+@pytest.mark.parametrize(
+    "original,copy,name",
+    [
+        (
+            "The file of Zoe\u0308 Mu\u0308ller was closed.",
+            "The file of Zo\u00eb M\u00fcller was closed.",
+            "Zoe\u0308 Mu\u0308ller",
+        ),
+        ("Rene\u0301 Lefe\u0300vre testified.", "Ren\u00e9 Lef\u00e8vre testified.", "Rene\u0301 Lefe\u0300vre"),
+        ("Contact J o h n  S m i t h today.", "Contact John Smith today.", "J o h n  S m i t h"),
+        ("Signed J.O.H.N S.M.I.T.H.", "Signed JOHN SMITH.", "J.O.H.N S.M.I.T.H"),
+        ("by J. O. H. N.  S. M. I. T. H. alone", "by JOHN SMITH. alone", "J. O. H. N.  S. M. I. T. H"),
+        ("Tenant: K a t a r z y n a N o w a k", "Tenant: Katarzyna Nowak", "K a t a r z y n a N o w a k"),
+        ("SIGNED J O H N S M I T H", "SIGNED JOHN SMITH", "J O H N S M I T H"),  # one case: split by the lexicon
+        ("J-o-h-n S-m-i-t-h", "John Smith", "J-o-h-n S-m-i-t-h"),
+    ],
+)
 def test_names_are_found_on_the_normalised_copy_and_mapped_back(original, copy, name):
     norm = normalise(original)
     assert norm.text == copy

@@ -1,6 +1,7 @@
 """Detection on a normalised copy: invisible characters, compatibility forms
 and homoglyphs are folded for the detectors, and the output masks the
 original characters."""
+
 import re
 
 import pytest
@@ -11,13 +12,16 @@ from spacy_textsan.privacy_ner.normalize import caps_runs, normalise, restore_ca
 SHY, ZWSP, WJ = "\u00ad", "\u200b", "\u2060"
 
 
-@pytest.mark.parametrize("original,copy", [
-    (f"Mr Pe{SHY}der Hal{ZWSP}vor{WJ}sen", "Mr Peder Halvorsen"),
-    ("Ｐｅｄｅｒ Ｈａｌｖｏｒｓｅｎ", "Peder Halvorsen"),
-    ("Mr \u0420e\u0434er and \u0420\u0435d\u0435r", "Mr Pe\u0434er and Peder"),   # Cyrillic Р, е
-    ("\ufb01le no. 5", "file no. 5"),                                          # ligature fi
-    ("Иван Петров in Eskişehir", "Иван Петров in Eskişehir"),                  # a Cyrillic name stays Cyrillic
-])
+@pytest.mark.parametrize(
+    "original,copy",
+    [
+        (f"Mr Pe{SHY}der Hal{ZWSP}vor{WJ}sen", "Mr Peder Halvorsen"),
+        ("Ｐｅｄｅｒ Ｈａｌｖｏｒｓｅｎ", "Peder Halvorsen"),
+        ("Mr \u0420e\u0434er and \u0420\u0435d\u0435r", "Mr Pe\u0434er and Peder"),  # Cyrillic Р, е
+        ("\ufb01le no. 5", "file no. 5"),  # ligature fi
+        ("Иван Петров in Eskişehir", "Иван Петров in Eskişehir"),  # a Cyrillic name stays Cyrillic
+    ],
+)
 def test_copy(original, copy):
     assert normalise(original).text == copy
 
@@ -26,8 +30,14 @@ def test_offsets_map_back_to_the_original_characters():
     original = f"Mr Pe{SHY}der Hal{ZWSP}vorsen (Ｐｅｄｅｒ) met \u0420\u0435d\u0435r."
     norm = normalise(original)
     words = [(m.group(), original[slice(*norm.to_original(*m.span()))]) for m in re.finditer(r"\w+", norm.text)]
-    assert words == [("Mr", "Mr"), ("Peder", f"Pe{SHY}der"), ("Halvorsen", f"Hal{ZWSP}vorsen"),
-                     ("Peder", "Ｐｅｄｅｒ"), ("met", "met"), ("Peder", "\u0420\u0435d\u0435r")]
+    assert words == [
+        ("Mr", "Mr"),
+        ("Peder", f"Pe{SHY}der"),
+        ("Halvorsen", f"Hal{ZWSP}vorsen"),
+        ("Peder", "Ｐｅｄｅｒ"),
+        ("met", "met"),
+        ("Peder", "\u0420\u0435d\u0435r"),
+    ]
     for m in re.finditer(r"\w+", norm.text):
         assert norm.from_original(*norm.to_original(*m.span())) == m.span()
 
@@ -54,8 +64,10 @@ def rules_only():
 
 
 def test_pipeline_masks_the_original_characters(rules_only):
-    text = (f"Pe{SHY}der Hal{ZWSP}vorsen, tel ＋４９ ４０ ８２２１１９, card 4111{ZWSP} 1111 1111 1111, "
-            f"e-mail pe{ZWSP}der@firm.no.")
+    text = (
+        f"Pe{SHY}der Hal{ZWSP}vorsen, tel ＋４９ ４０ ８２２１１９, card 4111{ZWSP} 1111 1111 1111, "
+        f"e-mail pe{ZWSP}der@firm.no."
+    )
     doc = rules_only(text)
     assert [(s.text, s.label_) for s in doc.spans["textsan"]] == [
         (f"Pe{SHY}der Hal{ZWSP}vorsen", "PERSON"),
@@ -73,12 +85,13 @@ def test_mentions_with_hidden_characters_are_one_entity(rules_only):
 
 def test_caps_runs():
     assert caps_runs("SIGNED: PEDER HALVORSEN\nTHE FACTS and NHS") == [
-        (8, 23, "Peder Halvorsen"), (24, 33, "The Facts")]
+        (8, 23, "Peder Halvorsen"),
+        (24, 33, "The Facts"),
+    ]
 
 
 def test_all_caps_names_found_by_the_source_ner(model_available):
     nlp = spacy.blank("en")
     nlp.add_pipe("privacy_ner", config={"sources": [model_available]})
     doc = nlp("THE FACTS\n\nThe letter was signed on behalf of the company.\n\nSIGNED: PEDER HALVORSEN")
-    assert [(s.text, s.label_) for s in doc.spans["textsan"] if s.label_ == "PERSON"] == [
-        ("PEDER HALVORSEN", "PERSON")]
+    assert [(s.text, s.label_) for s in doc.spans["textsan"] if s.label_ == "PERSON"] == [("PEDER HALVORSEN", "PERSON")]

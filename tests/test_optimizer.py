@@ -1,14 +1,16 @@
 """mask_optimizer: the pure CP-SAT function and the component."""
+
 import itertools
 
 import pytest
 import spacy
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spacy.tokens import SpanGroup
 
-from spacy_textsan.pipeline import NoDetectorWarning
 from spacy_textsan.extensions import add_risky_set, set_risk
 from spacy_textsan.optimizer import solve_masking
+from spacy_textsan.pipeline import NoDetectorWarning
 
 
 def test_cheapest_cover():
@@ -39,19 +41,24 @@ def test_bad_entity_index():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 20), min_size=1, max_size=8).flatmap(
-    lambda costs: st.tuples(
-        st.just(costs),
-        st.lists(st.lists(st.integers(0, len(costs) - 1), min_size=1, max_size=4), max_size=8))))
+@given(
+    st.lists(st.integers(0, 20), min_size=1, max_size=8).flatmap(
+        lambda costs: st.tuples(
+            st.just(costs), st.lists(st.lists(st.integers(0, len(costs) - 1), min_size=1, max_size=4), max_size=8)
+        )
+    )
+)
 def test_optimal_against_brute_force(problem):
     costs, sets = problem
     sol = solve_masking(costs, [], sets)
     assert all(any(sol.masked[e] for e in s) for s in sets)
-    best = min(sum(c for c, m in zip(costs, bits) if m)
-               for bits in itertools.product([0, 1], repeat=len(costs))
-               if all(any(bits[e] for e in s) for s in sets))
+    best = min(
+        sum(c for c, m in zip(costs, bits, strict=False) if m)
+        for bits in itertools.product([0, 1], repeat=len(costs))
+        if all(any(bits[e] for e in s) for s in sets)
+    )
     assert sol.objective == best
-    assert solve_masking(costs, [], sets).masked == sol.masked   # deterministic
+    assert solve_masking(costs, [], sets).masked == sol.masked  # deterministic
 
 
 TEXT = "Mr Ada Lee of Oslo met Bo Chan in Bergen in 1961. Lee left Oslo in May."
@@ -71,9 +78,15 @@ def doc_with(nlp, spans):
     return doc
 
 
-SPANS = [("Mr Ada Lee", 0, "PERSON", "PERSON-1"), ("Oslo", 0, "LOC", "LOC-1"), ("Bergen", 0, "LOC", "LOC-2"),
-         ("1961", 0, "DATETIME", "DATETIME-1"), ("Lee", 1, "PERSON", "PERSON-1"), ("Oslo", 1, "LOC", "LOC-1"),
-         ("May", 0, "DATETIME", "DATETIME-2")]
+SPANS = [
+    ("Mr Ada Lee", 0, "PERSON", "PERSON-1"),
+    ("Oslo", 0, "LOC", "LOC-1"),
+    ("Bergen", 0, "LOC", "LOC-2"),
+    ("1961", 0, "DATETIME", "DATETIME-1"),
+    ("Lee", 1, "PERSON", "PERSON-1"),
+    ("Oslo", 1, "LOC", "LOC-1"),
+    ("May", 0, "DATETIME", "DATETIME-2"),
+]
 
 
 def by_text(doc):
@@ -96,28 +109,51 @@ def test_component_decides_per_entity_with_reasons():
     doc = opt(doc)
     # Bergen (6) covers both sets; Oslo (2x2) + 1961 (3) would cost 7.
     # objective: Mr Ada Lee + Lee (9 + 9) + Bergen (6) + May (1) = 25
-    assert by_text(doc) == [("Mr Ada Lee", True), ("Oslo", False), ("Bergen", True), ("1961", False),
-                            ("Lee", True), ("Oslo", False), ("May", True)]
+    assert by_text(doc) == [
+        ("Mr Ada Lee", True),
+        ("Oslo", False),
+        ("Bergen", True),
+        ("1961", False),
+        ("Lee", True),
+        ("Oslo", False),
+        ("May", True),
+    ]
     assert spans[0]._.reasons == ["direct identifier (label PERSON)"]
     assert spans[4]._.reasons == ["direct identifier (label PERSON)"]
-    assert spans[2]._.reasons == ["covers risky combination: kanon: 'oslo' + 'bergen' shared by 1 < 5 records",
-                                  "covers risky combination: kanon: 'bergen' + '1961' shared by 2 < 5 records"]
+    assert spans[2]._.reasons == [
+        "covers risky combination: kanon: 'oslo' + 'bergen' shared by 1 < 5 records",
+        "covers risky combination: kanon: 'bergen' + '1961' shared by 2 < 5 records",
+    ]
     assert spans[6]._.reasons == ["risky: lm: log-probability -9.1 < -3.5"]
     assert spans[1]._.reasons == ["kept: its risky combinations are covered by other spans"]
-    assert doc._.decision_info == {"component": "mask_optimizer", "status": "OPTIMAL", "objective": 25.0,
-                                   "solve_ms": doc._.decision_info["solve_ms"], "n_entities": 5, "n_masked": 3,
-                                   "n_risky_sets": 3, "fallback": False}
+    assert doc._.decision_info == {
+        "component": "mask_optimizer",
+        "status": "OPTIMAL",
+        "objective": 25.0,
+        "solve_ms": doc._.decision_info["solve_ms"],
+        "n_entities": 5,
+        "n_masked": 3,
+        "n_risky_sets": 3,
+        "fallback": False,
+    }
 
 
 def test_unassessed_spans_are_masked_by_default_and_thresholds_apply():
     nlp = spacy.blank("en")
     doc = doc_with(nlp, SPANS)
     spans = list(doc.spans["textsan"])
-    set_risk(spans[1], "clf", 0.2)        # Oslo assessed, below threshold -> kept
-    set_risk(spans[3], "clf", 0.9)        # 1961 above threshold -> masked
+    set_risk(spans[1], "clf", 0.2)  # Oslo assessed, below threshold -> kept
+    set_risk(spans[3], "clf", 0.9)  # 1961 above threshold -> masked
     doc = nlp.add_pipe("mask_optimizer", config={"risk_thresholds": {"clf": 0.5}, "direct_labels": []})(doc)
-    assert by_text(doc) == [("Mr Ada Lee", True), ("Oslo", False), ("Bergen", True), ("1961", True),
-                            ("Lee", True), ("Oslo", False), ("May", True)]
+    assert by_text(doc) == [
+        ("Mr Ada Lee", True),
+        ("Oslo", False),
+        ("Bergen", True),
+        ("1961", True),
+        ("Lee", True),
+        ("Oslo", False),
+        ("May", True),
+    ]
     assert spans[3]._.reasons == ["clf risk 0.9 >= 0.5"]
     assert spans[2]._.reasons == ["not assessed by any risk measure (masked by default)"]
     keep = nlp.add_pipe("mask_optimizer", name="keep", config={"unassessed": "keep", "direct_labels": []})
@@ -133,7 +169,8 @@ def test_solver_failure_fails_closed_and_is_reported():
     assert [m for _, m in by_text(doc)] == [True, True, True, False, True, True, False]
     assert doc._.decision_info["fallback"] is True
     assert doc._.sanitize_errors == [
-        "mask_optimizer: solver FALLBACK:solver status UNKNOWN; every span in a risky set is masked"]
+        "mask_optimizer: solver FALLBACK:solver status UNKNOWN; every span in a risky set is masked"
+    ]
     assert "solver failed: masked (fail closed)" in spans[1]._.reasons
 
 
@@ -147,8 +184,9 @@ def test_risky_set_without_candidate_is_reported():
 
 def test_works_on_doc_ents_in_any_pipeline():
     nlp = spacy.blank("en")
-    nlp.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "Ada"},
-                                               {"label": "GPE", "pattern": "Oslo"}])
+    nlp.add_pipe("entity_ruler").add_patterns(
+        [{"label": "PERSON", "pattern": "Ada"}, {"label": "GPE", "pattern": "Oslo"}]
+    )
     nlp.add_pipe("mask_optimizer", config={"unassessed": "keep"})
     nlp.add_pipe("generalizer")
     with pytest.warns(NoDetectorWarning, match="'mask_optimizer' runs in a pipeline without privacy_ner"):

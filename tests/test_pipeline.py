@@ -1,9 +1,10 @@
 """Loading pipelines: the bundled default, config files, foreign pipelines."""
+
 import pytest
 import spacy
 from spacy.language import Language
 
-from spacy_textsan.pipeline import load_pipeline, complete_pipeline, spans_key_of
+from spacy_textsan.pipeline import complete_pipeline, load_pipeline, spans_key_of
 
 RULES_CFG = "tests/fixtures/cli/rules_only.cfg"
 
@@ -11,10 +12,12 @@ RULES_CFG = "tests/fixtures/cli/rules_only.cfg"
 @Language.factory("test_keep_dates", requires=["doc.spans"])
 def make_keep_dates(nlp, name):
     """A stand-in decision component: keeps DATETIME spans, masks the rest."""
+
     def keep_dates(doc):
         for span in doc.spans["textsan"]:
             span._.masked = span.label_ != "DATETIME"
         return doc
+
     return keep_dates
 
 
@@ -28,9 +31,14 @@ def test_default_pipeline(model_available, default_pipe_names):
 
 
 def test_config_file_with_overrides():
-    nlp = load_pipeline(RULES_CFG, {"components.generalizer.mask_format": "<{label}>",
-                                    "components.privacy_ner.patterns": [{"label": "CODE", "pattern": r"PX\d+"}],
-                                    "components.not_there.x": 1})
+    nlp = load_pipeline(
+        RULES_CFG,
+        {
+            "components.generalizer.mask_format": "<{label}>",
+            "components.privacy_ner.patterns": [{"label": "CODE", "pattern": r"PX\d+"}],
+            "components.not_there.x": 1,
+        },
+    )
     assert nlp("Mr Ada Lee, patient PX12.")._.sanitized_text == "<PERSON>, patient <CODE>."
 
 

@@ -1,4 +1,5 @@
 """privacy_ner as a pipeline component: exact spans on hand-checked texts."""
+
 import subprocess
 import sys
 
@@ -7,8 +8,10 @@ import spacy
 
 from spacy_textsan.extensions import get_candidates
 
-TEXT = ("The applicant, Mr Galip Yalman, lodged application no. 48213/09 on 14 March 2009. "
-        "Yalman paid EUR 4,000 under Article 41 of the Convention. Mr Yalman wrote to galip@example.org.")
+TEXT = (
+    "The applicant, Mr Galip Yalman, lodged application no. 48213/09 on 14 March 2009. "
+    "Yalman paid EUR 4,000 under Article 41 of the Convention. Mr Yalman wrote to galip@example.org."
+)
 
 
 def spans(doc, key="textsan"):
@@ -53,16 +56,19 @@ def test_no_propagation(rules_nlp):
 
 def test_allow_list_deny_list_and_user_patterns():
     nlp = spacy.blank("en")
-    nlp.add_pipe("privacy_ner", config={
-        "sources": [],
-        "allow_list": ["eur 4,000"],
-        "deny_list": ["PERSON:applicant", {"text": "Convention", "label": "MISC"}],
-        "patterns": [{"name": "ref", "label": "CODE", "pattern": r"PX\d+"}],
-    })
+    nlp.add_pipe(
+        "privacy_ner",
+        config={
+            "sources": [],
+            "allow_list": ["eur 4,000"],
+            "deny_list": ["PERSON:applicant", {"text": "Convention", "label": "MISC"}],
+            "patterns": [{"name": "ref", "label": "CODE", "pattern": r"PX\d+"}],
+        },
+    )
     doc = nlp("The applicant paid EUR 4,000 under the Convention, patient PX991.")
     assert spans(doc) == [
         ("applicant", "PERSON", "PERSON-1", "deny_list"),
-        ("Convention", "MISC", "MISC-1", "deny_list"),   # deny beats the default allow pattern
+        ("Convention", "MISC", "MISC-1", "deny_list"),  # deny beats the default allow pattern
         ("PX991", "CODE", "CODE-1", "rule:ref"),
     ]
 
@@ -70,10 +76,18 @@ def test_allow_list_deny_list_and_user_patterns():
 def test_label_map_drops_and_renames():
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("entity_ruler")
-    ruler.add_patterns([{"label": "NORP", "pattern": "Turkish"}, {"label": "GPE", "pattern": "Ankara"},
-                        {"label": "CARDINAL", "pattern": "12"}, {"label": "CARDINAL", "pattern": "123456"}])
-    nlp.add_pipe("privacy_ner", config={"sources": ["doc.ents"], "rules": False,
-                                        "label_map": {"NORP": None, "GPE": "LOC", "CARDINAL": "CODE"}})
+    ruler.add_patterns(
+        [
+            {"label": "NORP", "pattern": "Turkish"},
+            {"label": "GPE", "pattern": "Ankara"},
+            {"label": "CARDINAL", "pattern": "12"},
+            {"label": "CARDINAL", "pattern": "123456"},
+        ]
+    )
+    nlp.add_pipe(
+        "privacy_ner",
+        config={"sources": ["doc.ents"], "rules": False, "label_map": {"NORP": None, "GPE": "LOC", "CARDINAL": "CODE"}},
+    )
     doc = nlp("A Turkish lawyer in Ankara, case 12 and file 123456.")
     # CARDINAL keeps only numbers with >= 4 digits (min_code_digits)
     assert [(s.text, s.label_) for s in doc.spans["textsan"]] == [("Ankara", "LOC"), ("123456", "CODE")]
@@ -87,19 +101,25 @@ def test_intersection_and_union_of_two_sources(model_available):
     def build(how):
         nlp = spacy.blank("en")
         nlp.add_pipe("entity_ruler").add_patterns(
-            [{"label": "PERSON", "pattern": "Galip Yalman"}, {"label": "ORG", "pattern": "Eskisehir"}])
-        nlp.add_pipe("privacy_ner", config={"sources": ["doc.ents", model_available], "combine": how,
-                                            "rules": False, "propagate": False})
+            [{"label": "PERSON", "pattern": "Galip Yalman"}, {"label": "ORG", "pattern": "Eskisehir"}]
+        )
+        nlp.add_pipe(
+            "privacy_ner",
+            config={"sources": ["doc.ents", model_available], "combine": how, "rules": False, "propagate": False},
+        )
         return nlp
 
     inter = build("intersection")(text)
     assert [(s.text, s.label_, s._.source) for s in inter.spans["textsan"]] == [
         ("Galip Yalman", "PERSON", f"ner:doc.ents:PERSON+ner:{model_available}:PERSON"),
-        ("Eskisehir", "ORG", f"ner:doc.ents:ORG+ner:{model_available}:GPE"),   # first source's label
+        ("Eskisehir", "ORG", f"ner:doc.ents:ORG+ner:{model_available}:GPE"),  # first source's label
     ]
     union = build("union")(text)
     assert [(s.text, s.label_) for s in union.spans["textsan"]] == [
-        ("Galip Yalman", "PERSON"), ("Ayse Demir", "PERSON"), ("Eskisehir", "LOC")]
+        ("Galip Yalman", "PERSON"),
+        ("Ayse Demir", "PERSON"),
+        ("Eskisehir", "LOC"),
+    ]
 
 
 def test_pipe_gives_the_same_result_as_call(rules_nlp):
@@ -114,7 +134,7 @@ def test_spans_never_share_offsets(rules_nlp):
     doc = rules_nlp("Mr Galip Yalman Mr Galip Yalman 1 May 2001 1 May 2001")
     offsets = [(s.start_char, s.end_char) for s in doc.spans["textsan"]]
     assert len(offsets) == len(set(offsets))
-    assert all(not (a[1] > b[0]) for a, b in zip(offsets, offsets[1:]))  # sorted, non-overlapping
+    assert all(not (a[1] > b[0]) for a, b in zip(offsets, offsets[1:], strict=False))  # sorted, non-overlapping
 
 
 def test_bad_config_is_rejected():
@@ -137,10 +157,12 @@ def test_candidates_fall_back_to_doc_ents():
 
 
 def test_factories_are_found_through_entry_points_without_import():
-    code = ("import spacy; nlp = spacy.blank('en'); "
-            "[nlp.add_pipe(n) for n in ('mask_all', 'generalizer')]; "
-            "nlp.add_pipe('privacy_ner', first=True, config={'sources': []}); "
-            "d = nlp('Mr Ada Lee paid EUR 5 on 1 May 2001.'); print(d._.sanitized_text)")
+    code = (
+        "import spacy; nlp = spacy.blank('en'); "
+        "[nlp.add_pipe(n) for n in ('mask_all', 'generalizer')]; "
+        "nlp.add_pipe('privacy_ner', first=True, config={'sources': []}); "
+        "d = nlp('Mr Ada Lee paid EUR 5 on 1 May 2001.'); print(d._.sanitized_text)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[PERSON 1] paid [QUANTITY 1] on [DATETIME 1]."
 
@@ -149,7 +171,9 @@ def test_factories_are_found_through_entry_points_without_import():
 # issue 25: identifiers left in clear
 # --------------------------------------------------------------------------- #
 
-NFD_TEXT = "The file of Zoe\u0308 Mu\u0308ller was closed; Zo\u00eb M\u00fcller appealed. Rene\u0301 Lefe\u0300vre agreed."
+NFD_TEXT = (
+    "The file of Zoe\u0308 Mu\u0308ller was closed; Zo\u00eb M\u00fcller appealed. Rene\u0301 Lefe\u0300vre agreed."
+)
 
 
 def test_names_in_decomposed_unicode_are_found_and_are_one_entity(rules_nlp):
@@ -171,8 +195,10 @@ def test_names_spelt_out_letter_by_letter_are_found_in_the_original(rules_nlp):
 
 
 def test_contact_ids_are_found_whole(rules_nlp):
-    doc = rules_nlp("Reply to lena dot fischer at web dot de or j.o'connor+invoices@firm.co.uk; "
-                    "he logged in as jdoe42, she signed in as kwame_mensah and user petra1987 did not.")
+    doc = rules_nlp(
+        "Reply to lena dot fischer at web dot de or j.o'connor+invoices@firm.co.uk; "
+        "he logged in as jdoe42, she signed in as kwame_mensah and user petra1987 did not."
+    )
     assert [(s.text, s.label_, s._.source) for s in doc.spans["textsan"]] == [
         ("lena dot fischer at web dot de", "CODE", "id:obfuscated_email"),
         ("j.o'connor+invoices@firm.co.uk", "CODE", "rule:email"),
@@ -185,7 +211,11 @@ def test_contact_ids_are_found_whole(rules_nlp):
 def test_dates_with_month_names_between_separators(rules_nlp):
     doc = rules_nlp("DOB 03-Apr-1985, admitted 3.IV.1985, seen Apr-03-1985 and 03/Apr/1985.")
     assert [(s.text, s.label_) for s in doc.spans["textsan"]] == [
-        ("03-Apr-1985", "DATETIME"), ("3.IV.1985", "DATETIME"), ("Apr-03-1985", "DATETIME"), ("03/Apr/1985", "DATETIME")]
+        ("03-Apr-1985", "DATETIME"),
+        ("3.IV.1985", "DATETIME"),
+        ("Apr-03-1985", "DATETIME"),
+        ("03/Apr/1985", "DATETIME"),
+    ]
 
 
 def test_cities_after_a_preposition_are_places(model_available):
@@ -193,8 +223,8 @@ def test_cities_after_a_preposition_are_places(model_available):
     nlp.add_pipe("privacy_ner", config={"sources": [model_available]})
     doc = nlp("He moved from Brno to Ostrava in 2010, then lived near Tampere.")
     assert [(s.text, s.label_, s._.source) for s in doc.spans["textsan"]] == [
-        ("Brno", "LOC", "name:cued_place"),       # missed by the NER
-        ("Ostrava", "LOC", "name:cued_place"),    # a PERSON to the NER
+        ("Brno", "LOC", "name:cued_place"),  # missed by the NER
+        ("Ostrava", "LOC", "name:cued_place"),  # a PERSON to the NER
         ("2010", "DATETIME", "rule:year"),
         ("Tampere", "LOC", "name:cued_place"),
     ]
@@ -205,5 +235,4 @@ def test_a_person_read_over_an_id_number_keeps_its_name(model_available):
     nlp.add_pipe("privacy_ner", config={"sources": [model_available]})
     # the NER reads "Ayşe Demir TC 10000000146" as one PERSON; the number is a code, the name stays a person
     doc = nlp("Ayşe Demir TC 10000000146 başvurdu.")
-    assert [(s.text, s.label_) for s in doc.spans["textsan"]] == [("Ayşe Demir TC", "PERSON"),
-                                                                  ("10000000146", "CODE")]
+    assert [(s.text, s.label_) for s in doc.spans["textsan"]] == [("Ayşe Demir TC", "PERSON"), ("10000000146", "CODE")]

@@ -1,5 +1,6 @@
 """The hand-written hard probes (benchmarks/multidomain/probes.txt) through the
 default pipeline: no probe's string survives, with each strategy."""
+
 import sys
 from pathlib import Path
 
@@ -25,6 +26,9 @@ def test_no_probe_leaks(probes, strategy, model_available, monkeypatch):
     nlp = load_pipeline(None, overrides={"components.generalizer.strategy": strategy})
     results = list(sanitize_texts(nlp, [text for text, _ in probes]))
     assert all(r.status == "ok" for r in results)
-    leaked = [(text, md.probe_leaks(strings, r.sanitized)) for (text, strings), r in zip(probes, results)
-              if md.probe_leaks(strings, r.sanitized)]
+    leaked = [
+        (text, md.probe_leaks(strings, r.sanitized))
+        for (text, strings), r in zip(probes, results, strict=False)
+        if md.probe_leaks(strings, r.sanitized)
+    ]
     assert leaked == []

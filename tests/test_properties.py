@@ -17,15 +17,17 @@ For every generated document and every strategy:
 `make test` runs a few hundred documents; `make test-slow` runs
 ``TEXTSAN_FUZZ_EXAMPLES`` (default 10,000) per property test.
 """
+
 import json
 import os
 import re
 from pathlib import Path
+from typing import cast
 
 import pytest
-import spacy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spacy.language import Language
 
 from spacy_textsan.generalizer.mapping import mapping_segments, restore_text
 from spacy_textsan.pipeline import load_pipeline
@@ -35,20 +37,83 @@ RULES = str(Path(__file__).parent / "fixtures" / "cli" / "rules_only.cfg")
 FAST = 150
 SLOW = int(os.environ.get("TEXTSAN_FUZZ_EXAMPLES", "10000"))
 
-NAMES = ["Mr Ada Lee", "Ms Zoë Ångström", "Dr José Nuñez", "Mr Galip Yalman", "Mrs O'Neil-Smith", "Mr Lee",
-         "Mr Ba\u0301tor Erdene", "Ms \u05e9\u05e8\u05d4 \u05db\u05d4\u05df", "Mr \u0645\u062d\u0645\u062f Ali"]
-CODES = ["48213/09", "no. 12345/06", "application no. 7/2001", "AB-12-CD", "+90 312 555 14 27",
-         "galip.yalman@example.org", "TR-06-1961", "0312 555 12 34"]
+NAMES = [
+    "Mr Ada Lee",
+    "Ms Zoë Ångström",
+    "Dr José Nuñez",
+    "Mr Galip Yalman",
+    "Mrs O'Neil-Smith",
+    "Mr Lee",
+    "Mr Ba\u0301tor Erdene",
+    "Ms \u05e9\u05e8\u05d4 \u05db\u05d4\u05df",
+    "Mr \u0645\u062d\u0645\u062f Ali",
+]
+CODES = [
+    "48213/09",
+    "no. 12345/06",
+    "application no. 7/2001",
+    "AB-12-CD",
+    "+90 312 555 14 27",
+    "galip.yalman@example.org",
+    "TR-06-1961",
+    "0312 555 12 34",
+]
 DATES = ["14 March 2009", "2009-03-14", "12.03.1994", "March 14, 2009", "in 1961", "the 1990s"]
 AMOUNTS = ["EUR 15,000", "12,500 Turkish liras", "5 per cent", "€ 3.000"]
-NOISE = ["\u200b", "\u200d", "\u200e", "\u202e", "\ufeff", "e\u0301", "\u0928\u093f", "👩‍⚖️", "🇹🇷", "\t", "\n",
-         "\r\n", "  ", "\u00a0", "ß", "İ", "ﬁ", "Ⅻ", "\u3000", "\U0001d400"]
-WORDS = ["the", "applicant", "lives", "in", "Ankara", "court", "was", "born", "on", "and", ",", ".", "(", ")",
-         "Lee", "Leeds", "Yalmanlar", "YALMAN", "lee", "ADA"]
+NOISE = [
+    "\u200b",
+    "\u200d",
+    "\u200e",
+    "\u202e",
+    "\ufeff",
+    "e\u0301",
+    "\u0928\u093f",
+    "👩‍⚖️",
+    "🇹🇷",
+    "\t",
+    "\n",
+    "\r\n",
+    "  ",
+    "\u00a0",
+    "ß",
+    "İ",
+    "ﬁ",
+    "Ⅻ",
+    "\u3000",
+    "\U0001d400",
+]
+WORDS = [
+    "the",
+    "applicant",
+    "lives",
+    "in",
+    "Ankara",
+    "court",
+    "was",
+    "born",
+    "on",
+    "and",
+    ",",
+    ".",
+    "(",
+    ")",
+    "Lee",
+    "Leeds",
+    "Yalmanlar",
+    "YALMAN",
+    "lee",
+    "ADA",
+]
 
-fragment = st.one_of(st.sampled_from(NAMES), st.sampled_from(CODES), st.sampled_from(DATES),
-                     st.sampled_from(AMOUNTS), st.sampled_from(NOISE), st.sampled_from(WORDS),
-                     st.text(max_size=6))
+fragment = st.one_of(
+    st.sampled_from(NAMES),
+    st.sampled_from(CODES),
+    st.sampled_from(DATES),
+    st.sampled_from(AMOUNTS),
+    st.sampled_from(NOISE),
+    st.sampled_from(WORDS),
+    st.text(max_size=6),
+)
 documents = st.one_of(
     st.lists(fragment, max_size=40).map(" ".join),
     st.lists(fragment, max_size=40).map("".join),
@@ -56,14 +121,14 @@ documents = st.one_of(
     st.tuples(st.sampled_from(WORDS + NAMES), st.integers(200, 1500)).map(lambda t: " ".join([t[0]] * t[1])),
 )
 
-_PIPELINES = {}
+_PIPELINES: dict[tuple[str, bool], Language] = {}
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
 
 
 def _nlp(strategy: str, model: bool = False):
     key = (strategy, model)
     if key not in _PIPELINES:
-        overrides = {"components.generalizer.strategy": strategy}
+        overrides: dict[str, object] = {"components.generalizer.strategy": strategy}
         if strategy in ("hash", "pseudonym"):
             overrides["components.generalizer.key_env"] = None
             overrides["components.generalizer.key_file"] = str(_key_file())
@@ -71,7 +136,7 @@ def _nlp(strategy: str, model: bool = False):
     return _PIPELINES[key]
 
 
-_KEY = {}
+_KEY: dict[str, Path] = {}
 
 
 def _key_file() -> Path:
@@ -100,21 +165,23 @@ def check_document(text: str, nlp) -> None:
     assert res.ok, res.errors
     # 2. report offsets slice the original
     for span in res.spans:
-        assert text[span["start"]:span["end"]] == span["text"]
+        assert text[span["start"] : span["end"]] == span["text"]
     masked = [(s["start"], s["end"]) for s in res.spans if s["masked"] is not False]
     assert sorted([list(m) for m in masked]) == res.masked
     # 3. the offset map covers both texts in order and round-trips
-    omap = res.offset_map
+    omap = cast(list[list[int]], res.offset_map)
     assert omap[0][0] == 0 and omap[0][2] == 0
     assert omap[-1][1] == len(res.sanitized) and omap[-1][3] == len(text)
-    for a, b in zip(omap, omap[1:]):
+    for a, b in zip(omap, omap[1:], strict=False):
         assert a[1] == b[0] and a[3] == b[2]
     assert restore_text(res.sanitized, mapping_segments(text, res.sanitized, omap)) == text
     # 1. nothing masked is kept: kept stretches avoid masked ranges, masked strings do not come back
     for s_start, s_end, o_start, o_end in omap:
         if res.sanitized[s_start:s_end] == text[o_start:o_end]:
-            assert not any(o_start < end and start < o_end for start, end in masked if end > start), \
-                (text[o_start:o_end], masked)
+            assert not any(o_start < end and start < o_end for start, end in masked if end > start), (
+                text[o_start:o_end],
+                masked,
+            )
     for start, end in masked:
         assert not _leaks(text[start:end], res.sanitized), (text[start:end], res.sanitized)
 

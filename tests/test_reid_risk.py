@@ -45,7 +45,7 @@ def index() -> BackgroundIndex:
     return BackgroundIndex.build(RECORDS)
 
 
-def occurrences(text: str, skip: set[str] = frozenset()) -> tuple[list[Occurrence], list[int]]:
+def occurrences(text: str, skip: frozenset[str] | set[str] = frozenset()) -> tuple[list[Occurrence], list[int]]:
     """One group per word (its own length as cost), the words in ``skip`` left out (masked)."""
     tokens = [t for t in analyse(text) if t.term not in skip]
     return [Occurrence(t.term, text[t.start : t.end], g) for g, t in enumerate(tokens)], [

@@ -179,7 +179,17 @@ def test_every_report_row_has_the_residual_risk(tmp_path):
     assert "taxi driver" not in out[0] and "Galip" not in out[0]
     assert out[1].startswith("The Court of Cassation replied on [DATETIME 1]")  # common: kept
     bad = CliRunner().invoke(
-        app, ["sanitize", str(src), "--out", str(tmp_path / "p"), "--min-k", "5", "--pipeline", "spacy_textsan/configs/mask_all.cfg"]
+        app,
+        [
+            "sanitize",
+            str(src),
+            "--out",
+            str(tmp_path / "p"),
+            "--min-k",
+            "5",
+            "--pipeline",
+            "spacy_textsan/configs/mask_all.cfg",
+        ],
     )
     assert bad.exit_code == 1 and "--min-k needs a pipeline with a residual_risk component" in bad.output
 
@@ -187,8 +197,14 @@ def test_every_report_row_has_the_residual_risk(tmp_path):
 def test_visualize_says_the_residual_risk():
     from spacy_textsan.visualize import residual_line
 
-    residual = {"k": 2, "n_background": 5, "min_k": 3, "reached": False, "narrowing": [["ankara", 3]],
-                "unknown": ["zonguldak"]}
+    residual = {
+        "k": 2,
+        "n_background": 5,
+        "min_k": 3,
+        "reached": False,
+        "narrowing": [["ankara", 3]],
+        "unknown": ["zonguldak"],
+    }
     assert residual_line(residual) == (
         "residual risk: k = 2 of 5 background records; narrowest visible: 'ankara' (3); "
         "unknown to the background: 'zonguldak'; min_k 3 NOT reached"

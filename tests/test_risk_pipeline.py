@@ -1,4 +1,5 @@
 """The bundled risk pipeline (configs/risk.cfg) end to end, rules-only detection."""
+
 from pathlib import Path
 
 import srsly
@@ -21,8 +22,12 @@ def make_index(path):
 
 
 def overrides(index):
-    return {"paths.kanon_index": index, "components.privacy_ner.sources": [], "components.kanon_risk.k": 4,
-            "components.lm_risk.threshold": -100.0}
+    return {
+        "paths.kanon_index": index,
+        "components.privacy_ner.sources": [],
+        "components.kanon_risk.k": 4,
+        "components.lm_risk.threshold": -100.0,
+    }
 
 
 def test_optimizer_masks_the_cheaper_span_of_a_risky_pair(tmp_path):
@@ -50,8 +55,9 @@ def test_cli_set_overrides_reach_the_config(tmp_path):
         args += ["--set", f"{key}={srsly.json_dumps(value)}"]
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
-    assert (tmp_path / "o" / "t.txt").read_text() == \
-        "[PERSON 1] was born in [DATETIME 1], paid EUR 300 on [DATETIME 2]."
+    assert (
+        tmp_path / "o" / "t.txt"
+    ).read_text() == "[PERSON 1] was born in [DATETIME 1], paid EUR 300 on [DATETIME 2]."
     report = list(srsly.read_jsonl(tmp_path / "o.report" / "report.jsonl"))[0]
     assert report["decision"]["status"] == "OPTIMAL"
     assert [rs["measure"] for rs in report["risky_sets"]] == ["kanon", "kanon", "kanon"]

@@ -56,8 +56,10 @@ def refused(res, message: str):
 
 def test_out_naming_a_file_is_refused_before_any_work(tmp_path, letter):
     (tmp_path / "taken").write_text("mine")
-    refused(run("sanitize", letter, "--out", tmp_path / "taken", "--pipeline", RULES),
-            f"--out {tmp_path / 'taken'} is a file, not a directory")
+    refused(
+        run("sanitize", letter, "--out", tmp_path / "taken", "--pipeline", RULES),
+        f"--out {tmp_path / 'taken'} is a file, not a directory",
+    )
     assert (tmp_path / "taken").read_text() == "mine" and not (tmp_path / "taken.report").exists()
 
 
@@ -71,15 +73,19 @@ def test_an_unwritable_out_is_refused_before_any_work(tmp_path, letter, out):
 
 def test_a_directory_where_the_report_goes_is_refused_before_any_work(tmp_path, letter):
     (tmp_path / "o.report" / "report.jsonl").mkdir(parents=True)
-    refused(run("sanitize", letter, "--out", tmp_path / "o", "--pipeline", RULES),
-            f"cannot write {tmp_path / 'o.report' / 'report.jsonl'}: a directory of that name is in the way")
+    refused(
+        run("sanitize", letter, "--out", tmp_path / "o", "--pipeline", RULES),
+        f"cannot write {tmp_path / 'o.report' / 'report.jsonl'}: a directory of that name is in the way",
+    )
     assert not (tmp_path / "o").exists() and tree(tmp_path / "o.report") == ["report.jsonl"]
 
 
 def test_a_directory_where_a_copy_goes_is_refused(tmp_path, letter):
     (tmp_path / "o" / "letter.txt").mkdir(parents=True)
-    refused(run("sanitize", letter, "--out", tmp_path / "o", "--pipeline", RULES),
-            f"cannot write {tmp_path / 'o' / 'letter.txt'}: a directory of that name is in the way")
+    refused(
+        run("sanitize", letter, "--out", tmp_path / "o", "--pipeline", RULES),
+        f"cannot write {tmp_path / 'o' / 'letter.txt'}: a directory of that name is in the way",
+    )
     assert tree(tmp_path / "o") == ["letter.txt"] and not (tmp_path / "o.report").exists()
 
 
@@ -97,8 +103,11 @@ def test_a_mapping_key_that_is_not_fernet_is_refused_before_any_work(tmp_path, l
     else:
         res = run(*args, env={"TEXTSAN_MAPPING_KEY": "hunter2"})
         name = "$TEXTSAN_MAPPING_KEY"
-    refused(res, f"{name}: the mapping key is not a Fernet key (32 url-safe base64-encoded bytes; make one "
-                 "with `textsan keygen`)")
+    refused(
+        res,
+        f"{name}: the mapping key is not a Fernet key (32 url-safe base64-encoded bytes; make one "
+        "with `textsan keygen`)",
+    )
     assert "hunter2" not in res.output
     assert not (tmp_path / "o").exists() and not (tmp_path / "o.report").exists()
 
@@ -111,10 +120,20 @@ def test_an_output_that_would_overwrite_an_input_is_refused_before_anything_is_w
     (tmp_path / "inout").mkdir()
     (tmp_path / "d2" / "same.txt").write_text(LETTER)
     (tmp_path / "inout" / "x.txt").write_text(LETTER)
-    res = run("sanitize", tmp_path / "d2" / "same.txt", tmp_path / "inout" / "x.txt", "--out", tmp_path / "inout",
-              "--pipeline", RULES)
-    refused(res, f"refusing to overwrite the input file {tmp_path / 'inout' / 'x.txt'}; choose another --out "
-                 "directory or a suffix")
+    res = run(
+        "sanitize",
+        tmp_path / "d2" / "same.txt",
+        tmp_path / "inout" / "x.txt",
+        "--out",
+        tmp_path / "inout",
+        "--pipeline",
+        RULES,
+    )
+    refused(
+        res,
+        f"refusing to overwrite the input file {tmp_path / 'inout' / 'x.txt'}; choose another --out "
+        "directory or a suffix",
+    )
     assert tree(tmp_path / "inout") == ["x.txt"] and (tmp_path / "inout" / "x.txt").read_text() == LETTER
     assert not (tmp_path / "inout.report").exists()
 
@@ -127,19 +146,24 @@ def test_an_output_that_would_be_another_input_is_refused(tmp_path):
     files = [open_input(tmp_path / "a" / "x.txt"), open_input(tmp_path / "o" / "x.txt")]
     with pytest.raises(ValueError) as error:
         plan_outputs(files, tmp_path / "o")
-    assert str(error.value) == (f"the sanitized copy of {tmp_path / 'a' / 'x.txt'} would be {tmp_path / 'o' / 'x.txt'}, "
-                                f"which is the input file {tmp_path / 'o' / 'x.txt'}; choose another --out directory")
+    assert str(error.value) == (
+        f"the sanitized copy of {tmp_path / 'a' / 'x.txt'} would be {tmp_path / 'o' / 'x.txt'}, "
+        f"which is the input file {tmp_path / 'o' / 'x.txt'}; choose another --out directory"
+    )
 
 
 # 4. invalid option values: exit 1, the error on stderr
 
 
-@pytest.mark.parametrize("option, message", [
-    (["--strategy", "bogus"], "--strategy: 'bogus' is not one of mask, generalize, pseudonym, hash"),
-    (["--set", "foo"], "--set must be section.key=value, e.g. paths.kanon_index=assets/idx: 'foo'"),
-    (["--on-error", "ignore"], "--on-error must be one of mask-all, skip, fail, not 'ignore'"),
-    (["--engine", "gpu"], "--engine must be one of local, spark, not 'gpu'"),
-])
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--strategy", "bogus"], "--strategy: 'bogus' is not one of mask, generalize, pseudonym, hash"),
+        (["--set", "foo"], "--set must be section.key=value, e.g. paths.kanon_index=assets/idx: 'foo'"),
+        (["--on-error", "ignore"], "--on-error must be one of mask-all, skip, fail, not 'ignore'"),
+        (["--engine", "gpu"], "--engine must be one of local, spark, not 'gpu'"),
+    ],
+)
 def test_invalid_option_values_exit_1_on_stderr(tmp_path, letter, option, message):
     res = run("sanitize", letter, "--out", tmp_path / "o", "--pipeline", RULES, *option)
     assert res.exit_code == 1 and res.stdout == ""
@@ -155,8 +179,20 @@ def test_a_bad_pattern_regex_exits_1(tmp_path, letter):
 
 
 def test_a_usage_error_of_the_parser_exits_1_from_the_command(tmp_path, letter):
-    proc = subprocess.run([sys.executable, "-m", "spacy_textsan", "sanitize", str(letter), "--out",
-                           str(tmp_path / "o"), "--no-such-option"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spacy_textsan",
+            "sanitize",
+            str(letter),
+            "--out",
+            str(tmp_path / "o"),
+            "--no-such-option",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1 and proc.stdout == ""
     assert "No such option: --no-such-option" in proc.stderr
     assert not (tmp_path / "o").exists()
@@ -178,7 +214,8 @@ def test_an_unfinished_run_leaves_nothing_that_looks_complete(tmp_path):
     output.finish()
     # as a killed run would leave it: only hidden temporary files
     assert [p.name for p in (tmp_path / "o").iterdir()] == [] or all(
-        p.name.startswith(".rows.jsonl.") and p.name.endswith(".tmp") for p in (tmp_path / "o").iterdir())
+        p.name.startswith(".rows.jsonl.") and p.name.endswith(".tmp") for p in (tmp_path / "o").iterdir()
+    )
     assert not (tmp_path / "o" / "rows.jsonl").exists() and not (tmp_path / "o.report" / "report.jsonl").exists()
     writer.commit()
     assert (tmp_path / "o" / "rows.jsonl").read_text() == '{"text": "[X]"}\n{"text": "[X]"}\n'
@@ -205,8 +242,7 @@ def test_the_progress_bar_counts_documents_with_rate_and_eta(tmp_path, capsys):
     src = tmp_path / "rows.jsonl"
     src.write_text("".join(json.dumps({"text": f"Mr Ada Lee {i}"}) + "\n" for i in range(5)))
     f = open_input(src)
-    run_result = sanitize_files([f], load_pipeline(RULES), plan_outputs([f], tmp_path / "o"), progress=True,
-                                n_docs=5)
+    run_result = sanitize_files([f], load_pipeline(RULES), plan_outputs([f], tmp_path / "o"), progress=True, n_docs=5)
     assert run_result.counts["ok"] == 5
     err = capsys.readouterr().err
     assert "5/5" in err and "doc/s" in err and "100%" in err
@@ -222,8 +258,10 @@ ROUND_TRIPS = {
     "utf16.txt": LETTER.encode("utf-16"),
     "utf16be.csv": codecs.BOM_UTF16_BE + "id,note\r\n1,Mr Ada Lee\r\n".encode("utf-16-be"),
     "cp1252.tsv": "id\tnote\n1\tMr Ada Lee paid 300 €\n".encode("cp1252"),
-    "layout.jsonl": (b'{"id":1,"text":"Mr Ada Lee, caf\\u00e9"}\n\n  {"text" : "call 0312 555 12 34", "n": [1,2]}\r\n'
-                     b'\n{"text":"no newline at the end: Ada Lee"}'),
+    "layout.jsonl": (
+        b'{"id":1,"text":"Mr Ada Lee, caf\\u00e9"}\n\n  {"text" : "call 0312 555 12 34", "n": [1,2]}\r\n'
+        b'\n{"text":"no newline at the end: Ada Lee"}'
+    ),
     "quoted.csv": b'"id","note"\r\n"1","Mr Ada Lee"\r\n2,"plain"\r\n\r\n3,"a ""quoted"" Ada Lee, here"\r\n',
 }
 
@@ -236,8 +274,20 @@ def test_restore_is_byte_identical(tmp_path, name):
     key = tmp_path / "map.key"
     key.write_bytes(generate_key())
     encoding = ["--encoding", "cp1252"] if "cp1252" in name else []
-    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--column", "note", "--reversible",
-              "--mapping-key-file", key, *encoding)
+    res = run(
+        "sanitize",
+        src,
+        "--out",
+        tmp_path / "o",
+        "--pipeline",
+        RULES,
+        "--column",
+        "note",
+        "--reversible",
+        "--mapping-key-file",
+        key,
+        *encoding,
+    )
     assert res.exit_code == 0, res.output
     sanitized = (tmp_path / "o" / name).read_bytes()
     assert b"Ada Lee" not in sanitized and "Ada Lee".encode("utf-16-be") not in sanitized
@@ -253,7 +303,8 @@ def test_sanitized_copies_keep_the_layout_outside_the_values(tmp_path):
     assert run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES).exit_code == 0
     assert (tmp_path / "o" / "layout.jsonl").read_bytes() == (
         b'{"id":1,"text":"[PERSON 1], caf\\u00e9"}\n\n  {"text" : "call [CODE 1]", "n": [1,2]}\r\n'
-        b'\n{"text":"no newline at the end: [PERSON 1]"}')
+        b'\n{"text":"no newline at the end: [PERSON 1]"}'
+    )
 
 
 def test_restore_refuses_reordered_mapping_chunks(tmp_path, letter):
@@ -261,8 +312,21 @@ def test_restore_refuses_reordered_mapping_chunks(tmp_path, letter):
     key.write_bytes(generate_key())
     second = letter.with_name("second.txt")
     second.write_text(LETTER)
-    assert run("sanitize", letter, second, "--out", tmp_path / "o", "--pipeline", RULES, "--reversible",
-               "--mapping-key-file", key).exit_code == 0
+    assert (
+        run(
+            "sanitize",
+            letter,
+            second,
+            "--out",
+            tmp_path / "o",
+            "--pipeline",
+            RULES,
+            "--reversible",
+            "--mapping-key-file",
+            key,
+        ).exit_code
+        == 0
+    )
     lines = (tmp_path / "o" / "mapping.enc").read_bytes().splitlines(keepends=True)
     assert len(lines) == 5  # file, records, file, records, end
     (tmp_path / "o" / "mapping.enc").write_bytes(b"".join([lines[2], lines[3], lines[0], lines[1], lines[4]]))
@@ -271,10 +335,13 @@ def test_restore_refuses_reordered_mapping_chunks(tmp_path, letter):
     assert not (tmp_path / "back").exists()
 
 
-@pytest.mark.parametrize("case, message", [
-    ("tab", "TAB JSON is written as sanitized.jsonl without its annotations, so it cannot be restored"),
-    ("skip", "1 malformed record(s) would be left out (--on-bad-line skip), so it cannot be restored"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("tab", "TAB JSON is written as sanitized.jsonl without its annotations, so it cannot be restored"),
+        ("skip", "1 malformed record(s) would be left out (--on-bad-line skip), so it cannot be restored"),
+    ],
+)
 def test_reversible_refuses_a_layout_it_cannot_restore_up_front(tmp_path, case, message):
     key = tmp_path / "map.key"
     key.write_bytes(generate_key())
@@ -283,8 +350,9 @@ def test_reversible_refuses_a_layout_it_cannot_restore_up_front(tmp_path, case, 
     else:
         src, extra = tmp_path / "rows.jsonl", ["--on-bad-line", "skip"]
         src.write_text('{"text": "Mr Ada Lee"}\n{broken\n')
-    res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--reversible",
-              "--mapping-key-file", key, *extra)
+    res = run(
+        "sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--reversible", "--mapping-key-file", key, *extra
+    )
     refused(res, f"{src}: --reversible refused: {message}")
     assert not (tmp_path / "o").exists()
 
@@ -295,8 +363,17 @@ def test_reversible_refuses_a_layout_it_cannot_restore_up_front(tmp_path, case, 
 def test_no_file_in_the_output_folder_holds_an_original_string(tmp_path):
     key = tmp_path / "map.key"
     key.write_bytes(generate_key())
-    res = run("sanitize", FIX / "tab_small.json", FIX / "notes.csv", "--column", "note", "--out",
-              tmp_path / "shared", "--pipeline", RULES)
+    res = run(
+        "sanitize",
+        FIX / "tab_small.json",
+        FIX / "notes.csv",
+        "--column",
+        "note",
+        "--out",
+        tmp_path / "shared",
+        "--pipeline",
+        RULES,
+    )
     assert res.exit_code == 0, res.output
     assert tree(tmp_path / "shared") == ["notes.csv", "sanitized.jsonl"]
     reports = tmp_path / "shared.report"
@@ -309,20 +386,27 @@ def test_no_file_in_the_output_folder_holds_an_original_string(tmp_path):
     for path in (tmp_path / "shared").iterdir():
         text = path.read_text()
         assert not [o for o in originals if o in text], path
-    assert f"reports in {reports} (masked_spans.json, predictions.json, report.jsonl) hold the original strings" \
-           in " ".join(res.stdout.split())
+    assert (
+        f"reports in {reports} (masked_spans.json, predictions.json, report.jsonl) hold the original strings"
+        in " ".join(res.stdout.split())
+    )
 
 
 def test_a_report_dir_inside_out_is_refused(tmp_path, letter):
-    refused(run("sanitize", letter, "--out", tmp_path / "o", "--report-dir", tmp_path / "o" / "r", "--pipeline",
-                RULES),
-            f"--report-dir {tmp_path / 'o' / 'r'} is inside --out {tmp_path / 'o'}: the reports hold the original "
-            "strings and must not be shared with the sanitized files")
+    refused(
+        run("sanitize", letter, "--out", tmp_path / "o", "--report-dir", tmp_path / "o" / "r", "--pipeline", RULES),
+        f"--report-dir {tmp_path / 'o' / 'r'} is inside --out {tmp_path / 'o'}: the reports hold the original "
+        "strings and must not be shared with the sanitized files",
+    )
 
 
 def test_report_dir_option(tmp_path, letter):
-    assert run("sanitize", letter, "--out", tmp_path / "o", "--report-dir", tmp_path / "private",
-               "--pipeline", RULES).exit_code == 0
+    assert (
+        run(
+            "sanitize", letter, "--out", tmp_path / "o", "--report-dir", tmp_path / "private", "--pipeline", RULES
+        ).exit_code
+        == 0
+    )
     assert tree(tmp_path / "o") == ["letter.txt"] and tree(tmp_path / "private") == ["report.jsonl"]
     assert (tmp_path / "o" / "letter.txt").read_text() == SANITIZED_LETTER
 
@@ -335,9 +419,10 @@ def test_unselected_personal_columns_are_named_and_all_columns_sanitizes_them(tm
     src.write_text("id,email,note\n" + "".join(f"{i},ada.lee{i}@example.org,Mr Ada Lee called\n" for i in range(4)))
     res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES, "--column", "note")
     assert res.exit_code == 0, res.output
-    assert (f"{src}: columns not sanitized that look like personal data: 'email' (e-mail addresses in 4 of 4 "
-            "values). They are copied as they are: select them (--column) or pass --all-columns") \
-        in " ".join(res.stdout.split())
+    assert (
+        f"{src}: columns not sanitized that look like personal data: 'email' (e-mail addresses in 4 of 4 "
+        "values). They are copied as they are: select them (--column) or pass --all-columns"
+    ) in " ".join(res.stdout.split())
     assert "ada.lee0@example.org" in (tmp_path / "o" / "staff.csv").read_text()
     res = run("sanitize", src, "--out", tmp_path / "all", "--pipeline", RULES, "--all-columns")
     assert res.exit_code == 0, res.output
@@ -348,9 +433,12 @@ def test_unselected_personal_columns_are_named_and_all_columns_sanitizes_them(tm
 
 def test_unselected_jsonl_keys_are_named(tmp_path):
     src = tmp_path / "tickets.jsonl"
-    src.write_text("".join(json.dumps({"text": "Call me.", "contact": {"email": f"bo{i}@example.com"}}) + "\n"
-                           for i in range(3)))
+    src.write_text(
+        "".join(json.dumps({"text": "Call me.", "contact": {"email": f"bo{i}@example.com"}}) + "\n" for i in range(3))
+    )
     res = run("sanitize", src, "--out", tmp_path / "o", "--pipeline", RULES)
     assert res.exit_code == 0, res.output
-    assert "keys not sanitized that look like personal data: 'contact.email' (e-mail addresses in 3 of 3 values)" \
+    assert (
+        "keys not sanitized that look like personal data: 'contact.email' (e-mail addresses in 3 of 3 values)"
         in " ".join(res.stdout.split())
+    )

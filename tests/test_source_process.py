@@ -204,3 +204,55 @@ def test_prefetched_texts_are_read_once_by_their_batch_and_dropped_for_other_tex
     got = [r.sanitized for r in sanitize_texts(remote_nlp, texts, batch_size=4)]
     assert got == [r.sanitized for r in sanitize_texts(local_nlp, texts, batch_size=4)]
     assert not proc._prefetched
+
+
+PLAIN_CONFIG = """[nlp]
+lang = "en"
+pipeline = ["tok2vec","ner"]
+
+[nlp.tokenizer]
+@tokenizers = "spacy.Tokenizer.v1"
+
+[components]
+
+[components.ner]
+factory = "ner"
+
+[components.ner.model]
+@architectures = "spacy.TransitionBasedParser.v2"
+
+[components.tok2vec]
+factory = "tok2vec"
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "plain"),
+    [
+        (None, True),
+        (('factory = "ner"', 'factory = "privacy_ner"'), False),  # another package's component
+        (('"spacy.Tokenizer.v1"', '"spacy_textsan.Tokenizer.v1"'), False),  # another package's function
+        (('"spacy.TransitionBasedParser.v2"', '"spacy-transformers.TransformerModel.v3"'), False),
+        (('[components.tok2vec]\nfactory = "tok2vec"', '[components.tok2vec]\nfactory = "curated_transformer"'), False),
+    ],
+)
+def test_a_source_made_of_spacy_parts_alone_loads_without_pytorch(tmp_path, change, plain):
+    from spacy_textsan.privacy_ner.source_process import plain_spacy_source
+
+    text = PLAIN_CONFIG if change is None else PLAIN_CONFIG.replace(*change)
+    assert text != PLAIN_CONFIG or change is None
+    (tmp_path / "config.cfg").write_text(text)
+    assert plain_spacy_source(str(tmp_path)) is plain
+    assert plain_spacy_source(str(tmp_path / "missing")) is False
+    assert plain_spacy_source("no_such_pipeline_textsan") is False
+
+
+def test_the_ner_process_of_en_core_web_sm_holds_no_pytorch(remote_nlp):
+    from spacy_textsan.privacy_ner.source_process import plain_spacy_source
+
+    assert plain_spacy_source(SOURCE)
+    remote = remote_nlp.get_pipe("privacy_ner").source_process
+    remote.start()
+    maps = open(f"/proc/{remote.pid}/maps").read()
+    assert "torch" not in maps
+    assert "spacy" in maps or "thinc" in maps or "python" in maps  # the process's own map was read

@@ -1,5 +1,6 @@
 """--engine spark / spacy_textsan.run.spark in Spark local mode: the same
 output as the single-process run (text, counts, spans, order, fail-closed)."""
+
 import csv
 import json
 import os
@@ -15,10 +16,10 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip i
 if shutil.which("java") is None:
     pytest.skip("Spark needs Java (17) on PATH: `java` not found", allow_module_level=True)
 
-from spacy_textsan.run import spark as spark_engine  # noqa: E402
 from spacy_textsan.cli import app  # noqa: E402
 from spacy_textsan.pipeline import load_pipeline  # noqa: E402
 from spacy_textsan.run import FAILED_TEXT, sanitize_texts  # noqa: E402
+from spacy_textsan.run import spark as spark_engine  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 
@@ -27,7 +28,7 @@ RULES = str(FIX / "rules_only.cfg")
 
 NOTES = [
     "Mr Ada Lee, born 2 May 1961, lodged application no. 48213/09.",
-    "No identifiers, just a \"quoted\" remark, with commas.",
+    'No identifiers, just a "quoted" remark, with commas.',
     "Ms Bo Chan paid EUR 300 on 1 May 2001; call +44 20 7946 0958.",
     "The case 12345/98 was joined to 48213/09 on 14 March 2003.",
     "Dr Jan Novak and Mr Ada Lee met in 1999.",
@@ -40,7 +41,7 @@ NOTES = [
     "Ms Li Wei, 21 August 1987, case 30303/12.",
 ]
 
-CODE = '''
+CODE = """
 import os
 from spacy.language import Language
 
@@ -53,7 +54,7 @@ def make_boom(nlp, name):
             raise RuntimeError("component crashed")
         return doc
     return boom
-'''
+"""
 
 
 KEY = "spark-test-key-0123456789abcdef"
@@ -84,9 +85,10 @@ def boom(tmp_path_factory):
     log, code = base / "loads.txt", base / "boom_code.py"
     code.write_text(CODE.format(log=str(log)))
     cfg = base / "boom.cfg"
-    cfg.write_text(Path(RULES).read_text()
-                   .replace('pipeline = ["privacy_ner"', 'pipeline = ["spark_test_boom","privacy_ner"')
-                   + '\n[components.spark_test_boom]\nfactory = "spark_test_boom"\n')
+    cfg.write_text(
+        Path(RULES).read_text().replace('pipeline = ["privacy_ner"', 'pipeline = ["spark_test_boom","privacy_ner"')
+        + '\n[components.spark_test_boom]\nfactory = "spark_test_boom"\n'
+    )
     spark_engine._import_code(str(code.resolve()))  # registers the factory here too, once
     return {"cfg": str(cfg), "code": str(code), "log": log}
 
@@ -96,13 +98,16 @@ def _local(cfg, texts):
 
 
 def test_dataframe_equals_single_process(spark, boom):
-    rows = [(i * 10, note, f"ward-{i % 3}", None if i % 4 == 1 else f"Summary {i}: Mr Ada Lee, 2 May 2001.")
-            for i, note in enumerate(NOTES)]
+    rows = [
+        (i * 10, note, f"ward-{i % 3}", None if i % 4 == 1 else f"Summary {i}: Mr Ada Lee, 2 May 2001.")
+        for i, note in enumerate(NOTES)
+    ]
     # 3 partitions, rows not in id order: the output must keep the input's order
     rows = rows[5:] + rows[:5]
     df = spark.sparkContext.parallelize(rows, 3).toDF("id long, note string, ward string, summary string")
-    out = spark_engine.sanitize_dataframe(df, ["note", "summary"], boom["cfg"], code=boom["code"],
-                                          batch_size=4, index_column="row_index")
+    out = spark_engine.sanitize_dataframe(
+        df, ["note", "summary"], boom["cfg"], code=boom["code"], batch_size=4, index_column="row_index"
+    )
     got = out.collect()
     assert out.columns[:4] == ["id", "note", "ward", "summary"]
     assert [r["row_index"] for r in got] == list(range(len(rows)))
@@ -110,7 +115,7 @@ def test_dataframe_equals_single_process(spark, boom):
     for column in ("note", "summary"):
         texts = [r[column] for r in got]
         expected = iter(_local(boom["cfg"], [t for t in texts if t is not None]))
-        for r, text in zip(got, texts):
+        for r, text in zip(got, texts, strict=False):
             if text is None:
                 assert r[f"{column}_sanitized"] is None and r[f"{column}_status"] is None
                 continue
@@ -123,8 +128,9 @@ def test_dataframe_equals_single_process(spark, boom):
     by_id = {r["id"]: r for r in got}
     failed = by_id[50]
     assert failed["note_sanitized"] == FAILED_TEXT and failed["note_status"] == "failed"
-    assert failed["note_errors"] == ["RuntimeError: component crashed; fallback (mask every candidate) failed: "
-                                     "RuntimeError: component crashed"]
+    assert failed["note_errors"] == [
+        "RuntimeError: component crashed; fallback (mask every candidate) failed: RuntimeError: component crashed"
+    ]
     assert by_id[0]["note_sanitized"].startswith("[PERSON 1], born [DATETIME 1]")
     assert "[CODE 1]" in by_id[0]["note_sanitized"] and "48213/09" not in by_id[0]["note_sanitized"]
     assert sum(r["note_status"] == "failed" for r in got) == 1
@@ -164,27 +170,42 @@ def _files(directory: Path):
 
 def test_files_api_equals_local_cli_and_fails_closed(spark, boom, tmp_path):
     inputs = _write_inputs(tmp_path / "in")
-    local = CliRunner().invoke(app, ["sanitize", *map(str, inputs), "--out", str(tmp_path / "local"),
-                                     "--pipeline", boom["cfg"], "--column", "note"])
+    local = CliRunner().invoke(
+        app,
+        [
+            "sanitize",
+            *map(str, inputs),
+            "--out",
+            str(tmp_path / "local"),
+            "--pipeline",
+            boom["cfg"],
+            "--column",
+            "note",
+        ],
+    )
     assert local.exit_code == 2, local.output  # the BOOM letter failed (closed)
-    run = spark_engine.sanitize_files_spark(inputs, tmp_path / "spark", boom["cfg"], output_format="jsonl",
-                                            columns=["note"], code=boom["code"], spark=spark)
+    run = spark_engine.sanitize_files_spark(
+        inputs, tmp_path / "spark", boom["cfg"], output_format="jsonl", columns=["note"], code=boom["code"], spark=spark
+    )
     assert run.n_docs == 2 * len(NOTES) - 1 and run.failures == 1
     assert _files(tmp_path / "spark") == _files(tmp_path / "local")  # copies and report.jsonl, byte for byte
     letters = list(srsly.read_jsonl(tmp_path / "spark" / "letters.jsonl"))
     assert [r["id"] for r in letters] == [f"L{i}" for i in range(len(NOTES))]
-    assert letters[5]["text"] == FAILED_TEXT and "Carl Berg" not in (tmp_path / "spark.report" / "report.jsonl").read_text()
+    assert (
+        letters[5]["text"] == FAILED_TEXT
+        and "Carl Berg" not in (tmp_path / "spark.report" / "report.jsonl").read_text()
+    )
     # the dataset: part files in order, one row per document, the report columns and the sanitized text
     parts = sorted(run.dataset.glob("part-*.json"))
     rows = [json.loads(line) for p in parts for line in p.read_text().splitlines()]
     report = list(srsly.read_jsonl(tmp_path / "local.report" / "report.jsonl"))
     assert [r["row"] for r in rows] == list(range(len(report)))
-    for row, rep in zip(rows, report):
+    for row, rep in zip(rows, report, strict=True):
         assert list(row) == list(spark_engine.RESULT_COLUMNS)
         for key in ("file", "doc_id", "index", "line", "field", "status", "n_spans", "n_masked", "errors"):
             assert row[key] == rep[key], key
         assert json.loads(row["spans"]) == rep["spans"] and json.loads(row["risky_sets"]) == rep["risky_sets"]
-    assert [r["sanitized"] for r in rows[-len(NOTES):]] == [r["text"] for r in letters]
+    assert [r["sanitized"] for r in rows[-len(NOTES) :]] == [r["text"] for r in letters]
     # each executor Python worker loaded the pipeline once, over both tests' jobs
     loads = Counter(boom["log"].read_text().split())
     del loads[str(os.getpid())]  # the local runs of these tests
@@ -193,29 +214,53 @@ def test_files_api_equals_local_cli_and_fails_closed(spark, boom, tmp_path):
 
 def test_cli_engine_spark_writes_the_local_outputs_and_parquet(spark, tmp_path):
     inputs = _write_inputs(tmp_path / "in")[:1] + [FIX / "tab_small.json"]
-    common = ["--pipeline", RULES, "--column", "note", "--strategy", "pseudonym,DATETIME=generalize",
-              "--set", "components.privacy_ner.allow_list=[\"Registry\"]"]
+    common = [
+        "--pipeline",
+        RULES,
+        "--column",
+        "note",
+        "--strategy",
+        "pseudonym,DATETIME=generalize",
+        "--set",
+        'components.privacy_ner.allow_list=["Registry"]',
+    ]
     env = {"TEXTSAN_KEY": KEY}  # as the fixture set it
-    local = CliRunner().invoke(app, ["sanitize", *map(str, inputs), "--out", str(tmp_path / "local"), *common],
-                               env=env)
+    local = CliRunner().invoke(app, ["sanitize", *map(str, inputs), "--out", str(tmp_path / "local"), *common], env=env)
     assert local.exit_code == 0, local.output
-    res = CliRunner().invoke(app, ["sanitize", *map(str, inputs), "--out", str(tmp_path / "spark"), *common,
-                                   "--engine", "spark", "--output-format", "parquet"], env=env)
+    res = CliRunner().invoke(
+        app,
+        [
+            "sanitize",
+            *map(str, inputs),
+            "--out",
+            str(tmp_path / "spark"),
+            *common,
+            "--engine",
+            "spark",
+            "--output-format",
+            "parquet",
+        ],
+        env=env,
+    )
     assert res.exit_code == 0, res.output
     assert _files(tmp_path / "spark") == _files(tmp_path / "local")  # incl. masked_spans.json, predictions.json
     report = list(srsly.read_jsonl(tmp_path / "local.report" / "report.jsonl"))
     # the dataset holds original strings: it goes to the report folder
     back = spark.read.parquet(str(tmp_path / "spark.report" / "results.parquet")).orderBy("row").collect()
-    assert [(r["doc_id"], r["field"], r["n_masked"], json.loads(r["spans"])) for r in back] == \
-        [(r["doc_id"], r["field"], r["n_masked"], r["spans"]) for r in report]
+    assert [(r["doc_id"], r["field"], r["n_masked"], json.loads(r["spans"])) for r in back] == [
+        (r["doc_id"], r["field"], r["n_masked"], r["spans"]) for r in report
+    ]
     sanitized = [r["note"] for r in csv.DictReader(open(tmp_path / "local" / "notes.csv", newline=""))]
-    assert [r["sanitized"] for r in back[:len(sanitized)]] == sanitized
+    assert [r["sanitized"] for r in back[: len(sanitized)]] == sanitized
 
 
 def test_cli_engine_spark_bad_input_and_options(tmp_path):
-    res = CliRunner().invoke(app, ["sanitize", str(FIX / "broken.jsonl"), "--out", str(tmp_path / "o"),
-                                   "--pipeline", RULES, "--engine", "spark"])
+    res = CliRunner().invoke(
+        app,
+        ["sanitize", str(FIX / "broken.jsonl"), "--out", str(tmp_path / "o"), "--pipeline", RULES, "--engine", "spark"],
+    )
     assert res.exit_code == 1 and "broken.jsonl:2:" in res.output and not (tmp_path / "o").exists()
-    res = CliRunner().invoke(app, ["sanitize", str(FIX / "notes.jsonl"), "--out", str(tmp_path / "o"),
-                                   "--engine", "dask"])
+    res = CliRunner().invoke(
+        app, ["sanitize", str(FIX / "notes.jsonl"), "--out", str(tmp_path / "o"), "--engine", "dask"]
+    )
     assert res.exit_code != 0 and "--engine" in res.output

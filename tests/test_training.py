@@ -2,6 +2,7 @@
 supervised_risk component (suggester, corpus, annotations), silver data, and
 smoke trainings of the CPU NER, supervised_risk and transformer configs
 (a few steps on fixture documents)."""
+
 import json
 import sys
 from pathlib import Path
@@ -45,12 +46,35 @@ def gold(doc):
 # reading and converting
 # --------------------------------------------------------------------------- #
 
+
 def mentions_only_file(tmp_path):
-    data = [{"doc_id": "m1", "text": "Mr Doe lives in Oslo.", "annotations": {"tae": {"entity_mentions": [
-        {"entity_type": "PERSON", "entity_mention_id": "m1_em1", "start_offset": 3, "end_offset": 6,
-         "span_text": "Doe", "identifier_type": None},
-        {"entity_type": "LOC", "entity_mention_id": "m1_em2", "start_offset": 16, "end_offset": 20,
-         "span_text": "Oslo"}]}}}]
+    data = [
+        {
+            "doc_id": "m1",
+            "text": "Mr Doe lives in Oslo.",
+            "annotations": {
+                "tae": {
+                    "entity_mentions": [
+                        {
+                            "entity_type": "PERSON",
+                            "entity_mention_id": "m1_em1",
+                            "start_offset": 3,
+                            "end_offset": 6,
+                            "span_text": "Doe",
+                            "identifier_type": None,
+                        },
+                        {
+                            "entity_type": "LOC",
+                            "entity_mention_id": "m1_em2",
+                            "start_offset": 16,
+                            "end_offset": 20,
+                            "span_text": "Oslo",
+                        },
+                    ]
+                }
+            },
+        }
+    ]
     path = tmp_path / "mentions.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
@@ -62,19 +86,32 @@ def test_mentions_only_files(tmp_path):
         read_tab(path)
     doc = read_tab(path, mentions_only=True)[0]
     assert [(m.text, m.identifier_type, m.entity_id) for m in doc.annotations["tae"]] == [
-        ("Doe", "UNKNOWN", "tae_m0"), ("Oslo", "UNKNOWN", "tae_m1")]
+        ("Doe", "UNKNOWN", "tae_m0"),
+        ("Oslo", "UNKNOWN", "tae_m1"),
+    ]
 
 
 def test_convert_one_doc_per_annotator():
     nlp = spacy.blank("en")
     docs = list(tab_to_training_docs(nlp, read_tab(TAB)))
     assert [(d.user_data["tab_doc_id"], d.user_data["tab_annotator"]) for d in docs] == [
-        ("d1", "annotator1"), ("d1", "annotator2"), ("d2", "annotator1")]
-    assert ents(docs[0]) == [("no. 12345/67", "CODE"), ("John Doe", "PERSON"), ("British", "DEM"),
-                             ("Kingdom of Sweden", "LOC"), ("1 October 2021", "DATETIME"), ("Doe", "PERSON")]
-    assert gold(docs[1])[:3] == [("12345/67", "CODE", "DIRECT", "d1_a2_e1"),
-                                 ("Mr John Doe", "PERSON", "DIRECT", "d1_a2_e2"),
-                                 ("researcher", "DEM", "QUASI", "d1_a2_e5")]
+        ("d1", "annotator1"),
+        ("d1", "annotator2"),
+        ("d2", "annotator1"),
+    ]
+    assert ents(docs[0]) == [
+        ("no. 12345/67", "CODE"),
+        ("John Doe", "PERSON"),
+        ("British", "DEM"),
+        ("Kingdom of Sweden", "LOC"),
+        ("1 October 2021", "DATETIME"),
+        ("Doe", "PERSON"),
+    ]
+    assert gold(docs[1])[:3] == [
+        ("12345/67", "CODE", "DIRECT", "d1_a2_e1"),
+        ("Mr John Doe", "PERSON", "DIRECT", "d1_a2_e2"),
+        ("researcher", "DEM", "QUASI", "d1_a2_e5"),
+    ]
     assert ents(docs[2]) == [("Mr. Smith", "PERSON"), ("Norway", "LOC"), ("Smith", "PERSON"), ("Norway", "LOC")]
 
 
@@ -83,10 +120,15 @@ def test_convert_mask_only_first_annotator_and_exclusions():
     docs = list(tab_to_training_docs(nlp, read_tab(TAB), annotator="first", identifiers=("DIRECT", "QUASI")))
     assert len(docs) == 2
     # annotator1 marked "Kingdom of Sweden" NO_MASK: not an entity, still in the gold group
-    assert ents(docs[0]) == [("no. 12345/67", "CODE"), ("John Doe", "PERSON"), ("British", "DEM"),
-                             ("1 October 2021", "DATETIME"), ("Doe", "PERSON")]
+    assert ents(docs[0]) == [
+        ("no. 12345/67", "CODE"),
+        ("John Doe", "PERSON"),
+        ("British", "DEM"),
+        ("1 October 2021", "DATETIME"),
+        ("Doe", "PERSON"),
+    ]
     assert ("Kingdom of Sweden", "LOC", "NO_MASK") in [g[:3] for g in gold(docs[0])]
-    assert ents(docs[1]) == [("Mr. Smith", "PERSON"), ("Norway", "LOC")]     # the DIRECT "Norway"
+    assert ents(docs[1]) == [("Mr. Smith", "PERSON"), ("Norway", "LOC")]  # the DIRECT "Norway"
     assert docs[1].ents[1].start_char == docs[1].text.rindex("Norway")
     docs = list(tab_to_training_docs(nlp, read_tab(TAB), annotator="annotator2", exclude_ids=["d2"]))
     assert [d.user_data["tab_annotator"] for d in docs] == ["annotator2"]
@@ -94,8 +136,15 @@ def test_convert_mask_only_first_annotator_and_exclusions():
 
 def test_convert_to_docbin(tmp_path):
     stats = convert_tab(spacy.blank("en"), [TAB], tmp_path / "out" / "train.spacy")
-    assert stats == {"docs": 3, "tokens": 29 + 29 + 12, "ents": 16, "mentions": 16, "mentions_DIRECT": 8,
-                     "mentions_QUASI": 5, "mentions_NO_MASK": 3}
+    assert stats == {
+        "docs": 3,
+        "tokens": 29 + 29 + 12,
+        "ents": 16,
+        "mentions": 16,
+        "mentions_DIRECT": 8,
+        "mentions_QUASI": 5,
+        "mentions_NO_MASK": 3,
+    }
     docs = list(DocBin().from_disk(tmp_path / "out" / "train.spacy").get_docs(spacy.blank("en").vocab))
     assert ents(docs[2]) == [("Mr. Smith", "PERSON"), ("Norway", "LOC"), ("Smith", "PERSON"), ("Norway", "LOC")]
     assert gold(docs[2])[1] == ("Norway", "LOC", "NO_MASK", "d2_a1_e2")
@@ -113,14 +162,25 @@ def test_convert_cli(tmp_path):
     bad.write_text('[{"doc_id": "a",\n "text": 3}]', encoding="utf-8")
     res = runner.invoke(app, ["convert", str(bad), "-o", str(tmp_path / "x.spacy")])
     assert res.exit_code == 1 and "bad.json" in res.output and not (tmp_path / "x.spacy").exists()
-    res = runner.invoke(app, ["convert", str(mentions_only_file(tmp_path)), "-o", str(tmp_path / "m.spacy"),
-                              "--mentions-only", "--exclude-docs", str(TAB)])
+    res = runner.invoke(
+        app,
+        [
+            "convert",
+            str(mentions_only_file(tmp_path)),
+            "-o",
+            str(tmp_path / "m.spacy"),
+            "--mentions-only",
+            "--exclude-docs",
+            str(TAB),
+        ],
+    )
     assert res.exit_code == 0 and "1 docs" in " ".join(res.output.split())
 
 
 # --------------------------------------------------------------------------- #
 # supervised_risk
 # --------------------------------------------------------------------------- #
+
 
 def test_candidate_suggester():
     nlp = spacy.blank("en")
@@ -130,7 +190,7 @@ def test_candidate_suggester():
     b.ents = [Span(b, 0, 1, "LOC")]
     c = nlp("Nothing here.")
     out = build_candidate_suggester()([a, b, c], ops=NumpyOps())
-    assert out.dataXd.tolist() == [[1, 2], [4, 5], [0, 1]]     # sorted, duplicates once, doc.ents fallback
+    assert out.dataXd.tolist() == [[1, 2], [4, 5], [0, 1]]  # sorted, duplicates once, doc.ents fallback
     assert out.lengths.tolist() == [2, 1, 0]
     empty = build_candidate_suggester()([c], ops=NumpyOps())
     assert empty.dataXd.shape == (0, 2) and empty.lengths.tolist() == [0]
@@ -142,9 +202,17 @@ def test_risk_corpus(tmp_path):
     assert len(examples) == 3
     eg = examples[2]
     assert [(s.text, s.label_) for s in eg.predicted.spans[SPANS_KEY]] == [
-        ("Mr. Smith", "PERSON"), ("Norway", "LOC"), ("Smith", "PERSON"), ("Norway", "LOC")]
+        ("Mr. Smith", "PERSON"),
+        ("Norway", "LOC"),
+        ("Smith", "PERSON"),
+        ("Norway", "LOC"),
+    ]
     assert [(s.text, s.label_) for s in eg.reference.spans["textsan_risk"]] == [
-        ("Mr. Smith", "DIRECT"), ("Norway", "NO_MASK"), ("Smith", "NO_MASK"), ("Norway", "DIRECT")]
+        ("Mr. Smith", "DIRECT"),
+        ("Norway", "NO_MASK"),
+        ("Smith", "NO_MASK"),
+        ("Norway", "DIRECT"),
+    ]
     assert eg.predicted.text == eg.reference.text
 
 
@@ -156,7 +224,7 @@ def test_supervised_risk_annotations():
         risk.add_label(label)
     doc = nlp.make_doc("Mr Doe lives in Oslo.")
     doc.spans[SPANS_KEY] = [Span(doc, 1, 2, "PERSON"), Span(doc, 4, 5, "LOC")]
-    doc.spans[SPANS_KEY][1]._.identifier_type = "QUASI"        # already known: kept
+    doc.spans[SPANS_KEY][1]._.identifier_type = "QUASI"  # already known: kept
     indices = Ragged(numpy.asarray([[1, 2], [4, 5]], dtype="i"), numpy.asarray([2], dtype="i"))
     scores = numpy.asarray([[0.7, 0.2, 0.1], [0.05, 0.15, 0.8]], dtype="f")
     risk.set_annotations([doc], (indices, scores))
@@ -168,8 +236,12 @@ def test_supervised_risk_annotations():
 
 def train(config, output, overrides):
     from spacy.cli.train import train as spacy_train
-    spacy_train(config, output, overrides={"training.eval_frequency": 2, "training.max_steps": 4,
-                                           "training.patience": 0, **overrides})
+
+    spacy_train(
+        config,
+        output,
+        overrides={"training.eval_frequency": 2, "training.max_steps": 4, "training.patience": 0, **overrides},
+    )
     return spacy.load(output / "model-last")
 
 
@@ -193,7 +265,7 @@ def test_train_supervised_risk_smoke(corpus, tmp_path):
     assert all(0.0 <= p <= 1.0 for p in scores)
     assert all(s._.identifier_type in ("DIRECT", "QUASI", "NO_MASK") for s in doc.spans[SPANS_KEY])
     again = spacy.load(tmp_path / "risk" / "model-last")(doc.copy())
-    assert [s._.risk["supervised"] for s in again.spans[SPANS_KEY]] == scores      # deterministic
+    assert [s._.risk["supervised"] for s in again.spans[SPANS_KEY]] == scores  # deterministic
 
 
 def test_train_cpu_ner(corpus, tmp_path, model_available):
@@ -202,7 +274,7 @@ def test_train_cpu_ner(corpus, tmp_path, model_available):
     paths = {"paths.train": str(corpus / "mask.spacy"), "paths.dev": str(corpus / "mask.spacy")}
     ner = train(ROOT / "configs" / "privacy_ner_cpu.cfg", tmp_path / "ner", paths)
     assert ner.pipe_names == ["ner"]
-    assert {"CODE", "DEM", "DATETIME"} <= set(ner.get_pipe("ner").labels)     # the TAB labels of the fixture
+    assert {"CODE", "DEM", "DATETIME"} <= set(ner.get_pipe("ner").labels)  # the TAB labels of the fixture
 
 
 def test_train_transformer_smoke(corpus, tmp_path):
@@ -210,12 +282,20 @@ def test_train_transformer_smoke(corpus, tmp_path):
     pytest.importorskip("torch")
     sys.path.insert(0, str(FIX / "lm"))
     from tiny_mlm import build_tiny_mlm
+
     model = build_tiny_mlm(tmp_path / "tiny_bert", max_position_embeddings=64)
-    nlp = train(ROOT / "configs" / "privacy_ner_trf.cfg", tmp_path / "trf",
-                {"paths.train": str(corpus / "mask.spacy"), "paths.dev": str(corpus / "mask.spacy"),
-                 "paths.transformer": model, "training.max_steps": 2,
-                 "components.transformer.model.get_spans.window": 32,
-                 "components.transformer.model.get_spans.stride": 24})
+    nlp = train(
+        ROOT / "configs" / "privacy_ner_trf.cfg",
+        tmp_path / "trf",
+        {
+            "paths.train": str(corpus / "mask.spacy"),
+            "paths.dev": str(corpus / "mask.spacy"),
+            "paths.transformer": model,
+            "training.max_steps": 2,
+            "components.transformer.model.get_spans.window": 32,
+            "components.transformer.model.get_spans.stride": 24,
+        },
+    )
     assert nlp.pipe_names == ["transformer", "ner"]
     assert "CODE" in nlp.get_pipe("ner").labels
     doc = nlp("Mr Doe lodged application no. 12345/67 in Oslo on 1 October 2021.")
@@ -226,6 +306,7 @@ def test_train_transformer_smoke(corpus, tmp_path):
 # silver data
 # --------------------------------------------------------------------------- #
 
+
 def test_silver_doc_from_decisions():
     nlp = spacy.blank("en")
     doc = nlp("Mr Doe, a Turkish national, sued Norway on 3 May 2004.")
@@ -233,13 +314,17 @@ def test_silver_doc_from_decisions():
     doc.spans[SPANS_KEY] = spans
     group = doc.spans[SPANS_KEY]
     group[0]._.identifier_type, group[0]._.masked = "DIRECT", True
-    group[1]._.masked = True                      # masked, type unknown -> QUASI
-    group[2]._.identifier_type, group[2]._.masked = "QUASI", False     # kept -> NO_MASK
-    group[3]._.masked = None                      # undecided -> masked (fail closed)
+    group[1]._.masked = True  # masked, type unknown -> QUASI
+    group[2]._.identifier_type, group[2]._.masked = "QUASI", False  # kept -> NO_MASK
+    group[3]._.masked = None  # undecided -> masked (fail closed)
     out = silver_doc(doc, source="x")
     assert ents(out) == [("Doe", "PERSON"), ("Turkish national", "DEM"), ("3 May 2004", "DATETIME")]
     assert [(s.text, s.id_) for s in out.spans[GOLD_KEY]] == [
-        ("Doe", "DIRECT"), ("Turkish national", "QUASI"), ("Norway", "NO_MASK"), ("3 May 2004", "QUASI")]
+        ("Doe", "DIRECT"),
+        ("Turkish national", "QUASI"),
+        ("Norway", "NO_MASK"),
+        ("3 May 2004", "QUASI"),
+    ]
     assert out.user_data["silver_source"] == "x"
 
 
@@ -255,8 +340,9 @@ def test_silver_leaves_failed_documents_out():
         return doc
 
     nlp.add_pipe("explode_on_boom")
-    out = list(annotate_silver(nlp, [("a", "Application no. 48213/09."), ("b", "BOOM"), ("c", "On 3 May 2004.")],
-                               batch_size=3))
+    out = list(
+        annotate_silver(nlp, [("a", "Application no. 48213/09."), ("b", "BOOM"), ("c", "On 3 May 2004.")], batch_size=3)
+    )
     assert [(s, d is None, e) for s, d, e in out] == [("a", False, None), ("b", True, "boom"), ("c", False, None)]
     assert ents(out[0][1]) == [("48213/09", "CODE")] and ents(out[2][1]) == [("3 May 2004", "DATETIME")]
 
@@ -266,14 +352,27 @@ def test_silver_cli(tmp_path):
     folder.mkdir()
     (folder / "a.txt").write_text("Application no. 48213/09 was lodged on 3 May 2004.", encoding="utf-8")
     (folder / "b.txt").write_text("   ", encoding="utf-8")
-    res = runner.invoke(app, ["silver", str(folder), str(TAB), "-o", str(tmp_path / "s.spacy"),
-                              "--pipeline", str(RULES), "--exclude-docs", str(TAB)])
+    res = runner.invoke(
+        app,
+        [
+            "silver",
+            str(folder),
+            str(TAB),
+            "-o",
+            str(tmp_path / "s.spacy"),
+            "--pipeline",
+            str(RULES),
+            "--exclude-docs",
+            str(TAB),
+        ],
+    )
     assert res.exit_code == 0, res.output
     docs = list(DocBin().from_disk(tmp_path / "s.spacy").get_docs(spacy.blank("en").vocab))
-    assert [d.user_data["silver_source"] for d in docs] == ["a:text"]        # blank b, TAB docs excluded
+    assert [d.user_data["silver_source"] for d in docs] == ["a:text"]  # blank b, TAB docs excluded
     assert ents(docs[0]) == [("48213/09", "CODE"), ("3 May 2004", "DATETIME")]
-    res = runner.invoke(app, ["silver", str(folder / "b.txt"), "-o", str(tmp_path / "e.spacy"),
-                              "--pipeline", str(RULES)])
+    res = runner.invoke(
+        app, ["silver", str(folder / "b.txt"), "-o", str(tmp_path / "e.spacy"), "--pipeline", str(RULES)]
+    )
     assert res.exit_code == 1 and "no text found" in res.output
 
 
@@ -282,10 +381,17 @@ def test_project_yml_is_valid():
     known commands), `train` runs the training workflow, and every config a command trains
     or assembles from exists."""
     from weasel.util import load_project_config
+
     config = load_project_config(ROOT)
     commands = {c["name"]: c for c in config["commands"]}
-    assert config["workflows"]["train"] == ["convert", "train-ner", "train-risk", "assemble",
-                                            "evaluate-trained", "package"]
+    assert config["workflows"]["train"] == [
+        "convert",
+        "train-ner",
+        "train-risk",
+        "assemble",
+        "evaluate-trained",
+        "package",
+    ]
     assert set(config["workflows"]["all"]) >= set(config["workflows"]["train"]) | {"silver"}
     for name in ("train-ner", "train-risk", "train-trf", "assemble"):
         cfgs = [w for line in commands[name]["script"] for w in line.split() if w.endswith(".cfg")]

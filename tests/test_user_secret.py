@@ -86,7 +86,8 @@ def test_the_secret_is_made_once_private_in_the_config_dir(tmp_path, monkeypatch
     assert caplog.messages == [
         f"created a per-user secret for pseudonyms without a key at {secret} (readable by you only): the same "
         "input gives the same output for this user on this machine only; for reproducible output across users "
-        "and machines, give a shared key with --key-file or $TEXTSAN_KEY"]
+        "and machines, give a shared key with --key-file or $TEXTSAN_KEY"
+    ]
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600 and stat.S_IMODE(where.stat().st_mode) == 0o700
     value = secret.read_text()
     assert len(value) == 65 and value.endswith("\n") and bytes.fromhex(value.strip())
@@ -160,7 +161,8 @@ def test_a_pickled_pipeline_holds_no_user_secret_and_reads_it_again(tmp_path, mo
         pickle.loads(data)
     assert str(e.value) == (
         f"the per-user secret {where / 'secret.key'} is missing (output without a key is reproducible only "
-        "where its secret is); give a surrogate key instead (key_file, --key-file or $TEXTSAN_KEY)")
+        "where its secret is); give a surrogate key instead (key_file, --key-file or $TEXTSAN_KEY)"
+    )
     assert not (where / "secret.key").exists()
 
 
@@ -174,16 +176,17 @@ def test_a_secret_open_to_others_empty_or_unmakeable_is_refused(tmp_path, monkey
         load_pipeline(RULES, KEYLESS)
     assert str(e.value).endswith(
         f"generalizer: the pseudonym strategy without a key: the per-user secret {secret} is open to other "
-        f"users (mode 0640): make it private (chmod 600 {secret}), or {give}")
+        f"users (mode 0640): make it private (chmod 600 {secret}), or {give}"
+    )
     secret.write_text("\n")
     os.chmod(secret, 0o600)
     with pytest.raises(ValueError) as e:
         load_pipeline(RULES, KEYLESS)
-    assert str(e.value).endswith(
-        f"the per-user secret {secret} is empty: remove it to have a new one made, or {give}")
+    assert str(e.value).endswith(f"the per-user secret {secret} is empty: remove it to have a new one made, or {give}")
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("TEXTSAN_CONFIG_DIR", str(tmp_path / "file" / "cfg"))
     with pytest.raises(ValueError) as e:
         load_pipeline(RULES, KEYLESS)
     assert str(e.value).endswith(
-        f"cannot create the per-user secret {tmp_path / 'file' / 'cfg' / 'secret.key'}: Not a directory; {give}")
+        f"cannot create the per-user secret {tmp_path / 'file' / 'cfg' / 'secret.key'}: Not a directory; {give}"
+    )

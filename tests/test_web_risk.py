@@ -1,4 +1,5 @@
 """The web_risk component end to end, against a local search server (no network)."""
+
 import logging
 import time
 from pathlib import Path
@@ -6,17 +7,24 @@ from pathlib import Path
 import pytest
 import spacy
 import srsly
-
-from spacy_textsan.extensions import SPANS_KEY
-from spacy_textsan.risk.web_risk import (
-    WebRisk, choose_person, find_risky_combinations, format_query, group_entities, normalize_url,
-)
-from spacy_textsan.risk.search_client import SearchError
 from web_server import free_port, search_server  # noqa: F401  (fixture)
 
+from spacy_textsan.extensions import SPANS_KEY
+from spacy_textsan.risk.search_client import SearchError
+from spacy_textsan.risk.web_risk import (
+    WebRisk,
+    choose_person,
+    find_risky_combinations,
+    format_query,
+    group_entities,
+    normalize_url,
+)
+
 CANNED = srsly.read_json(Path(__file__).parent / "fixtures" / "web" / "canned_results.json")["results"]
-TEXT = ("Galip Yalman, a lawyer in Ankara, met Ayse Demir in Istanbul on 14 March 2009. "
-        "Yalman later joined Acme Legal in Ankara; Acme praised him.")
+TEXT = (
+    "Galip Yalman, a lawyer in Ankara, met Ayse Demir in Istanbul on 14 March 2009. "
+    "Yalman later joined Acme Legal in Ankara; Acme praised him."
+)
 # (text, occurrence, label, entity_id)
 SPANS = [
     ("Galip Yalman", 0, "PERSON", "PERSON-1"),
@@ -60,8 +68,12 @@ def make_doc(nlp, text=TEXT, spans=SPANS):
 def pipeline(server_url=None, client=None, **config):
     nlp = spacy.blank("en")
     if server_url is not None:
-        config["client"] = {"@misc": "spacy_textsan.searxng_client.v1", "base_url": server_url,
-                            **FAST, **(client or {})}
+        config["client"] = {
+            "@misc": "spacy_textsan.searxng_client.v1",
+            "base_url": server_url,
+            **FAST,
+            **(client or {}),
+        }
     nlp.add_pipe("web_risk", config=config)
     return nlp
 
@@ -97,6 +109,7 @@ ALL_ALONE = [[at("lawyer")], [at("Ankara")], [at("Istanbul")], [at("14 March 200
 
 # --------------------------------------------------------------------------- pure functions
 
+
 def test_pure_helpers():
     nlp = spacy.blank("en")
     doc = make_doc(nlp)
@@ -115,16 +128,25 @@ def test_pure_helpers():
 def test_algorithm_on_a_dict_backend():
     def search(query):
         return {normalize_url(u) for u in CANNED.get(query, [])}
-    result = find_risky_combinations(["lawyer", "Ankara", "Istanbul", "14 March 2009", "Acme Legal"],
-                                     "Galip Yalman", search, max_arity=2)
+
+    result = find_risky_combinations(
+        ["lawyer", "Ankara", "Istanbul", "14 March 2009", "Acme Legal"], "Galip Yalman", search, max_arity=2
+    )
     assert [(c.combo, c.risky, c.shared) for c in result.combos] == [
-        ((0,), False, 0), ((1,), True, 1), ((2,), False, 0), ((3,), True, 1), ((4,), False, 0),
-        ((0, 2), True, 1), ((0, 4), False, 0), ((2, 4), True, 1),
+        ((0,), False, 0),
+        ((1,), True, 1),
+        ((2,), False, 0),
+        ((3,), True, 1),
+        ((4,), False, 0),
+        ((0, 2), True, 1),
+        ((0, 4), False, 0),
+        ((2, 4), True, 1),
     ]
     assert len(result.person_urls) == 7
 
 
 # --------------------------------------------------------------------------- end to end
+
 
 def test_risky_sets_scores_and_queries(canned):
     nlp = pipeline(canned.url)
@@ -133,8 +155,11 @@ def test_risky_sets_scores_and_queries(canned):
         {"measure": "web", "spans": [at("Ankara")], "reason": reason('"Ankara"')},
         {"measure": "web", "spans": [at("14 March 2009")], "reason": reason('"14 March 2009"')},
         {"measure": "web", "spans": [at("lawyer"), at("Istanbul")], "reason": reason('"lawyer" AND "Istanbul"')},
-        {"measure": "web", "spans": [at("Istanbul"), at("Acme Legal")],
-         "reason": reason('"Istanbul" AND "Acme Legal"')},
+        {
+            "measure": "web",
+            "spans": [at("Istanbul"), at("Acme Legal")],
+            "reason": reason('"Istanbul" AND "Acme Legal"'),
+        },
     ]
     assert doc._.sanitize_errors is None
     scores = web_scores(doc)
@@ -143,8 +168,7 @@ def test_risky_sets_scores_and_queries(canned):
     assert scores[("Ankara", at("Ankara")[0])] == scores[("Ankara", at("Ankara", 1)[0])] == 1.0
     assert scores[("Istanbul", at("Istanbul")[0])] == 0.0
     assert scores[("14 March 2009", at("14 March 2009")[0])] == 1.0
-    assert scores[("Acme Legal", at("Acme Legal")[0])] == scores[("Acme", at("Acme", 1)[0])] \
-        == pytest.approx(2 / 7)
+    assert scores[("Acme Legal", at("Acme Legal")[0])] == scores[("Acme", at("Acme", 1)[0])] == pytest.approx(2 / 7)
     queries = page_one_queries(canned)
     # the person, 5 entities and 3 pairs (pairs with Ankara or the date are pruned), each also with the person
     assert len(queries) == len(set(queries)) == 1 + 2 * 5 + 2 * 3
@@ -157,25 +181,37 @@ def test_without_pruning_every_pair_is_searched(canned):
     assert len(page_one_queries(canned)) == 1 + 2 * (5 + 10)
     # the server knows no page for pairs with Ankara or the date: same sets as with pruning
     assert [s["spans"] for s in doc._.risky_sets] == [
-        [at("Ankara")], [at("14 March 2009")], [at("lawyer"), at("Istanbul")], [at("Istanbul"), at("Acme Legal")]]
+        [at("Ankara")],
+        [at("14 March 2009")],
+        [at("lawyer"), at("Istanbul")],
+        [at("Istanbul"), at("Acme Legal")],
+    ]
 
 
 def test_fixed_person_and_labels(canned):
     doc = run(pipeline(canned.url, person="Galip Yalman", labels=["LOC"]))
     assert doc._.risky_sets == [{"measure": "web", "spans": [at("Ankara")], "reason": reason('"Ankara"')}]
-    assert page_one_queries(canned) == ['"Galip Yalman"', '"Ankara"', '"Galip Yalman" AND "Ankara"',
-                                        '"Istanbul"', '"Galip Yalman" AND "Istanbul"']
+    assert page_one_queries(canned) == [
+        '"Galip Yalman"',
+        '"Ankara"',
+        '"Galip Yalman" AND "Ankara"',
+        '"Istanbul"',
+        '"Galip Yalman" AND "Istanbul"',
+    ]
 
 
-@pytest.mark.parametrize("mode,detail", [
-    ("500", "HTTP 500 (2 attempts)"),
-    ("hang", "timeout after 0.3 s (2 attempts)"),
-    ("close", "connection failed (closed without a response) (2 attempts)"),
-    ("html", "response is HTML, not JSON"),
-    ("truncated", "response is invalid JSON (Unterminated string starting at)"),
-    ("wrong_shape", "unexpected response shape (no results list)"),
-    ("not_listening", "connection failed (connection refused) (2 attempts)"),
-])
+@pytest.mark.parametrize(
+    "mode,detail",
+    [
+        ("500", "HTTP 500 (2 attempts)"),
+        ("hang", "timeout after 0.3 s (2 attempts)"),
+        ("close", "connection failed (closed without a response) (2 attempts)"),
+        ("html", "response is HTML, not JSON"),
+        ("truncated", "response is invalid JSON (Unterminated string starting at)"),
+        ("wrong_shape", "unexpected response shape (no results list)"),
+        ("not_listening", "connection failed (connection refused) (2 attempts)"),
+    ],
+)
 def test_person_search_failure_fails_closed(search_server, mode, detail):
     if mode == "not_listening":
         url = f"http://127.0.0.1:{free_port()}"
@@ -191,8 +227,10 @@ def test_person_search_failure_fails_closed(search_server, mode, detail):
     expected = f"web search failed: {label}: {detail}, counted as risky"
     assert [s["spans"] for s in doc._.risky_sets] == ALL_ALONE
     assert {s["reason"] for s in doc._.risky_sets} == {expected}
-    assert doc._.sanitize_errors == [f"web_risk: web search for the person to protect failed ({label}: "
-                                     f"{detail}); all 5 candidate entities counted as risky"]
+    assert doc._.sanitize_errors == [
+        f"web_risk: web search for the person to protect failed ({label}: "
+        f"{detail}); all 5 candidate entities counted as risky"
+    ]
     assert all(span._.risk == {"web": 1.0} for span in doc.spans[SPANS_KEY] if span.label_ != "PERSON")
 
 
@@ -207,8 +245,9 @@ def test_one_failing_combination_counts_as_risky(canned):
         {"measure": "web", "spans": [at("lawyer"), at("Istanbul")], "reason": reason('"lawyer" AND "Istanbul"')},
         {"measure": "web", "spans": [at("lawyer"), at("Acme Legal")], "reason": failed},
     ]
-    assert doc._.sanitize_errors == [f"web_risk: web search failed for 1 of 8 combinations "
-                                     f"({host(canned)}: HTTP 500 (2 attempts)); counted as risky"]
+    assert doc._.sanitize_errors == [
+        f"web_risk: web search failed for 1 of 8 combinations ({host(canned)}: HTTP 500 (2 attempts)); counted as risky"
+    ]
     assert web_scores(doc)[("lawyer", at("lawyer")[0])] == pytest.approx(1 / 6)
 
 
@@ -221,8 +260,10 @@ def test_query_budget(canned):
         {"measure": "web", "spans": [at("14 March 2009")], "reason": exhausted},
         {"measure": "web", "spans": [at("Acme Legal")], "reason": exhausted},
     ]
-    assert doc._.sanitize_errors == ["web_risk: web search failed for 3 of 5 combinations "
-                                     "(query budget of 5 per document exhausted); counted as risky"]
+    assert doc._.sanitize_errors == [
+        "web_risk: web search failed for 3 of 5 combinations "
+        "(query budget of 5 per document exhausted); counted as risky"
+    ]
     assert len(page_one_queries(canned)) == 5
 
 
@@ -233,14 +274,18 @@ def test_time_budget_bounds_a_hanging_search(canned):
     doc = run(nlp)
     assert time.monotonic() - start < 1.0
     sets = doc._.risky_sets
-    assert [s["spans"] for s in sets] == [[at("Ankara")], [at("Istanbul")], [at("14 March 2009")],
-                                          [at("Acme Legal")]]
+    assert [s["spans"] for s in sets] == [[at("Ankara")], [at("Istanbul")], [at("14 March 2009")], [at("Acme Legal")]]
     assert sets[1]["reason"].startswith(f"web search failed: {host(canned)}: ")
     assert "time budget" in sets[1]["reason"] or "timeout" in sets[1]["reason"]
-    assert sets[2]["reason"] == sets[3]["reason"] == \
-        "web search failed: time budget of 0.5 s per document exhausted, counted as risky"
-    assert doc._.sanitize_errors[-1] == ("web_risk: web search failed for 2 of 5 combinations (time budget "
-                                         "of 0.5 s per document exhausted); counted as risky")
+    assert (
+        sets[2]["reason"]
+        == sets[3]["reason"]
+        == "web search failed: time budget of 0.5 s per document exhausted, counted as risky"
+    )
+    assert doc._.sanitize_errors[-1] == (
+        "web_risk: web search failed for 2 of 5 combinations (time budget "
+        "of 0.5 s per document exhausted); counted as risky"
+    )
 
 
 def test_no_client_fails_closed_and_warns_once(caplog):
@@ -251,8 +296,9 @@ def test_no_client_fails_closed_and_warns_once(caplog):
     for doc in docs:
         assert [s["spans"] for s in doc._.risky_sets] == ALL_ALONE
         assert {s["reason"] for s in doc._.risky_sets} == {"no web search backend configured, counted as risky"}
-        assert doc._.sanitize_errors == ["web_risk: no web search backend configured; all 5 candidate "
-                                         "entities counted as risky"]
+        assert doc._.sanitize_errors == [
+            "web_risk: no web search backend configured; all 5 candidate entities counted as risky"
+        ]
     warnings = [r for r in caplog.records if "no web search backend configured" in r.getMessage()]
     assert len(warnings) == 1
 
@@ -293,10 +339,12 @@ def test_a_crashing_client_never_crashes_the_pipeline():
     nlp = spacy.blank("en")
     component = WebRisk(client=Broken())
     doc = component(make_doc(nlp))
-    assert {s["reason"] for s in doc._.risky_sets} == {"web search failed: client error (RuntimeError), "
-                                                       "counted as risky"}
-    assert doc._.sanitize_errors == ["web_risk: web search failed for 5 of 5 combinations "
-                                     "(client error (RuntimeError)); counted as risky"]
+    assert {s["reason"] for s in doc._.risky_sets} == {
+        "web search failed: client error (RuntimeError), counted as risky"
+    }
+    assert doc._.sanitize_errors == [
+        "web_risk: web search failed for 5 of 5 combinations (client error (RuntimeError)); counted as risky"
+    ]
 
     class NotAList:
         def search(self, query):
@@ -311,10 +359,19 @@ def test_api_key_never_in_reasons_errors_or_logs(search_server, monkeypatch, cap
     monkeypatch.setenv("TEXTSAN_WEB_KEY", SECRET)
     search_server.always = "503"
     nlp = spacy.blank("en")
-    nlp.add_pipe("web_risk", config={"client": {
-        "@misc": "spacy_textsan.json_search_client.v1", "url": search_server.url + "/v1/find?query={query}&k={api_key}",
-        "headers": {"X-Api-Key": "{api_key}"}, "api_key_env": "TEXTSAN_WEB_KEY", "results_path": "data.items",
-        **FAST}})
+    nlp.add_pipe(
+        "web_risk",
+        config={
+            "client": {
+                "@misc": "spacy_textsan.json_search_client.v1",
+                "url": search_server.url + "/v1/find?query={query}&k={api_key}",
+                "headers": {"X-Api-Key": "{api_key}"},
+                "api_key_env": "TEXTSAN_WEB_KEY",
+                "results_path": "data.items",
+                **FAST,
+            }
+        },
+    )
     doc = run(nlp)
     assert search_server.received[0]["headers"]["X-Api-Key"] == SECRET
     assert search_server.received[0]["params"]["k"] == SECRET

@@ -1,4 +1,5 @@
 """Search clients against a local server (tests/web_server.py); no network."""
+
 import logging
 import pickle
 import random
@@ -6,12 +7,12 @@ import time
 
 import pytest
 import spacy
+from web_server import free_port, search_server  # noqa: F401  (fixture)
 
 from spacy_textsan.http import backoff_delay, normalize_query, parse_retry_after
 from spacy_textsan.risk.search_client import DEFAULT_USER_AGENT, SearchCache, SearchError
 from spacy_textsan.risk.search_templates import fill_template, resolve_path
 from spacy_textsan.risk.web_search import JsonHttpClient, SearxngClient
-from web_server import free_port, search_server  # noqa: F401  (fixture)
 
 FAST = dict(timeout_s=0.3, max_retries=0, backoff_s=0.01, jitter=0.0, min_interval_s=0.0)
 SECRET = "sk-TEST-abc123/+=SECRET"
@@ -26,6 +27,7 @@ def urls(prefix, n):
 
 
 # --------------------------------------------------------------------------- pure helpers
+
 
 def test_resolve_path_dotted_and_pointer():
     data = {"web": {"results": [{"url": "u0"}, {"url": "u1"}]}, "a/b": {"~x": 1}}
@@ -52,16 +54,18 @@ def test_backoff_is_exponential_capped_and_seeded():
     assert [backoff_delay(i, 0.5, 3.0, 0.0, None) for i in range(4)] == [0.5, 1.0, 2.0, 3.0]
     a = [backoff_delay(i, 0.5, 8.0, 0.5, random.Random(7)) for i in range(3)]
     b = [backoff_delay(i, 0.5, 8.0, 0.5, random.Random(7)) for i in range(3)]
-    assert a == b and all(0.5 * 2 ** i <= d <= 0.75 * 2 ** i for i, d in enumerate(a))
+    assert a == b and all(0.5 * 2**i <= d <= 0.75 * 2**i for i, d in enumerate(a))
 
 
 def test_normalize_query_and_fill_template():
     assert normalize_query("  ANKARA\n  Lawyer ") == "ankara lawyer"
-    assert fill_template("x?q={query}&k={other}", {"query": '"a" & b'}, encode=True) == \
-        "x?q=%22a%22%20%26%20b&k={other}"
+    assert (
+        fill_template("x?q={query}&k={other}", {"query": '"a" & b'}, encode=True) == "x?q=%22a%22%20%26%20b&k={other}"
+    )
 
 
 # --------------------------------------------------------------------------- SearXNG
+
 
 def test_searxng_pages_until_n_results(search_server):
     search_server.results["Ankara"] = urls("a", 25)
@@ -69,8 +73,7 @@ def test_searxng_pages_until_n_results(search_server):
     assert client.search("Ankara") == urls("a", 25)[:22]
     got = search_server.received
     assert [r["page"] for r in got] == [1, 2, 3]
-    assert all(r["path"] == "/search" and r["params"]["format"] == "json" and r["params"]["q"] == "Ankara"
-               for r in got)
+    assert all(r["path"] == "/search" and r["params"]["format"] == "json" and r["params"]["q"] == "Ankara" for r in got)
     assert got[0]["headers"]["User-Agent"] == DEFAULT_USER_AGENT
     assert DEFAULT_USER_AGENT.startswith("spacy-textsan/")
 
@@ -104,15 +107,22 @@ def test_searxng_empty_result_is_not_an_error(search_server):
 
 # --------------------------------------------------------------------------- generic JSON client
 
+
 def test_json_client_url_template_headers_and_env_key(search_server, monkeypatch, caplog):
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("TEXTSAN_TEST_KEY", SECRET)
     query = '"Galip Yalman" AND "a&b"'
     search_server.results[query] = urls("g", 15)
-    client = JsonHttpClient(search_server.url + "/v1/find?query={query}&page={page}",
-                            headers={"Authorization": "Bearer {api_key}", "X-Client": "textsan"},
-                            api_key_env="TEXTSAN_TEST_KEY", results_path="data.items", url_field="link",
-                            n_results=15, page_size=10, **FAST)
+    client = JsonHttpClient(
+        search_server.url + "/v1/find?query={query}&page={page}",
+        headers={"Authorization": "Bearer {api_key}", "X-Client": "textsan"},
+        api_key_env="TEXTSAN_TEST_KEY",
+        results_path="data.items",
+        url_field="link",
+        n_results=15,
+        page_size=10,
+        **FAST,
+    )
     assert client.search(query) == urls("g", 15)
     got = search_server.received
     assert [(r["query"], r["page"]) for r in got] == [(query, 1), (query, 2)]
@@ -126,9 +136,13 @@ def test_api_key_in_url_never_logged_nor_in_errors(search_server, tmp_path, capl
     caplog.set_level(logging.DEBUG)
     key_file = tmp_path / "key.txt"
     key_file.write_text(SECRET + "\n")
-    client = JsonHttpClient(search_server.url + "/v1/find", params={"query": "{query}", "key": "{api_key}"},
-                            api_key_file=str(key_file), results_path="/data/items",
-                            **{**FAST, "max_retries": 1})
+    client = JsonHttpClient(
+        search_server.url + "/v1/find",
+        params={"query": "{query}", "key": "{api_key}"},
+        api_key_file=str(key_file),
+        results_path="/data/items",
+        **{**FAST, "max_retries": 1},
+    )
     search_server.results["x"] = ["https://ok.example/"]
     assert client.search("x") == ["https://ok.example/"]
     assert search_server.received[0]["params"]["key"] == SECRET
@@ -142,16 +156,23 @@ def test_api_key_in_url_never_logged_nor_in_errors(search_server, tmp_path, capl
         assert SECRET not in message
     assert err.value.__context__ is None and err2.value.__context__ is None  # no chained requests error
     assert caplog.records, "urllib3 debug lines were expected"
-    leaked = [r.getMessage() for r in caplog.records
-              if SECRET in r.getMessage() or "sk-TEST-abc123%2F%2B%3DSECRET" in r.getMessage()]
+    leaked = [
+        r.getMessage()
+        for r in caplog.records
+        if SECRET in r.getMessage() or "sk-TEST-abc123%2F%2B%3DSECRET" in r.getMessage()
+    ]
     assert leaked == []
 
 
 def test_json_client_post_body(search_server):
     search_server.results["Ankara"] = urls("p", 3)
-    client = JsonHttpClient(search_server.url + "/v1/find", method="POST",
-                            json_body={"query": "{query}", "page": 1, "opts": {"lang": "en"}},
-                            results_path="data.items", **FAST)
+    client = JsonHttpClient(
+        search_server.url + "/v1/find",
+        method="POST",
+        json_body={"query": "{query}", "page": 1, "opts": {"lang": "en"}},
+        results_path="data.items",
+        **FAST,
+    )
     assert client.search("Ankara") == urls("p", 3)
     assert search_server.received[0]["body"] == {"query": "Ankara", "page": 1, "opts": {"lang": "en"}}
 
@@ -164,8 +185,9 @@ def test_json_client_config_errors_and_missing_key(search_server, monkeypatch):
         JsonHttpClient(search_server.url + "/v1/find?q={query}&k={api_key}")
     with pytest.raises(ValueError, match="GET or POST"):
         JsonHttpClient(search_server.url + "/v1/find?q={query}", method="PUT")
-    client = JsonHttpClient(search_server.url + "/v1/find?q={query}&k={api_key}",
-                            api_key_env="TEXTSAN_MISSING_KEY", **FAST)
+    client = JsonHttpClient(
+        search_server.url + "/v1/find?q={query}&k={api_key}", api_key_env="TEXTSAN_MISSING_KEY", **FAST
+    )
     with pytest.raises(SearchError, match="TEXTSAN_MISSING_KEY is not set"):
         client.search("x")
     assert search_server.count == 0
@@ -175,12 +197,14 @@ def test_json_client_missing_results_list(search_server):
     client = JsonHttpClient(search_server.url + "/v1/find?query={query}", results_path="items", **FAST)
     with pytest.raises(SearchError, match="unexpected response shape"):
         client.search("x")  # the server answers {"data": {...}}: no "items"
-    lenient = JsonHttpClient(search_server.url + "/v1/find?query={query}", results_path="items",
-                             allow_missing_results=True, **FAST)
+    lenient = JsonHttpClient(
+        search_server.url + "/v1/find?query={query}", results_path="items", allow_missing_results=True, **FAST
+    )
     assert lenient.search("x") == []
 
 
 # --------------------------------------------------------------------------- failures and retries
+
 
 def test_retries_then_success(search_server):
     search_server.results["q"] = urls("r", 2)
@@ -257,12 +281,15 @@ def test_nothing_listening():
     assert time.monotonic() - start < 1.0
 
 
-@pytest.mark.parametrize("mode,message", [
-    ("truncated", r"response is invalid JSON \("),
-    ("wrong_shape", r"unexpected response shape \(no results list\)"),
-    ("no_url", r"unexpected response shape \(result without url\)"),
-    ("html", r"response is HTML, not JSON"),
-])
+@pytest.mark.parametrize(
+    "mode,message",
+    [
+        ("truncated", r"response is invalid JSON \("),
+        ("wrong_shape", r"unexpected response shape \(no results list\)"),
+        ("no_url", r"unexpected response shape \(result without url\)"),
+        ("html", r"response is HTML, not JSON"),
+    ],
+)
 def test_malformed_bodies_fail_without_retry(search_server, mode, message):
     search_server.always = mode
     with pytest.raises(SearchError, match=message):
@@ -285,12 +312,13 @@ def test_response_size_cap(search_server):
 
 # --------------------------------------------------------------------------- rate limit, cache
 
+
 def test_rate_limit_spaces_requests(search_server):
     client = searx(search_server, min_interval_s=0.15)
     for q in ("a", "b", "c"):
         client.search(q)
     times = [r["time"] for r in search_server.received]
-    assert all(b - a >= 0.14 for a, b in zip(times, times[1:]))
+    assert all(b - a >= 0.14 for a, b in zip(times, times[1:], strict=False))
 
 
 def test_cache_hits_avoid_requests_and_survive_a_new_client(search_server, tmp_path):
@@ -342,14 +370,21 @@ def test_broken_cache_file_is_a_miss_not_a_failure(search_server, tmp_path):
 
 # --------------------------------------------------------------------------- registry, pickling
 
+
 def test_registered_factories(search_server, monkeypatch):
     monkeypatch.setenv("K", "v")
-    resolved = spacy.registry.resolve({
-        "a": {"@misc": "spacy_textsan.searxng_client.v1", "base_url": search_server.url, "n_results": 5},
-        "b": {"@misc": "spacy_textsan.json_search_client.v1", "url": search_server.url + "/v1/find",
-              "params": {"query": "{query}", "key": "{api_key}"}, "api_key_env": "K",
-              "results_path": "data.items"},
-    })
+    resolved = spacy.registry.resolve(
+        {
+            "a": {"@misc": "spacy_textsan.searxng_client.v1", "base_url": search_server.url, "n_results": 5},
+            "b": {
+                "@misc": "spacy_textsan.json_search_client.v1",
+                "url": search_server.url + "/v1/find",
+                "params": {"query": "{query}", "key": "{api_key}"},
+                "api_key_env": "K",
+                "results_path": "data.items",
+            },
+        }
+    )
     assert isinstance(resolved["a"], SearxngClient) and resolved["a"].n_results == 5
     assert isinstance(resolved["b"], JsonHttpClient) and resolved["b"].results_path == "data.items"
 

@@ -1,20 +1,35 @@
 """WikidataClient against a local stand-in for Wikidata (tests/wikidata_server.py); no network."""
+
 import time
 
 import pytest
 import spacy
+from wikidata_server import MODES, wikidata_server  # noqa: F401  (fixture)
 
 from spacy_textsan.gazetteer.kb import KBEntry
 from spacy_textsan.gazetteer.wikidata_answers import (
-    WikidataError, WikidataOffline, WikidataResponseError, WikidataUnavailable, best_match, first_parent,
-    infer_tab_type, max_distance, parse_relations, parse_search, relations_query,
+    WikidataError,
+    WikidataOffline,
+    WikidataResponseError,
+    WikidataUnavailable,
+    best_match,
+    first_parent,
+    infer_tab_type,
+    max_distance,
+    parse_relations,
+    parse_search,
+    relations_query,
 )
 from spacy_textsan.gazetteer.wikidata_client import DEFAULT_USER_AGENT, SPARQL_ACCEPT, WikidataClient
-from wikidata_server import MODES, wikidata_server  # noqa: F401  (fixture)
 
 FAST = dict(timeout_s=0.3, max_retries=0, backoff_s=0.01, min_interval_s=0.0, cooldown_s=0.0)
-OSLO_CHAIN = [("Q5119", "capital city"), ("Q515", "city"), ("Q486972", "human settlement"),
-              ("Q618123", "geographical feature"), ("Q2221906", "geographic location")]
+OSLO_CHAIN = [
+    ("Q5119", "capital city"),
+    ("Q515", "city"),
+    ("Q486972", "human settlement"),
+    ("Q618123", "geographical feature"),
+    ("Q2221906", "geographic location"),
+]
 
 
 def client(server, **kw):
@@ -22,6 +37,7 @@ def client(server, **kw):
 
 
 # --------------------------------------------------------------------------- pure helpers
+
 
 def test_relations_query_names_item_and_properties():
     q = relations_query("Q585", "nb")
@@ -40,14 +56,26 @@ def test_first_parent_follows_seed_order():
 
 
 def test_parse_relations_sorts_by_qid_and_skips_non_items():
-    data = {"results": {"bindings": [
-        {"prop": {"value": "http://www.wikidata.org/prop/direct/P31"},
-         "item": {"value": "http://www.wikidata.org/entity/Q1549591"}, "itemLabel": {"value": "big city"}},
-        {"prop": {"value": "http://www.wikidata.org/prop/direct/P31"},
-         "item": {"value": "http://www.wikidata.org/entity/Q5119"}, "itemLabel": {"value": "capital city"}},
-        {"prop": {"value": "http://www.wikidata.org/prop/direct/P31"},
-         "item": {"value": "http://www.wikidata.org/.well-known/genid/abc"}},
-    ]}}
+    data = {
+        "results": {
+            "bindings": [
+                {
+                    "prop": {"value": "http://www.wikidata.org/prop/direct/P31"},
+                    "item": {"value": "http://www.wikidata.org/entity/Q1549591"},
+                    "itemLabel": {"value": "big city"},
+                },
+                {
+                    "prop": {"value": "http://www.wikidata.org/prop/direct/P31"},
+                    "item": {"value": "http://www.wikidata.org/entity/Q5119"},
+                    "itemLabel": {"value": "capital city"},
+                },
+                {
+                    "prop": {"value": "http://www.wikidata.org/prop/direct/P31"},
+                    "item": {"value": "http://www.wikidata.org/.well-known/genid/abc"},
+                },
+            ]
+        }
+    }
     assert parse_relations(data) == {"P31": [("Q5119", "capital city"), ("Q1549591", "big city")]}
     with pytest.raises(WikidataResponseError):
         parse_relations({"results": []})
@@ -69,9 +97,11 @@ def test_infer_tab_type_mapping():
 
 
 def test_best_match_order():
-    results = [{"id": "Q1", "label": "Drummer", "match": {"text": "Drummer"}},
-               {"id": "Q2", "label": "drummer", "match": {"text": "drummer"}},
-               {"id": "Q3", "label": "Norwegian University", "match": {"text": "NTNU"}}]
+    results = [
+        {"id": "Q1", "label": "Drummer", "match": {"text": "Drummer"}},
+        {"id": "Q2", "label": "drummer", "match": {"text": "drummer"}},
+        {"id": "Q3", "label": "Norwegian University", "match": {"text": "NTNU"}},
+    ]
     assert best_match("drummer", results)["id"] == "Q2"
     assert best_match("DRUMMER", results)["id"] == "Q1"
     assert best_match("ntnu", results)["id"] == "Q3"
@@ -82,15 +112,28 @@ def test_best_match_order():
 
 # --------------------------------------------------------------------------- live answers
 
+
 def test_search(wikidata_server):
     results = client(wikidata_server).search("Oslo", limit=1)
-    assert results == [{"id": "Q585", "label": "Oslo", "description": "capital and most populous city of Norway",
-                        "match": {"type": "label", "language": "en", "text": "Oslo"}, "aliases": []}]
+    assert results == [
+        {
+            "id": "Q585",
+            "label": "Oslo",
+            "description": "capital and most populous city of Norway",
+            "match": {"type": "label", "language": "en", "text": "Oslo"},
+            "aliases": [],
+        }
+    ]
     params = wikidata_server.received[0]["params"]
     assert wikidata_server.received[0]["path"] == "/w/api.php"
     assert {k: params[k] for k in ("action", "search", "language", "type", "format", "limit")} == {
-        "action": "wbsearchentities", "search": "Oslo", "language": "en", "type": "item", "format": "json",
-        "limit": "1"}
+        "action": "wbsearchentities",
+        "search": "Oslo",
+        "language": "en",
+        "type": "item",
+        "format": "json",
+        "limit": "1",
+    }
     assert client(wikidata_server).search("no such thing") == []
 
 
@@ -110,7 +153,13 @@ def test_chain_max_length_and_country(wikidata_server):
     assert client(wikidata_server, max_chain=2).chain("Q585") == OSLO_CHAIN[:2]
     c = client(wikidata_server)
     assert [label for _, label in c.chain("Q386854")] == [
-        "percussionist", "instrumentalist", "musician", "artist", "creator", "person"]  # seed 000's example
+        "percussionist",
+        "instrumentalist",
+        "musician",
+        "artist",
+        "creator",
+        "person",
+    ]  # Olstad et al. 2023's example
     assert c.country("Q585") == ("Q20", "Norway")
     assert c.country("Q515") is None
     with pytest.raises(ValueError):
@@ -120,19 +169,26 @@ def test_chain_max_length_and_country(wikidata_server):
 def test_lookup_builds_kb_entry(wikidata_server):
     c = client(wikidata_server)
     assert c.lookup("Oslo") == KBEntry(
-        id="Q585", label="Oslo", tab_type="LOC", aliases=[], chain=[label for _, label in OSLO_CHAIN],
-        source="wikidata", description="capital and most populous city of Norway")
+        id="Q585",
+        label="Oslo",
+        tab_type="LOC",
+        aliases=[],
+        chain=[label for _, label in OSLO_CHAIN],
+        source="wikidata",
+        description="capital and most populous city of Norway",
+    )
     ntnu = c.lookup("NTNU")
     assert (ntnu.id, ntnu.tab_type, ntnu.aliases) == ("Q11977", "ORG", ["NTNU"])
     assert ntnu.chain == ["university", "educational institution", "organization"]
     assert c.lookup("Supreme Court of Norway").tab_type == "ORG"
     assert (c.lookup("drummer").id, c.lookup("drummer").tab_type) == ("Q386854", "DEM")
     assert c.lookup("Nobel Prize").tab_type == "MISC"
-    assert c.lookup("Os") is None            # prefix search result is not a link
+    assert c.lookup("Os") is None  # prefix search result is not a link
     assert c.lookup("Atlantis xyz") is None  # no result
 
 
 # --------------------------------------------------------------------------- cache and offline
+
 
 def test_cache_hits_survive_a_new_client(wikidata_server, tmp_path):
     path = str(tmp_path / "wd.sqlite3")
@@ -179,6 +235,7 @@ def test_offline_sends_nothing_but_serves_the_cache(wikidata_server, tmp_path):
 
 
 # --------------------------------------------------------------------------- failures
+
 
 @pytest.mark.parametrize("mode", MODES)
 def test_each_failure_mode_raises_within_the_budget(wikidata_server, mode):
@@ -240,6 +297,7 @@ def test_cooldown_fails_fast_after_an_outage(wikidata_server):
 
 # --------------------------------------------------------------------------- identity and config
 
+
 def test_user_agent_is_sent(wikidata_server):
     client(wikidata_server).lookup("Oslo")
     agents = {r["user_agent"] for r in wikidata_server.received}
@@ -251,8 +309,9 @@ def test_user_agent_is_sent(wikidata_server):
 
 def test_registered_factory(wikidata_server):
     create = spacy.registry.misc.get("spacy_textsan.wikidata_client.v1")
-    c = create(api_url=wikidata_server.api_url, sparql_url=wikidata_server.sparql_url, language="nb",
-               offline=True, max_chain=3)
+    c = create(
+        api_url=wikidata_server.api_url, sparql_url=wikidata_server.sparql_url, language="nb", offline=True, max_chain=3
+    )
     assert isinstance(c, WikidataClient)
     assert (c.language, c.offline, c.max_chain) == ("nb", True, 3)
     with pytest.raises(ValueError):

@@ -12,18 +12,29 @@ next requests, in order) and ``fail_queries`` (by query). Modes: "hang",
 "no_url", "html", "unresponsive". ``retry_after`` sets the Retry-After header
 of 429/503. Every request is recorded in ``received``.
 """
+
 import json
 import socket
 import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Dict, List, Optional
 
 import pytest
 
-MODES = ("hang", "close", "429", "500", "503", "truncated", "short_body", "wrong_shape",
-         "no_url", "html", "unresponsive")
+MODES = (
+    "hang",
+    "close",
+    "429",
+    "500",
+    "503",
+    "truncated",
+    "short_body",
+    "wrong_shape",
+    "no_url",
+    "html",
+    "unresponsive",
+)
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -33,14 +44,14 @@ class _QuietServer(ThreadingHTTPServer):
 
 class SearchServer:
     def __init__(self, page_size: int = 10, hang_s: float = 5.0):
-        self.results: Dict[str, List[str]] = {}
+        self.results: dict[str, list[str]] = {}
         self.page_size = page_size
         self.hang_s = hang_s
-        self.always: Optional[str] = None
-        self.script: List[str] = []
-        self.fail_queries: Dict[str, str] = {}
-        self.retry_after: Optional[str] = None
-        self.received: List[dict] = []
+        self.always: str | None = None
+        self.script: list[str] = []
+        self.fail_queries: dict[str, str] = {}
+        self.retry_after: str | None = None
+        self.received: list[dict] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         server = self
@@ -61,21 +72,20 @@ class SearchServer:
         self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.httpd.block_on_close = False
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     # -- control -------------------------------------------------------------- #
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host}:{port}"  # type: ignore[str-bytes-safe]  # an AF_INET address: host is a str
 
     @property
     def count(self) -> int:
         with self._lock:
             return len(self.received)
 
-    def queries(self) -> List[str]:
+    def queries(self) -> list[str]:
         with self._lock:
             return [r["query"] for r in self.received]
 
@@ -90,7 +100,7 @@ class SearchServer:
         self.thread.join(timeout=2)
 
     # -- handling ------------------------------------------------------------- #
-    def _next_failure(self, query: str) -> Optional[str]:
+    def _next_failure(self, query: str) -> str | None:
         with self._lock:
             if self.script:
                 return self.script.pop(0)
@@ -116,9 +126,18 @@ class SearchServer:
         else:
             query, page = params.get("query", ""), int(params.get("page", "1"))
         with self._lock:
-            self.received.append({"method": method, "path": parsed.path, "params": params, "body": body,
-                                  "headers": dict(handler.headers), "query": query, "page": page,
-                                  "time": time.monotonic()})
+            self.received.append(
+                {
+                    "method": method,
+                    "path": parsed.path,
+                    "params": params,
+                    "body": body,
+                    "headers": dict(handler.headers),
+                    "query": query,
+                    "page": page,
+                    "time": time.monotonic(),
+                }
+            )
         failure = self._next_failure(query)
         if failure == "hang":
             self._stop.wait(self.hang_s)
@@ -131,10 +150,10 @@ class SearchServer:
             headers = {"Retry-After": self.retry_after} if self.retry_after and failure in ("429", "503") else {}
             return self._send(handler, int(failure), b'{"error": "unavailable"}', headers=headers)
         urls = self.results.get(query, [])
-        chunk = urls[(page - 1) * self.page_size: page * self.page_size]
+        chunk = urls[(page - 1) * self.page_size : page * self.page_size]
+        payload: dict[str, object]
         if parsed.path == "/search":
-            payload = {"query": query, "results": [{"url": u, "title": u} for u in chunk],
-                       "unresponsive_engines": []}
+            payload = {"query": query, "results": [{"url": u, "title": u} for u in chunk], "unresponsive_engines": []}
         else:
             payload = {"data": {"items": [{"link": u} for u in chunk]}}
         data = json.dumps(payload).encode()
@@ -147,16 +166,21 @@ class SearchServer:
         elif failure == "no_url":
             data = json.dumps({"results": [{"title": "no url"}], "data": {"items": [{"title": "x"}]}}).encode()
         elif failure == "html":
-            return self._send(handler, 200, b"<html><body>Too many requests</body></html>",
-                              content_type="text/html")
+            return self._send(handler, 200, b"<html><body>Too many requests</body></html>", content_type="text/html")
         elif failure == "unresponsive":
             data = json.dumps({"results": [], "unresponsive_engines": [["google", "timeout"]]}).encode()
         self._send(handler, 200, data)
 
     @staticmethod
-    def _send(handler, status: int, data: bytes, headers: Optional[dict] = None,
-              content_type: str = "application/json", length: Optional[int] = None,
-              close: bool = False) -> None:
+    def _send(
+        handler,
+        status: int,
+        data: bytes,
+        headers: dict | None = None,
+        content_type: str = "application/json",
+        length: int | None = None,
+        close: bool = False,
+    ) -> None:
         handler.send_response(status)
         handler.send_header("Content-Type", content_type)
         handler.send_header("Content-Length", str(len(data) if length is None else length))

@@ -18,6 +18,7 @@ status 200), ``wrong_shape`` (valid JSON, wrong structure), ``api_error``
 
 ``received`` logs every request: path, params, headers, user_agent, time.
 """
+
 import json
 import os
 import re
@@ -25,7 +26,6 @@ import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Dict, List, Optional
 
 import pytest
 
@@ -52,13 +52,13 @@ class _QuietServer(ThreadingHTTPServer):
 
 class WikidataServer:
     def __init__(self, hang_s: float = 5.0):
-        self.search_results: Dict[str, List[dict]] = load_fixture("search.json")
-        self.entities: Dict[str, dict] = load_fixture("entities.json")
+        self.search_results: dict[str, list[dict]] = load_fixture("search.json")
+        self.entities: dict[str, dict] = load_fixture("entities.json")
         self.hang_s = hang_s
-        self.always: Optional[str] = None
-        self.script: List[Optional[str]] = []
-        self.retry_after: Optional[str] = None
-        self.received: List[dict] = []
+        self.always: str | None = None
+        self.script: list[str | None] = []
+        self.retry_after: str | None = None
+        self.received: list[dict] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         server = self
@@ -74,14 +74,13 @@ class WikidataServer:
                 server._handle(self)
 
         self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     # -- control -------------------------------------------------------------- #
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host}:{port}"  # type: ignore[str-bytes-safe]  # an AF_INET address: host is a str
 
     @property
     def api_url(self) -> str:
@@ -107,11 +106,11 @@ class WikidataServer:
         self.thread.join(timeout=2)
 
     # -- answers -------------------------------------------------------------- #
-    def search_payload(self, params: Dict[str, str]) -> dict:
+    def search_payload(self, params: dict[str, str]) -> dict:
         if params.get("action") != "wbsearchentities":
-            return {"error": {"code": "badvalue", "info": "Unrecognized value for parameter \"action\"."}}
+            return {"error": {"code": "badvalue", "info": 'Unrecognized value for parameter "action".'}}
         if not params.get("language") or not params.get("search"):
-            return {"error": {"code": "missingparam", "info": "The \"search\" and \"language\" parameters must be set."}}
+            return {"error": {"code": "missingparam", "info": 'The "search" and "language" parameters must be set.'}}
         limit = int(params.get("limit", "7"))
         results = self.search_results.get(params["search"].casefold(), [])[:limit]
         return {"searchinfo": {"search": params["search"]}, "search": results, "success": 1}
@@ -122,14 +121,16 @@ class WikidataServer:
         bindings = []
         for prop in _PROPS.findall(query):
             for qid, label in entity.get(prop, []):
-                bindings.append({
-                    "prop": {"type": "uri", "value": f"http://www.wikidata.org/prop/direct/{prop}"},
-                    "item": {"type": "uri", "value": f"http://www.wikidata.org/entity/{qid}"},
-                    "itemLabel": {"xml:lang": "en", "type": "literal", "value": label},
-                })
+                bindings.append(
+                    {
+                        "prop": {"type": "uri", "value": f"http://www.wikidata.org/prop/direct/{prop}"},
+                        "item": {"type": "uri", "value": f"http://www.wikidata.org/entity/{qid}"},
+                        "itemLabel": {"xml:lang": "en", "type": "literal", "value": label},
+                    }
+                )
         return {"head": {"vars": ["prop", "item", "itemLabel"]}, "results": {"bindings": bindings}}
 
-    def _next_failure(self) -> Optional[str]:
+    def _next_failure(self) -> str | None:
         with self._lock:
             if self.script:
                 return self.script.pop(0)
@@ -139,8 +140,15 @@ class WikidataServer:
         parsed = urllib.parse.urlsplit(handler.path)
         params = {k: v[0] for k, v in urllib.parse.parse_qs(parsed.query).items()}
         with self._lock:
-            self.received.append({"path": parsed.path, "params": params, "headers": dict(handler.headers),
-                                  "user_agent": handler.headers.get("User-Agent"), "time": time.monotonic()})
+            self.received.append(
+                {
+                    "path": parsed.path,
+                    "params": params,
+                    "headers": dict(handler.headers),
+                    "user_agent": handler.headers.get("User-Agent"),
+                    "time": time.monotonic(),
+                }
+            )
         failure = self._next_failure()
         if failure == "hang":
             self._stop.wait(self.hang_s)
@@ -150,8 +158,9 @@ class WikidataServer:
             headers = {"Retry-After": self.retry_after} if self.retry_after and failure != "500" else {}
             return self._send(handler, int(failure), b'{"error": "unavailable"}', headers=headers)
         if failure == "html":
-            return self._send(handler, 200, b"<!DOCTYPE html><html><body>Wikimedia Error</body></html>",
-                              content_type="text/html")
+            return self._send(
+                handler, 200, b"<!DOCTYPE html><html><body>Wikimedia Error</body></html>", content_type="text/html"
+            )
         if parsed.path == "/w/api.php":
             payload = self.search_payload(params)
             content_type = "application/json; charset=utf-8"
@@ -170,8 +179,9 @@ class WikidataServer:
         self._send(handler, 200, data, content_type=content_type)
 
     @staticmethod
-    def _send(handler, status: int, data: bytes, headers: Optional[dict] = None,
-              content_type: str = "application/json") -> None:
+    def _send(
+        handler, status: int, data: bytes, headers: dict | None = None, content_type: str = "application/json"
+    ) -> None:
         handler.send_response(status)
         handler.send_header("Content-Type", content_type)
         handler.send_header("Content-Length", str(len(data)))

@@ -36,7 +36,7 @@ def evaluate(
         help="Token weights of the weighted precision: uniform or wordfreq (information content)",
     ),
 ):
-    """TAB metrics (seed 004): token recall, ERdi, ERqi, precision, weighted precision, per type."""
+    """TAB metrics (Pilán et al. 2022): token recall, ERdi, ERqi, precision, weighted precision, per type."""
 
     try:
         docs = read_tab(gold)

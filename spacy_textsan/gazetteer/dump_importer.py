@@ -25,14 +25,14 @@ QID would be a useless surface form.
 Chains
 ------
 For every kept entity the chain of its ancestors (labels, most specific
-first, at most ``max_chain``) follows seed 000's relations: instance of
+first, at most ``max_chain``) follows the relations of Olstad et al. (2023): instance of
 (P31), subclass of (P279), is metaclass for (P8225), part of (P361). At each
 step the first relation present gives the next node and, within a relation,
 the first target (preferred rank before normal rank, then dump order). A
 node that is itself a class (it has a P279 claim) follows P279 first
 (``prefer_subclass=True``): the P31 of a class names its metaclass ("drummer"
 is an instance of "profession" but a subclass of "percussionist"), and
-seed 000's own example ``drummer -> percussionist -> instrumentalist ->
+Olstad et al.'s own example ``drummer -> percussionist -> instrumentalist ->
 musician -> ...`` runs through P279. Pass ``prefer_subclass=False`` for the
 literal P31, P279, P8225, P361 order at every node. A chain stops at a node
 without these relations, at a cycle or at ``max_chain``; a node without a

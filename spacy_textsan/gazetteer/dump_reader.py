@@ -32,7 +32,7 @@ __all__ = [
     "is_class_like",
 ]
 
-CHAIN_RELATIONS = ("P31", "P279", "P8225", "P361")  # seed 000's order
+CHAIN_RELATIONS = ("P31", "P279", "P8225", "P361")  # the order of Olstad et al. 2023
 INSTANCE_OF, SUBCLASS_OF, METACLASS_FOR = "P31", "P279", "P8225"
 _QID = re.compile(r"Q([1-9][0-9]*)\Z")
 NO_HOP = -1  # a node known to have no chain step

@@ -3,7 +3,7 @@
 One format for the three sources (offline build from packages, live Wikidata,
 Wikidata dump import). An entry has surface forms, a TAB type and an ontology
 chain: its ancestors from most specific to most general, as labels, following
-seed 000's order of relations (instance of P31, subclass of P279, metaclass
+the order of relations of Olstad et al. 2023 (instance of P31, subclass of P279, metaclass
 P8225, part of P361). Examples::
 
     drummer   DEM  ["percussionist", "musician", "performer", "person"]

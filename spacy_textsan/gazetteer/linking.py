@@ -1,4 +1,4 @@
-"""Linking a span's text to a knowledge-base entry, in seed 000's order.
+"""Linking a span's text to a knowledge-base entry, in the order of Olstad et al. 2023.
 
 :func:`link_surface` tries, and stops at the first that finds an entry:
 
@@ -16,7 +16,7 @@
    of Accountants" a disciplinary court).
 3. ``fuzzy``: the KB surface at the smallest character edit distance, which
    must be strictly below ``max_edit_ratio`` × the span's (normalised) length
-   (seed 000: 15%); ties go to the surface added first. Spans of up to 6
+   (Olstad et al. 2023: 15%); ties go to the surface added first. Spans of up to 6
    characters only link exactly (15% of 6 is below 1). See :class:`FuzzyIndex`
    for the complexity.
 4. ``live``: ``client.lookup(surface)`` (a :class:`WikidataClient`) when a

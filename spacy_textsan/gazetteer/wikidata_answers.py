@@ -4,7 +4,7 @@ Pure functions behind :class:`~.wikidata_client.WikidataClient` (which sends
 the requests) and :mod:`.linking` (which needs :class:`WikidataError` and
 :func:`max_distance` without a network client).
 
-Seed 000's ontology: :func:`first_parent` takes, at each step of a chain, the
+The ontology of Olstad et al. (2023): :func:`first_parent` takes, at each step of a chain, the
 first relation that an item has in the order instance of (P31), subclass of
 (P279), is metaclass for (P8225), part of (P361); when a relation has several
 values, the one with the smallest QID number (Wikidata returns them in no
@@ -20,7 +20,7 @@ from rapidfuzz.distance import Levenshtein
 
 from .kb import normalise_surface
 
-#: Relations of the generalisation chain, in seed 000's order of preference.
+#: Relations of the generalisation chain, in the order of preference of Olstad et al. 2023.
 CHAIN_PROPERTIES = ("P31", "P279", "P8225", "P361")
 #: Country (used by :meth:`WikidataClient.country`).
 COUNTRY_PROPERTY = "P17"
@@ -202,7 +202,7 @@ def _binding_value(binding: dict[str, Any], name: str) -> str:
 
 def first_parent(relations: dict[str, list[Item]]) -> Item | None:
     """The next chain step: the first value of the first relation present, in
-    seed 000's order (P31, P279, P8225, P361)."""
+    the order of Olstad et al. 2023 (P31, P279, P8225, P361)."""
     for prop in CHAIN_PROPERTIES:
         values = relations.get(prop)
         if values:
@@ -222,7 +222,7 @@ def infer_tab_type(items: Iterable[Item]) -> str:
 
 def max_distance(length: int, max_edit_ratio: float) -> int:
     """The largest edit distance *strictly below* ``max_edit_ratio * length``
-    (seed 000: "below 15% of the length"); -1 when none is."""
+    (Olstad et al. 2023: "below 15% of the length"); -1 when none is."""
     limit = round(max_edit_ratio * length, 9)  # 0.15 * 100 is 15.000000000000002
     return math.ceil(limit) - 1
 

@@ -6,8 +6,8 @@ Two Wikidata services are used:
   &search=...&language=en&type=item&format=json&limit=5``) to find items by
   label or alias;
 * the Query Service (``GET {sparql_url}?query=...&format=json`` with
-  ``Accept: application/sparql-results+json``) for the relations seed 000's
-  ontology follows, one query per item that asks for all of them at once::
+  ``Accept: application/sparql-results+json``) for the relations the
+  ontology of Olstad et al. (2023) follows, one query per item that asks for all of them at once::
 
       SELECT ?prop ?item ?itemLabel WHERE {
         VALUES ?prop { wdt:P31 wdt:P279 wdt:P8225 wdt:P361 wdt:P17 }

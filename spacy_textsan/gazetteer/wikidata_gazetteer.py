@@ -1,8 +1,8 @@
 """The ``wikidata_gazetteer`` factory: knowledge-base tagging and linking.
 
-Seed 003 tags DEM and MISC quasi-identifiers (nationalities, occupations,
-diseases, religions, languages...) with a Wikidata-derived gazetteer; seed
-000 links entities to Wikidata's ontology to generalize them. This component
+Papadopoulou et al. (2022a) tag DEM and MISC quasi-identifiers (nationalities,
+occupations, diseases, religions, languages...) with a Wikidata-derived
+gazetteer; Olstad et al. (2023) link entities to Wikidata's ontology to generalize them. This component
 does both, over a :class:`~.kb.GazetteerKB` from any of three sources:
 
 * the offline default, built from packages and shipped in the package

@@ -11,7 +11,7 @@ one is added):
 * ``mask``: ``mask_format`` filled with the label and a number that is the
   same for all mentions of one entity (``[PERSON 1]``), or a fixed string
   such as ``***``;
-* ``generalize`` (seed 000): PERSON → ``[PERSON 1]``; DATETIME → ``[2009]``,
+* ``generalize`` (Olstad et al. 2023): PERSON → ``[PERSON 1]``; DATETIME → ``[2009]``,
   ``[date in the 2000s]`` or ``[DATE]``; QUANTITY → ``[X EUR]``;
   LOC / ORG / DEM / MISC → the first ancestor of the span's knowledge-base
   chain (``span._.kb_chain``, from ``wikidata_gazetteer``) that is safe;

@@ -10,7 +10,7 @@ picks them by name: ``strategy = "pseudonym"``. The built-in ones:
 
 * ``mask``: ``mask_format`` filled with the label and a number that is the
   same for all mentions of one entity (``[PERSON 1]``);
-* ``generalize`` (seed 000): PERSON is masked, everything else gets the most
+* ``generalize`` (Olstad et al. 2023): PERSON is masked, everything else gets the most
   specific safe option of its mentions (:mod:`.options`) or ``***``;
 * ``pseudonym``: a fake but plausible surrogate of the same kind
   (:mod:`.surrogates`) that names no masked string and no other entity's
@@ -218,7 +218,7 @@ class Mask(Operator):
 
 @register_operator
 class Generalize(Operator):
-    """The most specific safe generalization (seed 000); PERSON is masked."""
+    """The most specific safe generalization (Olstad et al. 2023); PERSON is masked."""
 
     name = "generalize"
 

@@ -1,4 +1,4 @@
-"""Replacement options of seed 000 (WikiReplace), as pure functions.
+"""Replacement options of Olstad et al. 2023 (WikiReplace), as pure functions.
 
 Each function returns the options for one span, most specific first; the
 generalizer takes the first one that is safe (:func:`safe_options`) and
@@ -105,7 +105,7 @@ UNITS = [
 
 
 def datetime_options(text: str) -> list[str]:
-    """Year → decade → ``DATE`` (seed 000 §3.1)."""
+    """Year → decade → ``DATE`` (Olstad et al. 2023, §3.1)."""
     out: list[str] = []
     years = _YEAR.findall(text)
     if len(set(years)) == 1:  # one year named: "14 March 2009", "2009"

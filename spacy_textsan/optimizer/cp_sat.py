@@ -1,4 +1,4 @@
-"""The masking decision as a CP-SAT problem (seed 003 §3.3), as a pure function.
+"""The masking decision as a CP-SAT problem (Papadopoulou et al. 2022a, §3.3), as a pure function.
 
 Given entities with a masking cost (their information content), entities
 that must be masked (direct identifiers, spans risky alone) and risky sets of

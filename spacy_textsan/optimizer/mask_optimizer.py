@@ -2,7 +2,7 @@
 
 Reads the candidates (``doc.spans[spans_key]``, or ``doc.ents``), the risk
 measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
-(``span._.info_content``), and solves seed 003's CP-SAT problem over entities
+(``span._.info_content``), and solves the CP-SAT problem of Papadopoulou et al. 2022a (§3.3) over entities
 (all mentions of one entity share one decision):
 
 * every direct identifier is masked: ``identifier_type == "DIRECT"`` or a

@@ -2,7 +2,7 @@
 
 Pure functions over :class:`Candidate` tuples, testable without a pipeline.
 ``union`` keeps every source's spans; ``intersect`` keeps only the characters
-that every source tagged (seed 001's intersection on character indices), with
+that every source tagged (anonymization-tool's intersection on character indices), with
 the label of the first source. ``resolve_overlaps`` then picks one span per
 stretch of text.
 """

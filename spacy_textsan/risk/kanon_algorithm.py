@@ -1,5 +1,6 @@
-"""k-anonymity over the postings of an inverted index: Algorithm 1 of seed 002
-("Bootstrapping Text Anonymization Models with Distant Supervision", §3.2).
+"""k-anonymity over the postings of an inverted index: Algorithm 1 of
+Papadopoulou et al. 2022b ("Bootstrapping Text Anonymization Models with Distant
+Supervision", §3.2).
 
 Pure functions of the terms of a document and an
 :class:`~spacy_textsan.risk.kanon_index.InvertedIndex`, without spaCy or files:
@@ -201,9 +202,9 @@ def terms_to_mask(
     seed: int = 0,
     max_combinations: int | None = None,
 ) -> list[str]:
-    """Algorithm 1 of seed 002: the terms to mask so that every combination
-    of up to ``max_arity`` terms left in clear matches 0 or at least ``k``
-    records.
+    """Algorithm 1 of Papadopoulou et al. 2022b: the terms to mask so that
+    every combination of up to ``max_arity`` terms left in clear matches 0 or
+    at least ``k`` records.
 
     1. Every term with fewer than ``k`` postings is masked.
     2. Combinations of the terms still in clear are enumerated, pairs first,

@@ -1,4 +1,4 @@
-"""Background knowledge as an inverted index (seed 002, §3.1).
+"""Background knowledge as an inverted index (Papadopoulou et al. 2022b, §3.1).
 
 :class:`InvertedIndex` maps each *term* (a normalised attribute value: a
 name, a city, a birth year, an occupation…) to its *postings*, the ids of the
@@ -93,7 +93,7 @@ def normalise_term(text: str, label: str | None = None) -> str:
     future type-specific rules but currently ignored, so that records without
     types and typed spans get the same keys. Spelling variants (``Lisbon`` /
     ``Lisboa``, date formats) are not merged: add them to the records as
-    extra terms, as seed 002 §4.1 does.
+    extra terms, as Papadopoulou et al. 2022b (§4.1) do.
     """
     text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     text = _WHITESPACE.sub(" ", text.translate(_APOSTROPHES))

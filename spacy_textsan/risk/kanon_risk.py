@@ -7,7 +7,8 @@ component looks up how many records share its normalised text and
 
 * scores it: ``span._.risk["kanon"] = 1 / max(1, postings)``;
 * records in ``doc._.risky_sets`` which entities reveal too much, alone or in
-  combination (seed 002, §3.2 and Algorithm 1).
+  combination (Papadopoulou et al. 2022b, §3.2 and
+  Algorithm 1).
 
 Entities are the candidate spans grouped by ``span._.entity_id`` (a span
 without one is its own entity). An entity is risky alone if any of its

@@ -1,10 +1,10 @@
 """Log-probability backends for ``lm_risk``: how predictable is a span in its text?
 
-A backend answers one question (seed 003, §3.2.1): the natural-log probability
+A backend answers one question (Papadopoulou et al. 2022a, §3.2.1): the natural-log probability
 of each character span of a text, ``log P(span) <= 0``. A span with a low
 log-probability is specific, hence informative and risky; its information
 content ``IC(span) = -log P(span)`` is also the masking cost of the optimizer
-(seed 003, §3.3) and the token weight of TAB's weighted precision.
+(Papadopoulou et al. 2022a, §3.3) and the token weight of TAB's weighted precision.
 
 Two backends:
 
@@ -131,7 +131,7 @@ class MaskedLMBackend(SpanLogProbBackend):
 
     For each span, the subword tokens overlapping it are replaced by the mask
     token and ``log P(span) = sum(log_softmax(logits)[original_id])`` over
-    them (seed 003 §3.2.1). A span covering no token gets 0.
+    them (Papadopoulou et al. 2022a, §3.2.1). A span covering no token gets 0.
 
     Batching: each document is tokenised once and cut into windows of at
     most ``max_length`` tokens (special tokens included) starting every

@@ -1,10 +1,10 @@
-"""``lm_risk``: language-model surprisal as a privacy risk (seed 003, §3.2.1).
+"""``lm_risk``: language-model surprisal as a privacy risk (Papadopoulou et al. 2022a, §3.2.1).
 
 Each candidate span gets its log-probability in context from a backend
 (:mod:`.lm_backends`). A span that is hard to predict is specific, so:
 
 * ``span._.info_content = -logprob`` (nats): the masking cost used by the
-  optimizer (seed 003, §3.3);
+  optimizer (Papadopoulou et al. 2022a, §3.3);
 * ``span._.risk["lm"] = -logprob`` (higher = riskier);
 * a span with ``logprob < threshold`` is risky alone: it goes to
   ``doc._.risky_sets`` as a one-span set with the reason

@@ -1,6 +1,6 @@
 """Phrases that describe a person, beyond the detectors' candidates (pure functions).
 
-Seed 002 looks up the terms of a document in an inverted index of background
+Papadopoulou et al. (2022b) look up the terms of a document in an inverted index of background
 records; what singles a person out is often not a name but a short phrase: an
 occupation (``worked as a taxi driver``), a health condition (``suffering from
 multiple sclerosis``), a family situation (``three children``), a count of

@@ -1,6 +1,6 @@
 """The ``supervised_risk`` factory: a span classifier of DIRECT / QUASI / NO_MASK.
 
-Seed 003 §3.2.3 trains a classifier on TAB's ``identifier_type`` to say which
+Papadopoulou et al. (2022a, §3.2.3) train a classifier on TAB's ``identifier_type`` to say which
 detected spans must be masked. This component is spaCy's own single-label
 span categorizer (``spancat_singlelabel``) with two changes:
 

@@ -1,6 +1,6 @@
 """``web_risk``: which entities, alone or combined, lead a web search to the person.
 
-Seed 003, §3.2.2 and Algorithm 1. The person to protect is searched on the web
+Papadopoulou et al. 2022a, §3.2.2 and Algorithm 1. The person to protect is searched on the web
 and the result URLs kept. Then, for every combination of 1..``max_arity``
 candidate entities, the combination is searched (terms quoted and joined by
 ``AND``), and so is person + combination, whose URLs are added to the person's.
@@ -215,7 +215,7 @@ def find_risky_combinations(
     operator: str = "AND",
     prune_supersets: bool = True,
 ) -> WebRiskResult:
-    """Algorithm 1 of seed 003 over ``terms`` (one per entity). ``search``
+    """Algorithm 1 of Papadopoulou et al. 2022a over ``terms`` (one per entity). ``search``
     returns a set of normalised URLs or raises SearchError. The person's own
     search must succeed (the caller handles its failure)."""
     out = WebRiskResult()

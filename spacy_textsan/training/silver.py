@@ -1,7 +1,8 @@
 """Silver training data: unlabeled documents annotated by a sanitization pipeline.
 
-Seed 003 trains its privacy-enhanced NER on silver data (generic NER +
-gazetteer) and seed 002 bootstraps labels by k-anonymity masking. Here any
+Papadopoulou et al. (2022a) train their privacy-enhanced NER on silver data
+(generic NER + gazetteer) and Papadopoulou et al. (2022b) bootstrap labels by
+k-anonymity masking. Here any
 pipeline does the labelling (default: zero-shot privacy_ner + gazetteer +
 kanon_risk + optimizer, ``spacy_textsan/configs/silver.cfg``): every span it
 *masks* becomes a gold entity of the silver Doc (label = TAB type), every
