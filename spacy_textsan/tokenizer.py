@@ -30,7 +30,7 @@ from spacy.attrs import NORM
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc
-from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex, registry
+from spacy.util import compile_infix_regex, registry
 from thinc.types import Ints2d
 
 #: Characters that separate the fields of a record even without spaces around them.
@@ -102,19 +102,13 @@ def linear_tokenizer(tokenizer: Callable[[str], Doc]) -> Callable[[str], Doc]:
 
 @registry.tokenizers("spacy_textsan.Tokenizer.v1")
 def create_tokenizer() -> Callable[[Language], Tokenizer]:
+    base = registry.tokenizers.get("spacy.Tokenizer.v1")()
+
     def make_tokenizer(nlp: Language) -> Tokenizer:
-        # spaCy's own tokenizer (spacy.Tokenizer.v1), with the field separators among the infixes
-        prefixes = nlp.Defaults.prefixes
-        suffixes = nlp.Defaults.suffixes
+        # spaCy's own tokenizer (spacy.Tokenizer.v1), with the field separators among the infixes, made linear
+        tokenizer = base(nlp)
         infixes = list(nlp.Defaults.infixes or []) + [FIELD_SEPARATORS]
-        return LinearTokenizer(
-            nlp.vocab,
-            rules=nlp.Defaults.tokenizer_exceptions,
-            prefix_search=compile_prefix_regex(prefixes).search if prefixes else None,
-            suffix_search=compile_suffix_regex(suffixes).search if suffixes else None,
-            infix_finditer=compile_infix_regex(infixes).finditer,
-            token_match=nlp.Defaults.token_match,
-            url_match=nlp.Defaults.url_match,
-        )
+        tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+        return cast(Tokenizer, linear_tokenizer(tokenizer))
 
     return make_tokenizer

@@ -18,6 +18,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "Phrase",
@@ -120,8 +121,19 @@ def find_phrases(text: str) -> list[Phrase]:
     return sorted(found, key=lambda p: p.start)
 
 
-#: answers of wordfreq kept by wordfreq itself (see :func:`english_count`)
+#: answers of wordfreq kept by wordfreq itself (see :func:`_wordfreq`)
 WORDFREQ_CACHE = 16_384
+
+
+@lru_cache(maxsize=1)
+def _wordfreq() -> Any:
+    """wordfreq (its frequency lists load on first use), with its answer cache
+    bounded once: wordfreq keeps 100,000 answers before it clears them, tens of
+    MB that a service filled over hours of new names."""
+    import wordfreq
+
+    wordfreq.CACHE_SIZE = min(wordfreq.CACHE_SIZE, WORDFREQ_CACHE)
+    return wordfreq
 
 
 @lru_cache(maxsize=8192)
@@ -130,12 +142,7 @@ def english_count(term: str, n_records: int, lang: str = "en", doc_tokens: int =
     words would contain ``term``: ``n * (1 - (1 - f) ** doc_tokens)`` with
     ``f`` its wordfreq frequency (a multi-word term's frequency is wordfreq's
     estimate for the phrase). 0.0 for a term wordfreq does not know."""
-    import wordfreq  # loads its frequency lists on first use
-
-    # wordfreq caches 100,000 answers before it clears them: tens of MB that a service
-    # filled over hours of new names; a smaller cache keeps its memory flat
-    wordfreq.CACHE_SIZE = min(wordfreq.CACHE_SIZE, WORDFREQ_CACHE)
-    freq = wordfreq.word_frequency(term, lang)
+    freq = _wordfreq().word_frequency(term, lang)
     if freq <= 0.0:
         return 0.0
     return n_records * -math.expm1(doc_tokens * math.log1p(-min(freq, 0.5)))
@@ -167,6 +174,4 @@ def word_term(word: str) -> str:
 @lru_cache(maxsize=16384)
 def is_rare_word(word: str, lang: str = "en", zipf: float = RARE_WORD_ZIPF) -> bool:
     """Rarer than ``zipf`` in ordinary English (wordfreq)."""
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(word, lang) < zipf
+    return _wordfreq().zipf_frequency(word, lang) < zipf
