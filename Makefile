@@ -82,7 +82,7 @@ gazetteer: $(STAMP)
 
 # the KB shipped in the package (reproducible bytes; rerun after editing gazetteer/data/*.txt)
 kb: $(STAMP)
-	$(VENV)/bin/textsan gazetteer build spacy_textsan/gazetteer/data/kb --compact --force
+	$(VENV)/bin/textsan gazetteer build spacy_textsan/detect/gazetteer/data/kb --compact --force
 
 # the background folder of the default pipeline, shipped in the package: one record per TAB train document and per
 # dev text (texts only, no annotations). Two parts in one folder, neither deleting the other's files:
@@ -101,7 +101,8 @@ background-kanon: $(STAMP)
 
 # the training workflow of project.yml: convert, train-ner, train-risk, assemble, evaluate-trained, package
 train: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m spacy project run train
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) scripts/timed.py training/workflow_seconds.txt $(PY) -m spacy project run train
+	$(PY) benchmarks/trained_eval.py --workflow-seconds training/workflow_seconds.txt
 
 clean:
 	rm -rf $(VENV) out build *.egg-info corpus training packages

@@ -410,7 +410,7 @@ def worker_tantivy_build(jsonl: str, folder: str) -> None:
 def query_bm25s(folder: Path, queries: list[dict], n_self_excluded: int) -> dict:
     from spacy_textsan.risk.reid_attack import Occurrence, plan_masks
     from spacy_textsan.risk.reid_index import analyse, analyse_terms, load_background
-    from spacy_textsan.risk.reid_risk import self_records
+    from spacy_textsan.decide.reid_risk import self_records
 
     index = load_background(folder)
     scoring, hits1, hits10 = [], 0, 0

@@ -29,8 +29,8 @@ import spacy
 import srsly
 
 from spacy_textsan.extensions import masked_offsets
-from spacy_textsan.gazetteer.kb import GazetteerKB
-from spacy_textsan.gazetteer.paths import default_kb_path
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB
+from spacy_textsan.detect.gazetteer.paths import default_kb_path
 from spacy_textsan.pipeline import load_pipeline
 from spacy_textsan.tab import evaluate, read_tab
 from spacy_textsan.tab.metrics import per_type_recall

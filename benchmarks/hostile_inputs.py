@@ -6,8 +6,8 @@
 
 Two parts:
 
-* **patterns**: every compiled pattern of ``spacy_textsan.privacy_ner`` and
-  ``spacy_textsan.gazetteer.patterns`` (module-level ``re.Pattern`` objects,
+* **patterns**: every compiled pattern of ``spacy_textsan.detect.privacy_ner`` and
+  ``spacy_textsan.detect.gazetteer.patterns`` (module-level ``re.Pattern`` objects,
   lists of pattern dicts, lists/tuples of compiled patterns, the patterns that
   cached functions and :class:`InstitutionFinder` build) and every finder
   function of them, on long runs of each hostile shape (:data:`SHAPES`: capitals,
@@ -186,12 +186,12 @@ def hostile_text(unit: str, n: int, tail: str = "") -> str:
 
 
 def _modules() -> list:
-    import spacy_textsan.privacy_ner as pkg
+    import spacy_textsan.detect.privacy_ner as pkg
 
     names = [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__) if m.name not in ("source_child",)]
     # the defining modules first, so that a pattern is named after them and not after a module that imports it
     names.sort(key=lambda n: (not n.endswith((".rules", ".names")), n))
-    return [importlib.import_module(n) for n in names] + [importlib.import_module("spacy_textsan.gazetteer.patterns")]
+    return [importlib.import_module(n) for n in names] + [importlib.import_module("spacy_textsan.detect.gazetteer.patterns")]
 
 
 def _short(module_name: str) -> str:
@@ -227,8 +227,8 @@ def _patterns_in(value, label: str, out: dict[str, re.Pattern]) -> None:
 
 def compiled_patterns() -> dict[str, re.Pattern]:
     """Every compiled pattern of the detector modules, by a readable name."""
-    from spacy_textsan.gazetteer.lexicon import read_list
-    from spacy_textsan.gazetteer.patterns import INSTITUTIONS_PATH, InstitutionFinder
+    from spacy_textsan.detect.gazetteer.lexicon import read_list
+    from spacy_textsan.detect.gazetteer.patterns import INSTITUTIONS_PATH, InstitutionFinder
 
     out: dict[str, re.Pattern] = {}
     for module in _modules():
@@ -248,21 +248,21 @@ def compiled_patterns() -> dict[str, re.Pattern]:
                     continue
                 _patterns_in(value(), f"{mod}.{attr}()", out)
     finder = InstitutionFinder(read_list(INSTITUTIONS_PATH))
-    _patterns_in(finder._patterns, "gazetteer.patterns.InstitutionFinder._patterns", out)
+    _patterns_in(finder._patterns, "detect.gazetteer.patterns.InstitutionFinder._patterns", out)
     return out
 
 
 def finder_functions() -> dict[str, Callable[[str], object]]:
     """Every finder function of the detector modules, as a function of the text."""
-    from spacy_textsan.gazetteer.lexicon import read_list
-    from spacy_textsan.gazetteer.patterns import (
+    from spacy_textsan.detect.gazetteer.lexicon import read_list
+    from spacy_textsan.detect.gazetteer.patterns import (
         INSTITUTIONS_PATH,
         InstitutionFinder,
         body_parts,
         condition_words,
         extend_condition,
     )
-    from spacy_textsan.privacy_ner import (
+    from spacy_textsan.detect.privacy_ner import (
         addresses,
         adjacent_names,
         cued_names,
@@ -280,9 +280,9 @@ def finder_functions() -> dict[str, Callable[[str], object]]:
         standard_numbers,
         tables,
     )
-    from spacy_textsan.privacy_ner.combine import PRIORITY_DEFAULT, Candidate, claim_names
-    from spacy_textsan.privacy_ner.entity_ids import assign_entity_ids
-    from spacy_textsan.privacy_ner.privacy_ner import PrivacyNER
+    from spacy_textsan.detect.privacy_ner.combine import PRIORITY_DEFAULT, Candidate, claim_names
+    from spacy_textsan.detect.privacy_ner.entity_ids import assign_entity_ids
+    from spacy_textsan.detect.privacy_ner.privacy_ner import PrivacyNER
 
     default = rules.compile_patterns(rules.DEFAULT_PATTERNS)
     allow = rules.compile_allow_patterns(rules.DEFAULT_ALLOW_PATTERNS)
@@ -426,9 +426,9 @@ def _pipeline_worker(conn) -> None:
     it times privacy_ner's own detectors, the tokenizer, the source NER and the
     whole pipeline on the hostile text, sending each time as soon as it has it."""
     from spacy_textsan.pipeline import load_pipeline
-    from spacy_textsan.privacy_ner import PrivacyNER
-    from spacy_textsan.privacy_ner.normalize import caps_runs, normalise
-    from spacy_textsan.privacy_ner.sources import source_entities
+    from spacy_textsan.detect.privacy_ner import PrivacyNER
+    from spacy_textsan.detect.privacy_ner.normalize import caps_runs, normalise
+    from spacy_textsan.detect.privacy_ner.sources import source_entities
     from spacy_textsan.run.local import sanitize_texts
 
     nlp = load_pipeline(None)

@@ -305,7 +305,7 @@ def worker_system(args) -> dict:
 def worker_breakdown(args) -> dict:
     """Time each textsan component over all texts, one component at a time."""
     from spacy_textsan.pipeline import load_pipeline, spans_key_of
-    from spacy_textsan.privacy_ner import privacy_ner as pnc
+    from spacy_textsan.detect.privacy_ner import privacy_ner as pnc
     from spacy_textsan.run import result_from_doc
 
     texts = worker_texts(args)

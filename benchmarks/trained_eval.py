@@ -13,10 +13,21 @@ Variants, every one on the same documents:
   ``risk_thresholds = {}``, i.e. what the NER's union adds;
 * ``assembled, supervised t=T``: the same with ``risk_thresholds = {"supervised": T}`` for each
   ``--thresholds`` value;
+* ``assembled, supervised decides t=T`` (``--decide-thresholds``): the assembled pipeline with the
+  zero-shot measures of quasi-identifiers off (no kanon_risk, no ``mask_labels`` policy) and
+  ``risk_thresholds = {"supervised": T}``: supervised_risk decides which quasi-identifiers are
+  masked (direct identifiers, the special categories, reid_risk and residual_risk stay). This is
+  the precision end of the trade-off, measured, not the default;
 * ``assembled pipeline (as packaged)``: ``spacy.load(--assembled)`` (a folder or an installed
   package name), as configured.
 
-``--only-assembled`` runs the last one alone (the installed package's score). Reported: token
+``--only-assembled`` runs the last one alone (the installed package's score); with
+``--merge-as NAME`` its result is added to the variants of the existing ``--out`` file under NAME
+(``scripts/check_package.py --evaluate`` does this for the installed package). The attack and
+multi-domain sections summarize ``--reid-attack`` and ``--multidomain`` (the files of
+``benchmarks/reid_attack.py`` and ``scripts/trained_multidomain.py``, when they exist), the
+``workflow`` timing is kept from the existing file (``--workflow-seconds FILE`` records it: ``make
+train`` times the whole workflow with scripts/timed.py), and ``targets`` is computed from all of it. Reported: token
 recall, ERdi, ERqi, precision, weighted precision (wordfreq information content as token weights),
 per-type recall, docs/s; model sizes and the training times read from the training output
 folders. Results: benchmarks/results/trained_<split>.json and a bar chart trained_<split>.svg.
@@ -54,6 +65,88 @@ def assembled(path: str, thresholds: dict | None = None):
     return spacy.load(path, config={"components": {"mask_optimizer": {"risk_thresholds": thresholds}}})
 
 
+def supervised_decides(path: str, threshold: float):
+    """The assembled pipeline where supervised_risk alone decides the quasi-identifiers."""
+    overrides = {"mask_labels": [], "risk_thresholds": {"supervised": threshold}}
+    return spacy.load(path, exclude=["kanon_risk"], config={"components": {"mask_optimizer": overrides}})
+
+
+KEPT_SECTIONS = ("workflow",)
+
+
+def older_than_model(path: Path, assembled: str | None) -> bool:
+    """Whether a results file predates the assembled pipeline (it then measured another model)."""
+    meta = Path(assembled or "") / "meta.json"
+    return meta.exists() and path.stat().st_mtime < meta.stat().st_mtime
+
+
+def reid_summary(path: Path) -> dict:
+    """The points of a reid_attack.py run (reid_attack_trained.json), by variant; ``default`` and ``trained`` needed."""
+    run = json.loads(path.read_text())
+    out: dict = {"source": str(path.relative_to(HERE.parent)) if path.is_relative_to(HERE.parent) else str(path)}
+    for point in run["points"]:
+        if not point.get("reference"):
+            out[point["variant"]] = {key: point[key] for key in ("reid", "n_reid", "reid_random_ties", "chars_kept",
+                                                                "tab")}
+    if "default" not in out or "trained" not in out:
+        raise SystemExit(f"{path}: no 'default' and 'trained' variants (benchmarks/reid_attack.py --variant ...)")
+    return out
+
+
+def multidomain_summary(path: Path) -> dict:
+    """Direct identifiers and probes left by each system of a trained_multidomain.py run."""
+    run = json.loads(path.read_text())
+    out: dict = {"source": str(path.relative_to(HERE.parent)) if path.is_relative_to(HERE.parent) else str(path)}
+    for system in run["systems"]:
+        out[system["system"]] = {
+            "direct_left": system["direct"]["left"], "direct_partly": system["direct"]["partly"],
+            "direct_tried": system["direct"]["tried"], "quasi_left": system["quasi"]["left"],
+            "quasi_tried": system["quasi"]["tried"], "probes_leaked": system["probes"]["leaked"],
+            "probes": system["probes"]["n"], "kept_share": round(system["kept_share"], 4),
+        }
+    return out
+
+
+def compute_targets(out: dict) -> dict:
+    """Issue 27's targets, met or not, from the variants and the kept sections."""
+    variants = out["variants"]
+    zero, trained = variants.get("zero-shot default"), variants.get("assembled pipeline (as packaged)")
+    if zero is None or trained is None:
+        return {}
+
+    def said(ok: bool, text: str) -> str:
+        return ("met: " if ok else "not met: ") + text
+
+    floor = max(zero["recall"], 0.94)
+    targets = {
+        f"recall >= zero-shot ({zero['recall']:.3f}) and >= 0.94": said(
+            trained["recall"] >= floor, f"{trained['recall']:.3f}"
+        ),
+        "ERdi 1.0": said(trained["er_di"] == 1.0, f"{trained['er_di']:.3f}"),
+        "precision >= 0.70": said(
+            trained["precision"] >= 0.70, f"{trained['precision']:.3f} (zero-shot {zero['precision']:.3f})"
+        ),
+    }
+    attack = out.get("reid_attack")
+    if attack:
+        base, ours = attack["default"], attack["trained"]
+        targets[f"re-identification <= zero-shot ({base['reid']:.3f})"] = said(
+            ours["reid"] <= base["reid"], f"{ours['reid']:.3f} ({ours['n_reid']} of {out['n_docs']})"
+        )
+    domains = out.get("multidomain")
+    if domains:
+        md = domains["textsan-trained"]
+        targets["multi-domain: 0 direct identifiers left, probes"] = said(
+            md["direct_left"] == 0 and md["probes_leaked"] == 0,
+            f"{md['direct_left']} of {md['direct_tried']} left ({md['direct_partly']} partly), "
+            f"{md['probes_leaked']} of {md['probes']} probes leak",
+        )
+    workflow = out.get("workflow")
+    if workflow:
+        targets["workflow <= 15 min on 2 cores"] = said(workflow["seconds"] <= 900, f"{workflow['seconds']:.0f} s")
+    return targets
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", default="dev")
@@ -64,10 +157,30 @@ def main():
                     help="more supervised_risk thresholds to try on the assembled pipeline")
     ap.add_argument("--assembled", default=None,
                     help="the assembled trained pipeline (spacy project run assemble) or an installed package")
+    ap.add_argument("--decide-thresholds", type=float, nargs="*", default=[],
+                    help="thresholds of the variants where supervised_risk alone decides the quasi-identifiers")
     ap.add_argument("--only-assembled", action="store_true", help="run the assembled pipeline alone")
+    ap.add_argument("--merge-as", default=None,
+                    help="with --only-assembled: add the result to the existing --out file under this name")
     ap.add_argument("--extra-ner", nargs="*", default=[], help="NAME=PATH: more trained NER pipelines to compare")
+    ap.add_argument("--reid-attack", type=Path, default=HERE / "results" / "reid_attack_trained.json",
+                    help="a benchmarks/reid_attack.py run with variants 'default' and 'trained' (summarized)")
+    ap.add_argument("--multidomain", type=Path, default=HERE / "results" / "multidomain_trained.json",
+                    help="a scripts/trained_multidomain.py run (summarized)")
+    ap.add_argument("--workflow-seconds", type=Path, default=None,
+                    help="only record the whole workflow's time (a scripts/timed.py file) in the existing --out file")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+
+    if args.workflow_seconds:
+        path = Path(args.out or HERE / "results" / f"trained_{args.split}.json")
+        out = json.loads(path.read_text())
+        seconds, _, command = args.workflow_seconds.read_text().partition(" seconds: ")
+        out["workflow"] = {"command": command.strip(), "seconds": round(float(seconds))}
+        out["targets"] = compute_targets(out)
+        path.write_text(json.dumps(out, indent=1))
+        print(f"recorded the workflow's {out['workflow']['seconds']} s in {path}")
+        return
 
     from spacy_textsan.risk.lm_backends import WordfreqBackend, token_weighting
     weights = token_weighting(WordfreqBackend())
@@ -85,8 +198,10 @@ def main():
             variants["assembled, no supervised masks"] = lambda: assembled(args.assembled, {})
             for t in args.thresholds:
                 variants[f"assembled, supervised t={t}"] = (lambda t=t: assembled(args.assembled, {"supervised": t}))
+            for t in args.decide_thresholds:
+                variants[f"assembled, supervised decides t={t}"] = (lambda t=t: supervised_decides(args.assembled, t))
     if args.assembled:
-        variants["assembled pipeline (as packaged)"] = lambda: assembled(args.assembled)
+        variants[args.merge_as or "assembled pipeline (as packaged)"] = lambda: assembled(args.assembled)
     results = {}
     for name, make in variants.items():
         nlp = make()
@@ -107,14 +222,32 @@ def main():
               f"P={r['precision']:.3f} WP={r['weighted_precision']:.3f} docs/s={r['docs_per_s']:.2f} "
               f"ORG={r['per_type_recall'].get('ORG', 0):.3f} DEM={r['per_type_recall'].get('DEM', 0):.3f}",
               flush=True)
-    models = {name: model_info(path) for name, path in [("ner", args.ner), ("risk", args.risk),
-                                                         ("assembled", args.assembled)]
-              if path and Path(path).exists()}
+    path = Path(args.out or HERE / "results" / f"trained_{args.split}.json")
+    before = json.loads(path.read_text()) if path.exists() else {}
+    if args.merge_as:
+        if not before:
+            raise SystemExit(f"{path}: --merge-as adds to an existing results file; none there")
+        before["variants"].update(results)
+        before["targets"] = compute_targets(before)
+        path.write_text(json.dumps(before, indent=1))
+        print(f"added {args.merge_as!r} to {path}")
+        return
+    models = {name: model_info(where) for name, where in [("ner", args.ner), ("risk", args.risk),
+                                                           ("assembled", args.assembled)]
+              if where and Path(where).exists()}
     out = {"split": args.split, "n_docs": len(gold), "ner": args.ner, "risk": args.risk,
            "assembled": args.assembled, "models": models,
            "date": datetime.date.today().isoformat(), "machine": platform.machine(), "cpus": os.cpu_count(),
            "weights": "wordfreq information content (-log P) per token", "variants": results}
-    path = Path(args.out or HERE / "results" / f"trained_{args.split}.json")
+    out.update({key: before[key] for key in KEPT_SECTIONS if key in before})
+    for key, source, summary in (("reid_attack", args.reid_attack, reid_summary),
+                                 ("multidomain", args.multidomain, multidomain_summary)):
+        if source.exists() and not older_than_model(source, args.assembled):
+            out[key] = summary(source)
+        elif source.exists():
+            print(f"{source} is older than {args.assembled}: not this model's, left out (spacy project run "
+                  "attack-trained)")
+    out["targets"] = compute_targets(out)
     path.write_text(json.dumps(out, indent=1))
     path.with_suffix(".svg").write_text(bar_chart(results, f"TAB {args.split}, {len(gold)} documents"))
     print(f"wrote {path} and {path.with_suffix('.svg')}")

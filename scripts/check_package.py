@@ -8,6 +8,10 @@ By default the venv is empty and pip installs spacy-textsan (this checkout) and 
 their dependencies. With ``--site-packages [DIR]`` the venv sees the packages of DIR (default: those of the
 interpreter running this script, e.g. this project's venv: no download) and the package is installed with ``--no-deps``. The sentence is
 sanitized from a temporary working directory, so the installed code runs, not the checkout's.
+With ``--evaluate RESULTS`` the installed package is then scored on TAB dev by
+``benchmarks/trained_eval.py --only-assembled`` in that venv, from the temporary working directory,
+and its result added to RESULTS (e.g. benchmarks/results/trained_dev.json) as "installed package
+<name> (...)".
 Exits non-zero when the install, the import or the sanitization fails.
 """
 import argparse
@@ -30,6 +34,8 @@ def main() -> int:
     ap.add_argument("--site-packages", type=Path, nargs="?", default=None, const=Path(sysconfig.get_paths()["purelib"]),
                     help="a site-packages folder the venv sees (alone: this interpreter's); the package is then "
                          "installed with --no-deps")
+    ap.add_argument("--evaluate", type=Path, default=None,
+                    help="a trained_eval results file to add the installed package's TAB dev scores to")
     args = ap.parse_args()
     dists = sorted((args.package_dir / "dist").glob("*.tar.gz")) + sorted((args.package_dir / "dist").glob("*.whl"))
     if not dists:
@@ -65,6 +71,14 @@ def main() -> int:
         if "Galip" in result["sanitized"] or "48213/09" in result["sanitized"]:
             print("the packaged pipeline left a direct identifier in clear")
             return 1
+        if args.evaluate:
+            how = "pip install --no-deps of the sdist" if args.site_packages else "pip install of the sdist"
+            cmd = [py, str(ROOT / "benchmarks" / "trained_eval.py"), "--only-assembled", "--assembled", name,
+                   "--merge-as", f"installed package {name} ({how}, fresh venv)",
+                   "--out", str(args.evaluate.resolve())]
+            print("$", " ".join(cmd), flush=True)
+            if subprocess.run(cmd, cwd=tmp).returncode != 0:
+                return 1
     print(f"OK: {name} installs and sanitizes in a clean venv")
     return 0
 

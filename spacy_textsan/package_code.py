@@ -8,5 +8,7 @@ entry points are not scanned. The components' code itself comes from the
 """
 
 import spacy_textsan  # noqa: F401  (registers the factories)
-from spacy_textsan import gazetteer, generalizer, optimizer, privacy_ner, risk  # noqa: F401
+from spacy_textsan import decide, detect, render, risk  # noqa: F401
+from spacy_textsan.decide import reid_risk, residual_risk  # noqa: F401
+from spacy_textsan.detect import gazetteer, privacy_ner  # noqa: F401
 from spacy_textsan.risk import supervised_risk  # noqa: F401

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_textsan.cli import app
-from spacy_textsan.generalizer.mask_format import check_mask_format
+from spacy_textsan.detect.privacy_ner.rules import compile_patterns, compile_user_regex, find_rule_matches
 from spacy_textsan.io.jsonl import jsonl_string_token
-from spacy_textsan.privacy_ner.rules import compile_patterns, compile_user_regex, find_rule_matches
+from spacy_textsan.render.mask_format import check_mask_format
 
 FIX = Path(__file__).parent / "fixtures" / "cli"
 RULES = str(FIX / "rules_only.cfg")

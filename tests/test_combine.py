@@ -1,6 +1,6 @@
 import pytest
 
-from spacy_textsan.privacy_ner.combine import Candidate, combine, intersect, resolve_overlaps, union
+from spacy_textsan.detect.privacy_ner.combine import Candidate, combine, intersect, resolve_overlaps, union
 
 A = [Candidate(0, 10, "PERSON", "a"), Candidate(20, 30, "ORG", "a")]
 B = [Candidate(5, 15, "LOC", "b"), Candidate(22, 25, "ORG", "b"), Candidate(40, 45, "DEM", "b")]

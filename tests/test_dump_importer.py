@@ -12,9 +12,9 @@ import typer
 from typer.testing import CliRunner
 
 from spacy_textsan.cli.gazetteer_dump import import_dump_cmd, parse_type_pairs
-from spacy_textsan.gazetteer.dump_importer import import_dump, keep_closure
-from spacy_textsan.gazetteer.dump_reader import DumpFormatError, chain_step, claim_targets, iter_dump_entities
-from spacy_textsan.gazetteer.kb import GazetteerKB
+from spacy_textsan.detect.gazetteer.dump_importer import import_dump, keep_closure
+from spacy_textsan.detect.gazetteer.dump_reader import DumpFormatError, chain_step, claim_targets, iter_dump_entities
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB
 
 KEEP = {"Q28640": "DEM", "Q486972": "LOC", "Q6256": "LOC"}  # profession, human settlement, country
 

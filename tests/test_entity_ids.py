@@ -1,4 +1,4 @@
-from spacy_textsan.privacy_ner.entity_ids import assign_entity_ids, normalise
+from spacy_textsan.detect.privacy_ner.entity_ids import assign_entity_ids, normalise
 
 
 def test_normalise_drops_titles_articles_and_possessive():

@@ -13,9 +13,10 @@ from typer.testing import CliRunner
 
 from spacy_textsan.cli import app, parse_strategy
 from spacy_textsan.extensions import register_extensions
-from spacy_textsan.generalizer import Operator, register_operator
-from spacy_textsan.generalizer.operators import strategy_names
-from spacy_textsan.pipeline import complete_pipeline, load_pipeline, stage_of
+from spacy_textsan.pipeline import complete_pipeline, load_pipeline
+from spacy_textsan.render import Operator, register_operator
+from spacy_textsan.render.operators import strategy_names
+from spacy_textsan.stages import stage_of
 
 RULES = str(Path(__file__).parent / "fixtures" / "cli" / "rules_only.cfg")
 TEXT = "Mr Ada Lee lodged application no. 48213/09 on 2 May 2001. Mr Lee was heard."

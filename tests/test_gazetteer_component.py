@@ -7,9 +7,9 @@ import pytest
 import spacy
 from wikidata_server import wikidata_server  # noqa: F401  (fixture)
 
-from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
-from spacy_textsan.gazetteer.wikidata_client import WikidataClient
-from spacy_textsan.gazetteer.wikidata_gazetteer import WikidataGazetteer
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry
+from spacy_textsan.detect.gazetteer.wikidata_client import WikidataClient
+from spacy_textsan.detect.gazetteer.wikidata_gazetteer import WikidataGazetteer
 from spacy_textsan.run import FAILED_TEXT, sanitize_texts
 
 

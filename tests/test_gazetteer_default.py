@@ -11,10 +11,10 @@ import srsly
 from typer.testing import CliRunner
 
 from spacy_textsan.cli.gazetteer import gazetteer_app
-from spacy_textsan.gazetteer.curated import DEFAULT_CLASSES_PATH, DEFAULT_QUASI_PATH
-from spacy_textsan.gazetteer.kb import KB_FILE_GZ, GazetteerKB, load_shared_kb
-from spacy_textsan.gazetteer.offline_build import DEFAULT_EXCLUSIONS_PATH
-from spacy_textsan.gazetteer.paths import SHIPPED_KB_PATH, default_cache_dir, default_kb_path
+from spacy_textsan.detect.gazetteer.curated import DEFAULT_CLASSES_PATH, DEFAULT_QUASI_PATH
+from spacy_textsan.detect.gazetteer.kb import KB_FILE_GZ, GazetteerKB, load_shared_kb
+from spacy_textsan.detect.gazetteer.offline_build import DEFAULT_EXCLUSIONS_PATH
+from spacy_textsan.detect.gazetteer.paths import SHIPPED_KB_PATH, default_cache_dir, default_kb_path
 from spacy_textsan.pipeline import load_pipeline
 
 META = srsly.read_json(SHIPPED_KB_PATH / "meta.json")

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import spacy
 
-from spacy_textsan.gazetteer.curated import DEFAULT_CLASSES_PATH, class_entries, class_plurals, read_classes
-from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
-from spacy_textsan.gazetteer.lexicon import CLASS_SOURCE, is_class_entry
-from spacy_textsan.gazetteer.linking import (
+from spacy_textsan.detect.gazetteer.curated import DEFAULT_CLASSES_PATH, class_entries, class_plurals, read_classes
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry
+from spacy_textsan.detect.gazetteer.lexicon import CLASS_SOURCE, is_class_entry
+from spacy_textsan.detect.gazetteer.linking import (
     CONTAINED,
     EXACT,
     FUZZY,
@@ -19,8 +19,8 @@ from spacy_textsan.gazetteer.linking import (
     link_surface,
     linked_chain,
 )
-from spacy_textsan.gazetteer.offline_build import build_offline_kb
-from spacy_textsan.gazetteer.wordnet import read_wordnet
+from spacy_textsan.detect.gazetteer.offline_build import build_offline_kb
+from spacy_textsan.detect.gazetteer.wordnet import read_wordnet
 
 WNDB = Path(__file__).parent / "fixtures" / "gazetteer" / "wndb"
 

@@ -4,9 +4,9 @@ the curated quasi-identifiers and the compact KB file, on small inputs."""
 import pytest
 import spacy
 
-from spacy_textsan.gazetteer.curated import quasi_identifier_entries, read_quasi_identifiers
-from spacy_textsan.gazetteer.kb import KB_FILE, KB_FILE_GZ, GazetteerKB, KBEntry, load_shared_kb
-from spacy_textsan.gazetteer.patterns import (
+from spacy_textsan.detect.gazetteer.curated import quasi_identifier_entries, read_quasi_identifiers
+from spacy_textsan.detect.gazetteer.kb import KB_FILE, KB_FILE_GZ, GazetteerKB, KBEntry, load_shared_kb
+from spacy_textsan.detect.gazetteer.patterns import (
     INSTITUTIONS_PATH,
     InstitutionFinder,
     body_parts,
@@ -14,7 +14,7 @@ from spacy_textsan.gazetteer.patterns import (
     extend_condition,
     read_list,
 )
-from spacy_textsan.gazetteer.wikidata_gazetteer import WikidataGazetteer
+from spacy_textsan.detect.gazetteer.wikidata_gazetteer import WikidataGazetteer
 
 NLP = spacy.blank("en")
 

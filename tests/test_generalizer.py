@@ -5,9 +5,9 @@ import spacy
 from spacy.tokens import SpanGroup
 
 from spacy_textsan.extensions import masked_offsets
-from spacy_textsan.generalizer import render, to_original
-from spacy_textsan.generalizer.render import merge_replacements
-from spacy_textsan.pipeline import NoDetectorWarning
+from spacy_textsan.render import render, to_original
+from spacy_textsan.render.render import merge_replacements
+from spacy_textsan.stages import NoDetectorWarning
 
 
 def test_render_and_offset_map():
@@ -113,7 +113,7 @@ def test_mask_all_uses_doc_ents_without_privacy_ner():
 # generalize strategy (Olstad et al. 2023)
 # --------------------------------------------------------------------------- #
 
-from spacy_textsan.generalizer.options import chain_options, datetime_options, quantity_options, safe_options  # noqa: E402
+from spacy_textsan.render.options import chain_options, datetime_options, quantity_options, safe_options  # noqa: E402
 
 
 def test_datetime_options():

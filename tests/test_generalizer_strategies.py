@@ -12,9 +12,9 @@ from spacy.tokens import SpanGroup
 from typer.testing import CliRunner
 
 from spacy_textsan.cli import app, parse_strategy
-from spacy_textsan.generalizer.keys import MissingKeyError, Secret, read_key
-from spacy_textsan.generalizer.leaks import find_leaks
-from spacy_textsan.generalizer.mapping import (
+from spacy_textsan.render.keys import MissingKeyError, Secret, read_key
+from spacy_textsan.render.leaks import find_leaks
+from spacy_textsan.render.mapping import (
     MappingError,
     decrypt_mapping,
     encrypt_mapping,
@@ -23,8 +23,8 @@ from spacy_textsan.generalizer.mapping import (
     restore_text,
     text_digest,
 )
-from spacy_textsan.generalizer.render import render
-from spacy_textsan.generalizer.surrogates import document_shift, hash_token, scramble, shift_dates
+from spacy_textsan.render.render import render
+from spacy_textsan.render.surrogates import document_shift, hash_token, scramble, shift_dates
 
 FIX = Path(__file__).parent / "fixtures" / "cli"
 RULES = str(FIX / "rules_only.cfg")
@@ -482,7 +482,7 @@ def test_cli_strategy_option(tmp_path):
 
 
 def test_quantity_surrogate_keeps_the_known_unit_only():
-    from spacy_textsan.generalizer.surrogates import quantity_surrogate
+    from spacy_textsan.render.surrogates import quantity_surrogate
 
     assert re.fullmatch(r"EUR [1-9]\d,\d{3}", quantity_surrogate("EUR 15,000", 1))
     assert re.fullmatch(r"[1-9]\d,\d{3} liras", quantity_surrogate("12,500 Turkish liras", 1))

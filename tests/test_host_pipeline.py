@@ -11,8 +11,9 @@ import pytest
 import spacy
 from spacy.language import Language
 
-from spacy_textsan.pipeline import NoDetectorWarning, check_stage_order, complete_pipeline
-from spacy_textsan.privacy_ner.host_rules import find_rule_layer
+from spacy_textsan.detect.privacy_ner.host_rules import find_rule_layer
+from spacy_textsan.pipeline import complete_pipeline
+from spacy_textsan.stages import NoDetectorWarning, check_stage_order
 
 TEXT = "Ada Lee lives in Leeds. Call her on +44 20 7946 0958 or write to ada.lee@example.com. Ada Lee replies fast."
 MASKED = "[PERSON 1] lives in [GPE 1]. Call her on [CODE 1] or write to [CODE 2]. [PERSON 1] replies fast."
@@ -139,7 +140,7 @@ def test_a_span_group_set_by_hand_is_read_as_it_is():
 
 
 def test_a_component_made_without_a_pipeline_checks_nothing():
-    from spacy_textsan.generalizer import Generalizer
+    from spacy_textsan.render import Generalizer
 
     nlp = spacy.blank("en")
     doc = nlp("Call +44 20 7946 0958.")

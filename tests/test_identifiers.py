@@ -3,13 +3,13 @@ format rules of privacy_ner's identifier layer (pure functions, no pipeline)."""
 
 import pytest
 
-from spacy_textsan.privacy_ner.addresses import find_addresses
-from spacy_textsan.privacy_ner.combine import Candidate, resolve_overlaps
-from spacy_textsan.privacy_ner.identifiers import find_identifiers
-from spacy_textsan.privacy_ner.network import find_network_ids
-from spacy_textsan.privacy_ner.phones import find_phones
-from spacy_textsan.privacy_ner.rules import DEFAULT_PATTERNS, compile_patterns, find_rule_matches
-from spacy_textsan.privacy_ner.standard_numbers import find_cued_codes, find_standard_numbers
+from spacy_textsan.detect.privacy_ner.addresses import find_addresses
+from spacy_textsan.detect.privacy_ner.combine import Candidate, resolve_overlaps
+from spacy_textsan.detect.privacy_ner.identifiers import find_identifiers
+from spacy_textsan.detect.privacy_ner.network import find_network_ids
+from spacy_textsan.detect.privacy_ner.phones import find_phones
+from spacy_textsan.detect.privacy_ner.rules import DEFAULT_PATTERNS, compile_patterns, find_rule_matches
+from spacy_textsan.detect.privacy_ner.standard_numbers import find_cued_codes, find_standard_numbers
 
 
 def spans(text, matches):
@@ -226,7 +226,7 @@ def test_no_secret_in_prose():
 
 
 def test_table_cells_under_an_identifying_header():
-    from spacy_textsan.privacy_ner.tables import find_table_cells
+    from spacy_textsan.detect.privacy_ner.tables import find_table_cells
 
     text = (
         "Name;IP;Email;user id;Nationality;Comment\nDylan Moore;1.2.3.4;x@y.org;ossola_v;Italian;ok fine\n\n"
@@ -246,7 +246,7 @@ def test_table_cells_under_an_identifying_header():
 
 
 def test_record_fields_without_a_header():
-    from spacy_textsan.privacy_ner.tables import find_table_cells
+    from spacy_textsan.detect.privacy_ner.tables import find_table_cells
 
     text = "42;Halvorsen;Peder;+47 912 34 567;Bergen\nnurse | Bergen\nIn this case; the Court; found that X; and so on"
     assert [(text[m.start : m.end], m.name) for m in find_table_cells(text)] == [

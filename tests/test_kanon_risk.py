@@ -225,13 +225,6 @@ def test_exclude_labels_and_empty_doc(index):
     assert doc._.risky_sets is None and doc._.sanitize_errors is None
 
 
-def test_pipe_matches_call(index):
-    nlp = pipeline(index)
-    comp = nlp.get_pipe("kanon_risk")
-    docs = list(comp.pipe(make_doc(nlp) for _ in range(3)))
-    assert all(d._.risky_sets == comp(make_doc(nlp))._.risky_sets for d in docs)
-
-
 def test_bad_config():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="selection must be one of"):

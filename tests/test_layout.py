@@ -1,12 +1,24 @@
-"""The layout rules of the package (README "Layout"): calls flow one way,
-cli -> run -> pipeline components -> pure cores, with no import cycle (imports
-inside functions included), typer only under ``cli/``, no module over 600
-lines, and the gazetteer (a detector) independent of the risk measures."""
+"""The layout rules of the package (docs/architecture.md "Layout"): calls flow
+one way, cli -> run -> pipeline components -> pure cores, with no import cycle
+(imports inside functions included), typer only under ``cli/``, no module over
+600 lines.
+
+The components follow the pipeline's stages, detect -> risk -> decide -> render
+(:mod:`spacy_textsan.stages`), one package each: ``detect/`` (privacy_ner,
+gazetteer), ``risk/``, ``decide/``, ``render/``. A stage imports nothing of a
+later one (imports inside functions included), every component class lives in
+the package of its ``textsan_stage``, every registered factory is an instance of
+its stage's Protocol, and ``stages.py`` (imported by every decision and render
+component) imports no detector at module level."""
 
 import ast
+import configparser
+import importlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
+import spacy
 
 PACKAGE = Path(__file__).resolve().parent.parent / "spacy_textsan"
 MAX_LINES = 600
@@ -22,10 +34,34 @@ MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 def imports_of(name: str, source: str | None = None) -> set[str]:
     """Every spacy_textsan module ``name`` imports, at any depth of its code."""
+    return resolve_imports(name, ast.walk(parse(name, source)))
+
+
+def module_level_imports(name: str, source: str | None = None) -> set[str]:
+    """The spacy_textsan modules ``name`` imports when it is imported: its
+    imports outside function bodies (class bodies and ``if``/``try`` blocks
+    included)."""
+    return resolve_imports(name, outside_functions(parse(name, source)))
+
+
+def parse(name: str, source: str | None) -> ast.Module:
+    return ast.parse(MODULES[name].read_text(encoding="utf-8") if source is None else source)
+
+
+def outside_functions(node: ast.AST) -> Iterator[ast.AST]:
+    """``node`` and its descendants, less the bodies of functions and lambdas."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield from outside_functions(child)
+
+
+def resolve_imports(name: str, nodes: Iterable[ast.AST]) -> set[str]:
+    """The spacy_textsan modules that the import statements among ``nodes`` (of module ``name``) import."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8") if source is None else source)):
+    for node in nodes:
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -133,10 +169,103 @@ def test_the_service_package_imports_no_web_framework_itself():
 
 def test_the_gazetteer_does_not_depend_on_the_risk_measures():
     for name, deps in GRAPH.items():
-        if name.startswith("spacy_textsan.gazetteer"):
+        if name.startswith("spacy_textsan.detect.gazetteer"):
             assert not {d for d in deps if d.startswith("spacy_textsan.risk")}, name
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_module_size(name):
     assert len(MODULES[name].read_text(encoding="utf-8").splitlines()) <= MAX_LINES
+
+
+# -- the stages: detect -> risk -> decide -> render -------------------------------------------------------------------
+
+#: The stages in pipeline order; each is a package of its own (``spacy_textsan.<stage>``).
+STAGE_ORDER = ("detect", "risk", "decide", "render")
+
+
+def stage_package(name: str) -> str | None:
+    """The stage whose package holds module ``name`` (None: outside the stage packages)."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in STAGE_ORDER else None
+
+
+def test_the_stage_packages_follow_the_stages():
+    from spacy_textsan.stages import STAGES
+
+    assert STAGE_ORDER == STAGES
+    assert all(f"spacy_textsan.{stage}" in MODULES for stage in STAGE_ORDER)
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if stage_package(m)))
+def test_a_stage_imports_no_later_stage(name):
+    """detect imports nothing of risk, decide, render; risk nothing of decide,
+    render; decide nothing of render (imports inside functions included)."""
+    rank = STAGE_ORDER.index(stage_package(name) or "")
+    later = {d for d in GRAPH[name] if (s := stage_package(d)) and STAGE_ORDER.index(s) > rank}
+    assert not later, f"{name} ({STAGE_ORDER[rank]}) imports a later stage: {sorted(later)}"
+
+
+def stage_classes() -> dict[str, tuple[str, str]]:
+    """``{"module.Class": (module, stage)}`` of every class that sets ``textsan_stage`` to a string."""
+    found: dict[str, tuple[str, str]] = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for stmt in node.body:
+                targets = (
+                    stmt.targets
+                    if isinstance(stmt, ast.Assign)
+                    else [stmt.target]
+                    if isinstance(stmt, ast.AnnAssign)
+                    else []
+                )
+                value = getattr(stmt, "value", None)
+                if any(isinstance(t, ast.Name) and t.id == "textsan_stage" for t in targets) and (
+                    isinstance(value, ast.Constant) and isinstance(value.value, str)
+                ):
+                    found[f"{name}.{node.name}"] = (name, value.value)
+    return found
+
+
+def test_every_component_lives_in_the_package_of_its_stage():
+    classes = stage_classes()
+    assert {stage for _, stage in classes.values()} == set(STAGE_ORDER)
+    misplaced = {cls: stage for cls, (module, stage) in classes.items() if stage_package(module) != stage}
+    assert not misplaced, f"classes outside the package of their textsan_stage: {misplaced}"
+
+
+def registered_factories() -> dict[str, str]:
+    """The spacy-textsan factories of ``setup.cfg`` (``spacy_factories``): ``{name: "module:function"}``."""
+    config = configparser.ConfigParser()
+    config.read(PACKAGE.parent / "setup.cfg", encoding="utf-8")
+    lines = config["options.entry_points"]["spacy_factories"].strip().splitlines()
+    return {name.strip(): target.strip() for name, _, target in (line.partition("=") for line in lines)}
+
+
+@pytest.mark.parametrize("factory", sorted(registered_factories()))
+def test_every_factory_is_an_instance_of_its_stage_protocol(factory):
+    """Built on a blank English pipeline with its default config (offline)."""
+    from spacy_textsan.stages import STAGE_PROTOCOLS, stage_of
+
+    module, _, function = registered_factories()[factory].partition(":")
+    assert callable(getattr(importlib.import_module(module), function))  # the entry point resolves
+    component = spacy.blank("en").add_pipe(factory)
+    stage = stage_of(component)
+    assert stage is not None, f"{factory}: no textsan_stage"
+    assert isinstance(component, STAGE_PROTOCOLS[stage])
+    assert stage_package(type(component).__module__) == stage
+
+
+def test_the_stage_guard_imports_no_detector_at_module_level():
+    """Every decision and render component imports ``spacy_textsan.stages``:
+    it imports the rule layer of privacy_ner only when a pipeline without a
+    detector needs it."""
+    detectors = {m for m in module_level_imports("spacy_textsan.stages") if stage_package(m) == "detect"}
+    assert not detectors
+    assert "spacy_textsan.detect.privacy_ner.host_rules" in GRAPH["spacy_textsan.stages"]  # inside a method
+    inside = (
+        "import spacy_textsan.io\nclass A:\n    from . import pipeline\n\n    def f(self):\n        from . import run\n"
+    )
+    assert module_level_imports("spacy_textsan.stages", inside) == {"spacy_textsan.io", "spacy_textsan.pipeline"}

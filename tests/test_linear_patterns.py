@@ -16,9 +16,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from spacy_textsan.gazetteer.lexicon import read_list
-from spacy_textsan.gazetteer.patterns import INSTITUTIONS_PATH, InstitutionFinder
-from spacy_textsan.privacy_ner import (
+from spacy_textsan.detect.gazetteer.lexicon import read_list
+from spacy_textsan.detect.gazetteer.patterns import INSTITUTIONS_PATH, InstitutionFinder
+from spacy_textsan.detect.privacy_ner import (
     addresses,
     adjacent_names,
     names,
@@ -29,11 +29,11 @@ from spacy_textsan.privacy_ner import (
     standard_numbers,
     tables,
 )
-from spacy_textsan.privacy_ner.adjacent_names import extend_person_names
-from spacy_textsan.privacy_ner.combine import PRIORITY_DEFAULT, Candidate
-from spacy_textsan.privacy_ner.network import find_network_ids
-from spacy_textsan.privacy_ner.privacy_ner import PrivacyNER
-from spacy_textsan.privacy_ner.rules import DEFAULT_PATTERNS, compile_patterns, find_rule_matches
+from spacy_textsan.detect.privacy_ner.adjacent_names import extend_person_names
+from spacy_textsan.detect.privacy_ner.combine import PRIORITY_DEFAULT, Candidate
+from spacy_textsan.detect.privacy_ner.network import find_network_ids
+from spacy_textsan.detect.privacy_ner.privacy_ner import PrivacyNER
+from spacy_textsan.detect.privacy_ner.rules import DEFAULT_PATTERNS, compile_patterns, find_rule_matches
 
 #: Length of the hostile runs: long enough that a quadratic pattern would take seconds and an
 #: exponential one forever, short enough that a linear one takes milliseconds.

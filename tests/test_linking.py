@@ -8,8 +8,8 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 from wikidata_server import wikidata_server  # noqa: F401  (fixture)
 
-from spacy_textsan.gazetteer.kb import GazetteerKB, KBEntry
-from spacy_textsan.gazetteer.linking import (
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry
+from spacy_textsan.detect.gazetteer.linking import (
     FuzzyIndex,
     LinkResult,
     find_contained,
@@ -17,7 +17,7 @@ from spacy_textsan.gazetteer.linking import (
     link_surface,
     word_boundaries,
 )
-from spacy_textsan.gazetteer.wikidata_client import WikidataClient
+from spacy_textsan.detect.gazetteer.wikidata_client import WikidataClient
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ import time
 
 import pytest
 
-from spacy_textsan.privacy_ner.adjacent_names import extend_person_names
-from spacy_textsan.privacy_ner.combine import PRIORITY_CODE, Candidate
-from spacy_textsan.privacy_ner.name_mentions import find_name_mentions, name_variants
-from spacy_textsan.privacy_ner.names import (
+from spacy_textsan.detect.privacy_ner.adjacent_names import extend_person_names
+from spacy_textsan.detect.privacy_ner.combine import PRIORITY_CODE, Candidate
+from spacy_textsan.detect.privacy_ner.name_mentions import find_name_mentions, name_variants
+from spacy_textsan.detect.privacy_ner.names import (
     COMMON,
     FIRST,
     LEXICON_PATH,
@@ -17,9 +17,9 @@ from spacy_textsan.privacy_ner.names import (
     is_first_name,
     name_lexicon,
 )
-from spacy_textsan.privacy_ner.normalize import normalise
-from spacy_textsan.privacy_ner.places import find_cued_places
-from spacy_textsan.privacy_ner.script_names import find_script_names
+from spacy_textsan.detect.privacy_ner.normalize import normalise
+from spacy_textsan.detect.privacy_ner.places import find_cued_places
+from spacy_textsan.detect.privacy_ner.script_names import find_script_names
 
 
 def spans(text, cands):
@@ -307,13 +307,13 @@ def test_mixed_script_words_are_no_runs():
     ],
 )
 def test_cued_names(text, expected):
-    from spacy_textsan.privacy_ner.cued_names import find_cued_names
+    from spacy_textsan.detect.privacy_ner.cued_names import find_cued_names
 
     assert [(text[s:e], rule) for s, e, _, rule in find_cued_names(text)] == expected
 
 
 def test_cue_words_are_whole_words():
-    from spacy_textsan.privacy_ner.cued_names import find_cued_names
+    from spacy_textsan.detect.privacy_ner.cued_names import find_cued_names
 
     assert find_cued_names("The patient has HIV. Discharged to his home. Hello Anna") == [
         (51, 55, "PERSON", "cued_name")

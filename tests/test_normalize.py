@@ -7,7 +7,7 @@ import re
 import pytest
 import spacy
 
-from spacy_textsan.privacy_ner.normalize import caps_runs, normalise, restore_case
+from spacy_textsan.detect.privacy_ner.normalize import caps_runs, normalise, restore_case
 
 SHY, ZWSP, WJ = "\u00ad", "\u200b", "\u2060"
 

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spacy.tokens import SpanGroup
 
+from spacy_textsan.decide import solve_masking
 from spacy_textsan.extensions import add_risky_set, set_risk
-from spacy_textsan.optimizer import solve_masking
-from spacy_textsan.pipeline import NoDetectorWarning
+from spacy_textsan.stages import NoDetectorWarning
 
 
 def test_cheapest_cover():

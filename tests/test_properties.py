@@ -29,8 +29,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spacy.language import Language
 
-from spacy_textsan.generalizer.mapping import mapping_segments, restore_text
 from spacy_textsan.pipeline import load_pipeline
+from spacy_textsan.render.mapping import mapping_segments, restore_text
 from spacy_textsan.run import sanitize_texts
 
 RULES = str(Path(__file__).parent / "fixtures" / "cli" / "rules_only.cfg")
@@ -144,7 +144,7 @@ def _key_file() -> Path:
 
 
 def _leaks(masked: str, sanitized: str) -> bool:
-    """The leak sweep's rule (see spacy_textsan/generalizer/leaks.py)."""
+    """The leak sweep's rule (see spacy_textsan/render/leaks.py)."""
     masked = " ".join(masked.split())
     if len(masked) < 2:
         return False

@@ -26,10 +26,10 @@ import pytest
 import spacy
 from spacy.tokens import Span
 
+from spacy_textsan.decide.reid_risk import ReidRisk, self_records
 from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk.reid_attack import Occurrence, attack_probabilities, plan_masks
 from spacy_textsan.risk.reid_index import VERSION, BackgroundIndex, analyse, analyse_terms, load_background
-from spacy_textsan.risk.reid_risk import ReidRisk, self_records
 
 RECORDS = [
     ("kim", "Kim golden seals painter"),

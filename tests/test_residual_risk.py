@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from spacy_textsan.cli import app
 from spacy_textsan.cli.sanitize import residual_summary
+from spacy_textsan.decide.residual_risk import ResidualRisk, residual_k
 from spacy_textsan.pipeline import load_pipeline
 from spacy_textsan.risk.background import SHIPPED_BACKGROUND, load_index
 from spacy_textsan.risk.kanon_index import InvertedIndex
 from spacy_textsan.risk.phrases import english_count, find_phrases
-from spacy_textsan.risk.residual_risk import ResidualRisk, residual_k
 
 #   ankara {0,1,2}  teacher {0,1,3}  taxi driver {0}  lawyer {2,4}  izmir {3,4}
 RECORDS = [

@@ -2,9 +2,9 @@
 
 import pytest
 
-from spacy_textsan.privacy_ner.combine import Candidate, claim_names, resolve_overlaps
-from spacy_textsan.privacy_ner.network import find_network_ids
-from spacy_textsan.privacy_ner.rules import (
+from spacy_textsan.detect.privacy_ner.combine import Candidate, claim_names, resolve_overlaps
+from spacy_textsan.detect.privacy_ner.network import find_network_ids
+from spacy_textsan.detect.privacy_ner.rules import (
     DEFAULT_ALLOW_PATTERNS,
     DEFAULT_PATTERNS,
     compile_allow_patterns,

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_textsan.cli import app
-from spacy_textsan.generalizer.mapping import generate_key
 from spacy_textsan.io import open_input
+from spacy_textsan.render.mapping import generate_key
 from spacy_textsan.run import plan_outputs
 from spacy_textsan.run.outputs import RunWriter
 from spacy_textsan.run.results import DocResult

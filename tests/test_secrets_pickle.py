@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from spacy_textsan.generalizer.keys import Secret, read_key
 from spacy_textsan.pipeline import load_pipeline
+from spacy_textsan.render.keys import Secret, read_key
 
 RULES = str(Path(__file__).parent / "fixtures" / "cli" / "rules_only.cfg")
 KEY = b"pickle-test-key-7f3a91"

@@ -22,8 +22,8 @@ from spacy.language import Language
 from typer.testing import CliRunner
 
 from spacy_textsan.cli import app as cli_app
-from spacy_textsan.generalizer.keys import Secret
 from spacy_textsan.pipeline import load_pipeline
+from spacy_textsan.render.keys import Secret
 from spacy_textsan.run import FAILED_TEXT
 from spacy_textsan.serve.app import app_from_env, create_app, server_options
 from spacy_textsan.serve.pool import CallJob, PipelinePool, TextJob

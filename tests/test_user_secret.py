@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from spacy_textsan.generalizer.keys import MissingKeyError, Secret, config_dir
-from spacy_textsan.generalizer.operators import ReplacementContext
-from spacy_textsan.generalizer.surrogates import document_shift, entity_seed, shift_dates
 from spacy_textsan.pipeline import load_pipeline
+from spacy_textsan.render.keys import MissingKeyError, Secret, config_dir
+from spacy_textsan.render.operators import ReplacementContext
+from spacy_textsan.render.surrogates import document_shift, entity_seed, shift_dates
 
 RULES = str(Path(__file__).parent / "fixtures" / "cli" / "rules_only.cfg")
 KEYLESS = {"components.generalizer.strategy": "pseudonym", "components.generalizer.key_env": None}

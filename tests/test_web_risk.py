@@ -292,7 +292,7 @@ def test_no_client_fails_closed_and_warns_once(caplog):
     caplog.set_level(logging.WARNING)
     nlp = pipeline()
     assert nlp.config["components"]["web_risk"]["client"] is None
-    docs = list(nlp.get_pipe("web_risk").pipe([make_doc(nlp), make_doc(nlp)]))
+    docs = list(map(nlp.get_pipe("web_risk"), [make_doc(nlp), make_doc(nlp)]))
     for doc in docs:
         assert [s["spans"] for s in doc._.risky_sets] == ALL_ALONE
         assert {s["reason"] for s in doc._.risky_sets} == {"no web search backend configured, counted as risky"}
@@ -318,12 +318,12 @@ def test_no_person_no_search_and_the_report_says_so(canned):
 def test_same_output_with_cache_and_no_requests_on_rerun(canned, tmp_path):
     cache = {"cache_path": str(tmp_path / "web.sqlite")}
     first = pipeline(canned.url, client=cache)
-    docs = list(first.get_pipe("web_risk").pipe(make_doc(first) for _ in range(2)))
+    docs = list(map(first.get_pipe("web_risk"), [make_doc(first) for _ in range(2)]))
     sent = canned.count
     assert docs[0]._.risky_sets == docs[1]._.risky_sets
     assert sent == 17 + 13  # 17 queries; 13 of them have results, so an (empty) second page is asked
     second = pipeline(canned.url, client=cache)
-    again = list(second.get_pipe("web_risk").pipe([make_doc(second)]))[0]
+    again = second.get_pipe("web_risk")(make_doc(second))
     assert again._.risky_sets == docs[0]._.risky_sets
     assert web_scores(again) == web_scores(docs[0])
     assert canned.count == sent

@@ -6,8 +6,8 @@ import pytest
 import spacy
 from wikidata_server import MODES, wikidata_server  # noqa: F401  (fixture)
 
-from spacy_textsan.gazetteer.kb import KBEntry
-from spacy_textsan.gazetteer.wikidata_answers import (
+from spacy_textsan.detect.gazetteer.kb import KBEntry
+from spacy_textsan.detect.gazetteer.wikidata_answers import (
     WikidataError,
     WikidataOffline,
     WikidataResponseError,
@@ -20,7 +20,7 @@ from spacy_textsan.gazetteer.wikidata_answers import (
     parse_search,
     relations_query,
 )
-from spacy_textsan.gazetteer.wikidata_client import DEFAULT_USER_AGENT, SPARQL_ACCEPT, WikidataClient
+from spacy_textsan.detect.gazetteer.wikidata_client import DEFAULT_USER_AGENT, SPARQL_ACCEPT, WikidataClient
 
 FAST = dict(timeout_s=0.3, max_retries=0, backoff_s=0.01, min_interval_s=0.0, cooldown_s=0.0)
 OSLO_CHAIN = [

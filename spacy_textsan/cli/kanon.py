@@ -22,10 +22,11 @@ from tqdm import tqdm
 from wasabi import msg
 
 from ..io import InputError, read_input
-from ..pipeline import load_pipeline, spans_key_of, stage_of
+from ..pipeline import load_pipeline, spans_key_of
 from ..risk.kanon_index import InvertedIndex
 from ..risk.kanon_records import index_from_records_file
 from ..risk.kanon_risk import doc_terms
+from ..stages import stage_of
 from .util import fail as _fail
 
 __all__ = ["kanon_app", "build", "index_from_docs", "load_detectors"]

@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..generalizer.keys import MAPPING_KEY_ENV, MissingKeyError, Secret, read_key
-from ..generalizer.mapping import MappingError, decrypt_stream, generate_key
+from ..render.keys import MAPPING_KEY_ENV, MissingKeyError, Secret, read_key
+from ..render.mapping import MappingError, decrypt_stream, generate_key
 from ..run import MAPPING_FILE
 from ..run.restore import RestoreError, restore_files
 from .util import fail

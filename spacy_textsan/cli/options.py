@@ -12,12 +12,12 @@ import spacy
 from spacy.language import Language
 from thinc.api import Config, ConfigValidationError
 
+from ..detect.privacy_ner.rules import compile_user_regex
 from ..extensions import TAB_LABELS
-from ..generalizer.mask_format import check_mask_format
-from ..generalizer.operators import strategy_settings
 from ..io import InputError, read_text
 from ..pipeline import DEFAULT_CONFIG_PATH, load_pipeline
-from ..privacy_ner.rules import compile_user_regex
+from ..render.mask_format import check_mask_format
+from ..render.operators import strategy_settings
 from ..risk.reid_index import is_background_dir, read_manifest
 from .util import fail as _fail
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..generalizer.keys import MAPPING_KEY_ENV, Secret
-from ..generalizer.mapping import MappingError, check_mapping_key
+from ..detect.privacy_ner.source_process import SourceProcessError
 from ..io import InputError, InputFile, open_input
-from ..privacy_ner.source_process import SourceProcessError
+from ..render.keys import MAPPING_KEY_ENV, Secret
+from ..render.mapping import MappingError, check_mapping_key
 from ..run import (
     ENGINES,
     MAPPING_FILE,

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
-from ..generalizer.keys import MissingKeyError, read_key
+from ..render.keys import MissingKeyError, read_key
 from ..serve.settings import SERVE_CONFIG_ENV, TOKEN_ENV, ServeSettings, SettingsError
 from .options import (
     BACKGROUND_HELP,

@@ -11,7 +11,7 @@ from wasabi import msg
 from ..io import InputError
 from ..pipeline import load_pipeline
 from ..tab.reader import TabFormatError, read_tab
-from ..training.convert import ALL_IDENTIFIERS, convert_tab
+from ..training.convert import ALL_IDENTIFIERS, HOLDOUT_PARTS, convert_tab
 from ..training.silver import SILVER_CONFIG, annotate_silver, read_texts
 from .options import parse_settings
 from .util import fail as _fail
@@ -32,6 +32,12 @@ def convert_cmd(
     mentions_only: bool = typer.Option(
         False, "--mentions-only", help="Mentions without identifier type / entity id (dev127_mentions_only)"
     ),
+    holdout_every: int = typer.Option(
+        0, "--holdout-every", help="Hold out about one document in N for validation (CRC-32 of the doc_id; 0: none)"
+    ),
+    holdout: str = typer.Option(
+        "exclude", "--holdout", help="exclude: write the training part; only: write the held-out validation part"
+    ),
     lang: str = typer.Option("en", "--lang", help="Language of the tokenizer"),
 ) -> None:
     """Convert TAB JSON to a .spacy DocBin: gold entities + the textsan_gold span group."""
@@ -39,6 +45,10 @@ def convert_cmd(
     bad = [i for i in idents if i not in ALL_IDENTIFIERS]
     if bad or not idents:
         _fail(f"--identifiers takes {', '.join(ALL_IDENTIFIERS)}, not {identifiers!r}")
+    if holdout_every == 1 or holdout_every < 0:
+        _fail(f"--holdout-every takes 0 (no split) or 2 or more, not {holdout_every}")
+    if holdout not in HOLDOUT_PARTS:
+        _fail(f"--holdout takes {', '.join(HOLDOUT_PARTS)}, not {holdout!r}")
     try:
         exclude_ids = {d.doc_id for p in exclude_docs for d in read_tab(p, mentions_only=True)}
         stats = convert_tab(
@@ -49,6 +59,8 @@ def convert_cmd(
             identifiers=idents,
             exclude_ids=exclude_ids,
             mentions_only=mentions_only,
+            holdout_every=holdout_every,
+            holdout=holdout,
         )
     except TabFormatError as e:
         _fail(str(e))

@@ -24,7 +24,7 @@ from typing import Any
 import srsly
 from pyroaring import BitMap, FrozenBitMap
 
-from ..privacy_ner.rules import TITLES
+from ..detect.privacy_ner.rules import TITLES
 
 __all__ = [
     "INDEX_VERSION",
@@ -81,7 +81,7 @@ def normalise_term(text: str, label: str | None = None) -> str:
     Steps: Unicode NFKC and case folding; typographic apostrophes become
     ``'``; runs of whitespace become one space; then, until nothing changes,
     surrounding punctuation and whitespace are stripped and one leading title
-    (:data:`spacy_textsan.privacy_ner.rules.TITLES`: mr, mrs, ms, dr, prof,
+    (:data:`spacy_textsan.detect.privacy_ner.rules.TITLES`: mr, mrs, ms, dr, prof,
     judge…, with or without a final period) or article (the, a, an) is
     dropped, as long as a word follows it (``"Dr"`` alone stays ``"dr"``).
 

@@ -32,7 +32,7 @@ it. The pipeline never crashes because of this component.
 import itertools
 import logging
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from spacy.language import Language
@@ -183,7 +183,7 @@ def index_from_docs(
 class KanonRisk:
     """k-anonymity risk of candidate spans against an inverted index."""
 
-    #: a risk measure (see :mod:`spacy_textsan.pipeline`)
+    #: a risk measure (see :mod:`spacy_textsan.stages`)
     textsan_stage = "risk"
 
     def __init__(
@@ -289,10 +289,6 @@ class KanonRisk:
                 ]
             self._fail_closed(doc, entities, f"{type(error).__name__}: {error}", "error")
         return doc
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)
 
     # -- steps ------------------------------------------------------------------
 

@@ -80,7 +80,7 @@ class LMRisk:
     :meth:`pipe`.
     """
 
-    #: a risk measure (see :mod:`spacy_textsan.pipeline`)
+    #: a risk measure (see :mod:`spacy_textsan.stages`)
     textsan_stage = "risk"
 
     def __init__(

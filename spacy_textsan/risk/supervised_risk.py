@@ -125,7 +125,7 @@ def make_supervised_risk(
 class SupervisedRisk(SpanCategorizer):
     """Single-label span categorizer over the candidates (see the module doc)."""
 
-    #: a risk measure (see :mod:`spacy_textsan.pipeline`)
+    #: a risk measure (see :mod:`spacy_textsan.stages`)
     textsan_stage = "risk"
 
     def __init__(

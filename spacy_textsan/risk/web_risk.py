@@ -32,7 +32,7 @@ import itertools
 import logging
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from spacy.language import Language
@@ -289,7 +289,7 @@ class WebRisk:
     """Marks entities and combinations of entities whose web search results
     also mention the person to protect (see the module docstring)."""
 
-    #: a risk measure (see :mod:`spacy_textsan.pipeline`)
+    #: a risk measure (see :mod:`spacy_textsan.stages`)
     textsan_stage = "risk"
 
     def __init__(
@@ -432,7 +432,3 @@ class WebRisk:
                 f"{self.name}: web search failed for {count} of {total} combination"
                 f"{'s' if total != 1 else ''} ({reason}); counted as risky",
             )
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)

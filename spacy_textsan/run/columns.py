@@ -9,7 +9,7 @@ from dataclasses import replace
 from spacy.language import Language
 
 from ..extensions import UNKNOWN
-from ..generalizer.render import render
+from ..render.render import render
 from .results import DocResult
 
 #: ``column_votes`` settings: fields with at least ``MIN_CELLS`` non-empty cells, of

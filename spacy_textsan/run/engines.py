@@ -7,8 +7,8 @@ from typing import Any
 from spacy.language import Language
 from tqdm import tqdm
 
-from ..generalizer.keys import Secret
 from ..io import InputFile
+from ..render.keys import Secret
 from .columns import mask_format_of
 from .files import Outcome, RunResult, local_outcomes, run_file
 from .local import sanitize_texts

@@ -12,8 +12,9 @@ from itertools import islice
 
 from spacy.language import Language
 
-from ..optimizer.mask_all import MaskAll
-from ..pipeline import spans_key_of, stage_of
+from ..decide.mask_all import MaskAll
+from ..pipeline import spans_key_of
+from ..stages import stage_of
 from .results import FALLBACK, DocResult, failed_result, result_from_doc
 
 logger = logging.getLogger("spacy_textsan")

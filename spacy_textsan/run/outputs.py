@@ -22,9 +22,9 @@ from typing import Any
 
 import srsly
 
-from ..generalizer.keys import Secret
-from ..generalizer.mapping import encrypt_chunk, mapping_segments, text_digest
 from ..io import AtomicFile, InputError, InputFile, OutputStream, Record, json_dumps, output_target
+from ..render.keys import Secret
+from ..render.mapping import encrypt_chunk, mapping_segments, text_digest
 from ..tab import masked_spans_json, predictions_to_tab
 from .files import RESERVED_OUTPUTS, RunResult, paired, run_file
 from .results import DocResult, report_row, skipped_row

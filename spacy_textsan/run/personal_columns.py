@@ -30,10 +30,10 @@ from typing import Any
 import phonenumbers
 from stdnum import iban
 
-from ..privacy_ner.names import COMMON, FIRST, LAST, find_lexicon_names, name_lexicon
-from ..privacy_ner.phones import DEFAULT_PHONE_REGIONS
-from ..privacy_ner.rules import DATE_LIKE
-from ..privacy_ner.standard_numbers import find_standard_numbers
+from ..detect.privacy_ner.names import COMMON, FIRST, LAST, find_lexicon_names, name_lexicon
+from ..detect.privacy_ner.phones import DEFAULT_PHONE_REGIONS
+from ..detect.privacy_ner.rules import DATE_LIKE
+from ..detect.privacy_ner.standard_numbers import find_standard_numbers
 
 __all__ = [
     "DEFAULT_MIN_SHARE",

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..generalizer.mapping import MappingError, restore_text
 from ..io import InputError, InputFile, OutputStream, Record, json_dumps, open_input, output_name
 from ..io.layout import csv_token
+from ..render.mapping import MappingError, restore_text
 
 
 class RestoreError(ValueError):

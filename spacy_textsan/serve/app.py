@@ -23,8 +23,8 @@ from spacy.language import Language
 from starlette.middleware.cors import CORSMiddleware
 
 from ..about import __version__
-from ..generalizer.keys import read_key
 from ..pipeline import load_pipeline
+from ..render.keys import read_key
 from .errors import LastResort, add_error_handlers
 from .metrics import Metrics
 from .openapi import describe_limits

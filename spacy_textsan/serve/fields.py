@@ -16,9 +16,9 @@ from typing import Annotated, Any
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from ..generalizer.mask_format import MAX_LENGTH as MASK_FORMAT_MAX
-from ..generalizer.mask_format import check_mask_format
-from ..generalizer.operators import strategy_settings
+from ..render.mask_format import MAX_LENGTH as MASK_FORMAT_MAX
+from ..render.mask_format import check_mask_format
+from ..render.operators import strategy_settings
 
 #: The key of an OpenAPI schema node that the service's settings complete (see :func:`.openapi.describe_limits`).
 LIMIT = "x-textsan-limit"

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from ..extensions import TAB_LABELS
-from ..generalizer.operators import strategy_names
+from ..render.operators import strategy_names
 from .fields import LIMIT
 from .settings import ServeSettings
 

@@ -17,9 +17,10 @@ from spacy.language import Language
 from spacy.tokens import Span
 
 from ..extensions import DIRECT, QUASI, add_reason
-from ..generalizer.render import merge_replacements
-from ..pipeline import spans_key_of, stage_of
+from ..pipeline import spans_key_of
+from ..render.render import merge_replacements
 from ..run.results import DocResult, failed_result, report_status, result_from_doc
+from ..stages import stage_of
 from .models import ReportRow
 from .work import Deadline
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
-from ..generalizer.keys import Secret
+from ..render.keys import Secret
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

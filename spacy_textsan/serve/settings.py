@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..generalizer.keys import Secret
+from ..render.keys import Secret
 
 #: The environment variable of the API token (``--token-file`` wins over it).
 TOKEN_ENV = "TEXTSAN_TOKEN"

@@ -8,8 +8,8 @@ from collections import OrderedDict
 
 from spacy.language import Language
 
-from ..generalizer.operators import strategy_settings
-from ..pipeline import stage_of
+from ..render.operators import strategy_settings
+from ..stages import stage_of
 
 #: Variants kept at most (the least recently used goes first).
 MAX_VARIANTS = 16

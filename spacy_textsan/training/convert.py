@@ -14,8 +14,17 @@ With ``annotator="all"`` a document annotated by several annotators becomes
 one Doc per annotator (spaCy's usual way to train on disagreeing
 annotations); ``"first"`` takes the first annotator, any other value that
 annotator only (documents without it are skipped).
+
+``holdout_every = n`` splits the documents into a training part and a validation
+part without reading any other file: a document is held out when the CRC-32 of
+its doc_id is divisible by n (about one in n, the same documents whatever the
+order or the other files). ``holdout = "exclude"`` writes the training part,
+``"only"`` the validation part. The project trains on TAB train's training part
+and picks its best model on the validation part, so TAB dev is never read
+before the evaluation.
 """
 
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -25,11 +34,19 @@ from spacy.util import filter_spans
 
 from ..tab.reader import DOC_ID_KEY, TabDocument, read_tab
 
-__all__ = ["GOLD_KEY", "ANNOTATOR_KEY", "tab_to_training_docs", "convert_tab", "docbin_stats"]
+__all__ = ["GOLD_KEY", "ANNOTATOR_KEY", "tab_to_training_docs", "convert_tab", "docbin_stats", "is_held_out"]
 
 GOLD_KEY = "textsan_gold"
 ANNOTATOR_KEY = "tab_annotator"
 ALL_IDENTIFIERS = ("DIRECT", "QUASI", "NO_MASK", "UNKNOWN")
+HOLDOUT_PARTS = ("exclude", "only")
+
+
+def is_held_out(doc_id: str, every: int) -> bool:
+    """Whether ``doc_id`` is in the validation part of a split that holds out about one document in ``every``."""
+    if every < 2:
+        raise ValueError(f"holdout_every must be 2 or more, not {every}")
+    return zlib.crc32(doc_id.encode("utf-8")) % every == 0
 
 
 def _annotators(tab_doc: TabDocument, annotator: str) -> list[str]:
@@ -85,12 +102,25 @@ def convert_tab(
     identifiers: Sequence[str] = ALL_IDENTIFIERS,
     exclude_ids: Iterable[str] = (),
     mentions_only: bool = False,
+    holdout_every: int = 0,
+    holdout: str = "exclude",
 ) -> dict[str, int]:
-    """Convert TAB files into one DocBin at ``output``; returns counts."""
+    """Convert TAB files into one DocBin at ``output``; returns counts.
+
+    ``holdout_every`` (0: no split) and ``holdout`` choose the training or the
+    validation part (see the module doc).
+    """
+    if holdout not in HOLDOUT_PARTS:
+        raise ValueError(f"holdout must be one of {', '.join(HOLDOUT_PARTS)}, not {holdout!r}")
+    if holdout_every:
+        is_held_out("", holdout_every)  # checks the number before anything is read
     db = DocBin(store_user_data=True)
     exclude_ids = set(exclude_ids)
     for path in paths:
         tab_docs = read_tab(path, mentions_only=mentions_only)
+        if holdout_every:
+            wanted = holdout == "only"
+            tab_docs = [d for d in tab_docs if is_held_out(d.doc_id, holdout_every) == wanted]
         for doc in tab_to_training_docs(
             nlp, tab_docs, annotator=annotator, identifiers=identifiers, exclude_ids=exclude_ids
         ):

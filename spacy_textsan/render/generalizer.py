@@ -43,17 +43,17 @@ inside other words, with its entity's replacement and the reason
 ``leak sweep``. Spans without a decision are masked (fail closed) and say so
 in their reasons. In a pipeline without a detector the rule layer of
 privacy_ner is added to ``doc.ents`` first (``add_rules``,
-:class:`~spacy_textsan.pipeline.StageGuard`).
+:class:`~spacy_textsan.stages.StageGuard`).
 """
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..entities import Entity, group_entities
 from ..extensions import SPANS_KEY, add_reason, doc_text, entity_key, get_candidates
-from ..pipeline import StageGuard
+from ..stages import StageGuard
 from .keys import SURROGATE_KEY_ENV, MissingKeyError, Secret, read_key, user_secret
 from .leaks import find_leaks
 from .mask_format import check_mask_format
@@ -118,7 +118,7 @@ def make_generalizer(
 class Generalizer:
     """Replacements of the masked spans and the sanitized text (see the module doc)."""
 
-    #: renders the sanitized text (see :mod:`spacy_textsan.pipeline`)
+    #: renders the sanitized text (see :mod:`spacy_textsan.stages`)
     textsan_stage = "render"
 
     def __init__(
@@ -265,7 +265,3 @@ class Generalizer:
                 group.append(span)
             doc.spans[self.spans_key] = group
         return sorted(masked, key=lambda s: (s.start_char, s.end_char))
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)

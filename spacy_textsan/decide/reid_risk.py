@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -60,10 +60,10 @@ from ..extensions import (
     get_candidates,
     masked_offsets,
 )
-from .background import SHIPPED_BACKGROUND
-from .reid_attack import Occurrence, Plan, plan_masks
-from .reid_dense import DenseBackground, Encoder, TransformerEncoder, plan_dense
-from .reid_index import BackgroundIndex, analyse, is_background_dir, load_background
+from ..risk.background import SHIPPED_BACKGROUND
+from ..risk.reid_attack import Occurrence, Plan, plan_masks
+from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, plan_dense
+from ..risk.reid_index import BackgroundIndex, analyse, is_background_dir, load_background
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -234,7 +234,7 @@ def make_reid_risk(
 class ReidRisk:
     """Masks what the attacker's search needs until the person hides among ``k`` records."""
 
-    #: it masks: a decision (see :mod:`spacy_textsan.pipeline`), after the one on the candidates
+    #: it masks: a decision (see :mod:`spacy_textsan.stages`), after the one on the candidates
     textsan_stage = "decide"
 
     def __init__(
@@ -309,10 +309,6 @@ class ReidRisk:
             masked = self._mask_all_kept(doc)
             doc._.reid_risk = {"k": None, "target_k": self.k, "reached": False, "masked": masked, "error": str(error)}
         return doc
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)
 
     def assess(self, doc: Doc, index: BackgroundIndex, *, max_steps: int) -> Plan:
         """Plan (up to ``max_steps`` masks) and apply the masks to ``doc``."""

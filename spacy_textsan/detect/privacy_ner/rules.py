@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..user_regex import compile_pattern as compile_user_pattern
+from ...user_regex import compile_pattern as compile_user_pattern
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December"

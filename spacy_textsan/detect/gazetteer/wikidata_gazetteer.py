@@ -73,7 +73,7 @@ from spacy.attrs import LENGTH
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
-from ..extensions import QUASI, SPANS_KEY, UNKNOWN, add_error, add_reason, add_risky_set, doc_text, get_candidates
+from ...extensions import QUASI, SPANS_KEY, UNKNOWN, add_error, add_reason, add_risky_set, doc_text, get_candidates
 from ..privacy_ner.entity_ids import assign_entity_ids
 from .kb import GazetteerKB, KBEntry, load_shared_kb
 from .lexicon import CLASS_ID_PREFIX, read_list
@@ -197,7 +197,7 @@ def make_wikidata_gazetteer(
 
 
 class WikidataGazetteer:
-    #: a detector (see :mod:`spacy_textsan.pipeline`)
+    #: a detector (see :mod:`spacy_textsan.stages`)
     textsan_stage = "detect"
 
     def __init__(
@@ -292,10 +292,6 @@ class WikidataGazetteer:
             group.append(span)
         doc.spans[self.spans_key] = group
         return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterable[Doc]:
-        for doc in stream:
-            yield self(doc)
 
     # -- steps -----------------------------------------------------------------
     def tag(self, doc: Doc, candidates: Sequence[Span], exact: dict[tuple, str] | None = None) -> list[Span]:

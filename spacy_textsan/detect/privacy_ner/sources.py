@@ -10,7 +10,7 @@ import spacy
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 
-from ..tokenizer import linear_tokenizer
+from ...tokenizer import linear_tokenizer
 
 _SOURCE_CACHE: dict[str, Language] = {}
 

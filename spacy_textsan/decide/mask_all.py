@@ -4,16 +4,16 @@ It stands where ``mask_optimizer`` will (same inputs and outputs) and is
 swapped for it by config alone. Spans that a previous component already
 decided are left alone unless ``overwrite`` is set. In a pipeline without a
 detector it adds the rule layer of privacy_ner to ``doc.ents`` first
-(``add_rules``, :class:`~spacy_textsan.pipeline.StageGuard`).
+(``add_rules``, :class:`~spacy_textsan.stages.StageGuard`).
 """
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import SPANS_KEY, add_reason, get_candidates
-from ..pipeline import StageGuard
+from ..stages import StageGuard
 
 
 @Language.factory(
@@ -38,7 +38,7 @@ class MaskAll:
     """Marks every candidate masked (reason ``policy:mask_all``); spans whose
     identifier type is in ``keep_identifier_types`` (e.g. ["NO_MASK"]) are kept."""
 
-    #: a decision component (see :mod:`spacy_textsan.pipeline`)
+    #: a decision component (see :mod:`spacy_textsan.stages`)
     textsan_stage = "decide"
 
     def __init__(
@@ -73,7 +73,3 @@ class MaskAll:
                 span._.masked = True
                 add_reason(span, "policy:mask_all")
         return doc
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)

@@ -4,7 +4,7 @@ A Wikidata JSON dump (``latest-all.json.gz`` / ``.json.bz2``) is one JSON
 array spread over lines: ``[`` on the first line, then one entity per line
 ending with ``,`` (the last one without), then ``]``. :func:`~.dump_reader.iter_dump_entities`
 streams it line by line (plain, gzip or bz2); :func:`import_dump` turns it
-into a :class:`~spacy_textsan.gazetteer.kb.GazetteerKB` of ``KBEntry``
+into a :class:`~spacy_textsan.detect.gazetteer.kb.GazetteerKB` of ``KBEntry``
 objects with ``source="wikidata-dump"``.
 
 Which entities are kept

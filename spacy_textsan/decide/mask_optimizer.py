@@ -19,19 +19,19 @@ Each span gets its decision and reasons; ``doc._.decision_info`` holds the
 solver status. If the solver fails or times out, every span in a risky set is
 masked and the failure is recorded (fail closed). In a pipeline without a
 detector the rule layer of privacy_ner is added to ``doc.ents`` first
-(``add_rules``, :class:`~spacy_textsan.pipeline.StageGuard`).
+(``add_rules``, :class:`~spacy_textsan.stages.StageGuard`).
 """
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..entities import group_entities
 from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, entity_key, get_candidates
-from ..pipeline import StageGuard
+from ..stages import StageGuard
 from .cp_sat import solve_masking, warm_up
 
 logger = logging.getLogger("spacy_textsan")
@@ -99,7 +99,7 @@ def span_cost(span: Span) -> float:
 class MaskOptimizer:
     """Masks the entities that remove every risk at the least cost (see the module doc)."""
 
-    #: a decision component (see :mod:`spacy_textsan.pipeline`)
+    #: a decision component (see :mod:`spacy_textsan.stages`)
     textsan_stage = "decide"
 
     def __init__(
@@ -249,7 +249,3 @@ class MaskOptimizer:
             else:
                 out.extend(k for k, s in enumerate(spans) if s.start_char < end and s.end_char > start)
         return out
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)

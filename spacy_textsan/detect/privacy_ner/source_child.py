@@ -1,5 +1,5 @@
 """The entry point of privacy_ner's NER process (``python
-.../spacy_textsan/privacy_ner/source_child.py``): :func:`.source_process.main`.
+.../spacy_textsan/detect/privacy_ner/source_child.py``): :func:`.source_process.main`.
 
 Run as a file, not with ``-m``: the packages above it are made bare (their
 ``__init__`` is not run), so the process does not import every component of
@@ -12,13 +12,18 @@ from pathlib import Path
 
 
 def bare_packages() -> None:
-    """``spacy_textsan`` and ``spacy_textsan.privacy_ner`` as bare packages of
-    this copy's folders (their modules import as usual), and this folder off
-    the module path (its modules are not top-level modules)."""
+    """``spacy_textsan``, ``spacy_textsan.detect`` and
+    ``spacy_textsan.detect.privacy_ner`` as bare packages of this copy's
+    folders (their modules import as usual), and this folder off the module
+    path (its modules are not top-level modules)."""
     here = Path(__file__).resolve().parent
     if sys.path and sys.path[0] and Path(sys.path[0]).resolve() == here:
         del sys.path[0]
-    for name, path in (("spacy_textsan", here.parent), ("spacy_textsan.privacy_ner", here)):
+    for name, path in (
+        ("spacy_textsan", here.parent.parent),
+        ("spacy_textsan.detect", here.parent),
+        ("spacy_textsan.detect.privacy_ner", here),
+    ):
         if name not in sys.modules:
             package = types.ModuleType(name)
             package.__path__ = [str(path)]
@@ -27,6 +32,6 @@ def bare_packages() -> None:
 
 if __name__ == "__main__":
     bare_packages()
-    from spacy_textsan.privacy_ner.source_process import main
+    from spacy_textsan.detect.privacy_ner.source_process import main
 
     main()

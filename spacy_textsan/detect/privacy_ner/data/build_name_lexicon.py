@@ -4,7 +4,7 @@ Run from the repository root (needs faker and wordfreq, both dependencies,
 and the English spaCy model of the ``model`` extra for its WordNet lemma
 index):
 
-    python spacy_textsan/privacy_ner/data/build_name_lexicon.py
+    python spacy_textsan/detect/privacy_ner/data/build_name_lexicon.py
 
 Sources: the first and last names of every Faker person provider
 (``faker.config.AVAILABLE_LOCALES``), Latin-script words only, case-folded;

@@ -22,7 +22,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from spacy.util import minibatch
 from wordfreq import zipf_frequency
 
-from ..extensions import SPANS_KEY, TAB_LABELS, UNKNOWN, doc_text
+from ...extensions import SPANS_KEY, TAB_LABELS, UNKNOWN, doc_text
 from .adjacent_names import extend_person_names
 from .combine import (
     PRIORITY_CODE,

@@ -20,7 +20,7 @@ from functools import cache
 
 from spacy.tokens import Doc, SpanGroup
 
-from ..extensions import SPANS_KEY, UNKNOWN, doc_text
+from ...extensions import SPANS_KEY, UNKNOWN, doc_text
 from .combine import PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_PROPAGATED, Candidate, resolve_overlaps
 from .entity_ids import assign_entity_ids
 from .identifiers import find_identifiers

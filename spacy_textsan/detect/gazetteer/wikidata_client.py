@@ -59,8 +59,8 @@ from typing import Any
 import requests
 import spacy
 
-from ..about import __version__
-from ..http import HttpError, HttpSettings, HttpTransport, ResponseCache, ResponseNotJson, settings_for
+from ...about import __version__
+from ...http import HttpError, HttpSettings, HttpTransport, ResponseCache, ResponseNotJson, settings_for
 from .kb import KBEntry
 from .wikidata_answers import (
     COUNTRY_PROPERTY,

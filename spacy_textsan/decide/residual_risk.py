@@ -24,7 +24,7 @@ masked: fail closed.
 """
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +43,9 @@ from ..extensions import (
     is_covered,
     new_candidate,
 )
-from .background import resolve_index
-from .kanon_index import InvertedIndex, normalise_term
-from .phrases import english_word_count, find_phrases
+from ..risk.background import resolve_index
+from ..risk.kanon_index import InvertedIndex, normalise_term
+from ..risk.phrases import english_word_count, find_phrases
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -102,7 +102,7 @@ def residual_k(terms: Iterable[str], index: InvertedIndex) -> int:
 class ResidualRisk:
     """The k of the visible combination, and masking until it reaches ``min_k``."""
 
-    #: it may still mask (``min_k``): a decision (see :mod:`spacy_textsan.pipeline`)
+    #: it may still mask (``min_k``): a decision (see :mod:`spacy_textsan.stages`)
     textsan_stage = "decide"
 
     def __init__(
@@ -182,10 +182,6 @@ class ResidualRisk:
         if self.min_k and view.get("k") is not None:
             report["reached"] = bool(report["reached"]) and view["k"] >= self.min_k
         doc._.residual_risk = report
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)
 
     # -- steps ------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 A source NER (``en_core_web_sm``'s tok2vec and parser) holds Python's GIL
 for most of its time, so a thread cannot run it beside the rest of the
 pipeline. :class:`SourceProcess` runs the sources in a child process
-(``python .../privacy_ner/source_child.py``, loaded once) and
+(``python .../detect/privacy_ner/source_child.py``, loaded once) and
 answers requests in order: privacy_ner sends the texts of a batch, goes on
 with its own rules while the child reads them, and collects the entities when
 it needs them. On a machine with two cores a document's NER and rules then
@@ -258,7 +258,7 @@ class SourceProcess:
                 return
             self._stop_locked()
             env = dict(os.environ)
-            package_root = str(Path(__file__).resolve().parents[2])  # this copy of spacy_textsan, installed or not
+            package_root = str(Path(__file__).resolve().parents[3])  # this copy of spacy_textsan, installed or not
             env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
             process = subprocess.Popen(
                 [sys.executable, str(Path(__file__).with_name("source_child.py"))],
