@@ -70,9 +70,9 @@ eval-reid: $(STAMP)
 	$(VENV)/bin/textsan background build $(WIKI_BG) --docs ../shared/data/wiki553/background.jsonl \
 		--field text --id-field id --dense
 	$(PY) benchmarks/wiki_reid_eval.py --variant mask_all=spacy_textsan/configs/mask_all.cfg \
-		--variant default_shipped_background=spacy_textsan/configs/zero_shot.cfg \
-		--variant 'default_lexical=spacy_textsan/configs/zero_shot.cfg;paths.background="$(WIKI_BG)";components.reid_risk.dense="off"' \
-		--variant 'default=spacy_textsan/configs/zero_shot.cfg;paths.background="$(WIKI_BG)"' \
+		--variant default_shipped_background=spacy_textsan/configs/default.cfg \
+		--variant 'default_lexical=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_BG)";components.reid_risk.dense="off"' \
+		--variant 'default=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_BG)"' \
 		--sweep components.reid_risk.k=2,5,10,20 --sweep-variants default --sweep-variants default_lexical
 
 # the offline knowledge base of wikidata_gazetteer (~/.cache/spacy_textsan/kb_offline or $TEXTSAN_KB),

@@ -7,7 +7,7 @@ mentions by
 * the gazetteer alone (``spacy.blank("en")`` + ``wikidata_gazetteer``),
 * zero-shot ``privacy_ner`` (the default pipeline without the gazetteer),
 * zero-shot ``privacy_ner`` + ``wikidata_gazetteer`` (the default pipeline,
-  ``spacy_textsan/configs/zero_shot.cfg``),
+  ``spacy_textsan/configs/default.cfg``),
 
 with overall token recall, precision and ERqi (every candidate masked), the
 speed of each (median of ``--repeat`` runs) and the gazetteer's own time per

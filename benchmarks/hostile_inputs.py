@@ -227,7 +227,7 @@ def _patterns_in(value, label: str, out: dict[str, re.Pattern]) -> None:
 
 def compiled_patterns() -> dict[str, re.Pattern]:
     """Every compiled pattern of the detector modules, by a readable name."""
-    from spacy_textsan.detect.gazetteer.lexicon import read_list
+    from spacy_textsan.word_lists import read_list
     from spacy_textsan.detect.gazetteer.patterns import INSTITUTIONS_PATH, InstitutionFinder
 
     out: dict[str, re.Pattern] = {}
@@ -254,7 +254,7 @@ def compiled_patterns() -> dict[str, re.Pattern]:
 
 def finder_functions() -> dict[str, Callable[[str], object]]:
     """Every finder function of the detector modules, as a function of the text."""
-    from spacy_textsan.detect.gazetteer.lexicon import read_list
+    from spacy_textsan.word_lists import read_list
     from spacy_textsan.detect.gazetteer.patterns import (
         INSTITUTIONS_PATH,
         InstitutionFinder,
@@ -331,7 +331,7 @@ def finder_functions() -> dict[str, Callable[[str], object]]:
         ),
         "combine.claim_names": lambda t: claim_names(t, persons(t)),
         "entity_ids.assign_entity_ids(words)": lambda t: assign_entity_ids([(w, "PERSON") for w in words(t)[:2000]]),
-        "normalize.normalise": normalize.normalise,
+        "normalize.normalize": normalize.normalize,
         "normalize.caps_runs": normalize.caps_runs,
         "normalize.restore_case": normalize.restore_case,
         "gazetteer.InstitutionFinder.__call__": institutions,
@@ -427,9 +427,9 @@ def _pipeline_worker(conn) -> None:
     whole pipeline on the hostile text, sending each time as soon as it has it."""
     from spacy_textsan.pipeline import load_pipeline
     from spacy_textsan.detect.privacy_ner import PrivacyNER
-    from spacy_textsan.detect.privacy_ner.normalize import caps_runs, normalise
+    from spacy_textsan.detect.privacy_ner.normalize import caps_runs, normalize
     from spacy_textsan.detect.privacy_ner.sources import source_entities
-    from spacy_textsan.run.local import sanitize_texts
+    from spacy_textsan.run.runner import sanitize_texts
 
     nlp = load_pipeline(None)
     list(sanitize_texts(nlp, [WARM_UP]))
@@ -449,7 +449,7 @@ def _pipeline_worker(conn) -> None:
         unit, n = job
         text = hostile_text(unit, n)
         t0 = time.perf_counter()
-        norm = normalise(text)
+        norm = normalize(text)
         caps_runs(norm.text)
         detector.rule_candidates(norm.text)
         conn.send(("rules_seconds", time.perf_counter() - t0))

@@ -143,7 +143,7 @@ def calibrate(nlp, train, dev):
     }
     return {
         "backend": "spacy_textsan.wordfreq_backend.v1 (lang=en, floor=1e-8)",
-        "detector": "privacy_ner of spacy_textsan/configs/zero_shot.cfg",
+        "detector": "privacy_ner of spacy_textsan/configs/default.cfg",
         "rule": f"max Youden J (positive_flagged - negative_flagged) on train among the thresholds "
                 f"flagging >= {MIN_POSITIVE_FLAGGED} of the positives (privacy first); ties: higher threshold",
         "chosen_threshold": chosen,

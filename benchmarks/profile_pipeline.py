@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     report = {
         "command": "python benchmarks/profile_pipeline.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "splits": args.splits, "n_docs": len(texts), "n_chars": sum(map(len, texts)),
-        "pipeline": args.pipeline or "bundled zero_shot.cfg", "ner_process": args.ner_process,
+        "pipeline": args.pipeline or "bundled default.cfg", "ner_process": args.ner_process,
         "seconds_under_cprofile": round(seconds, 3),
         "by_own_time": rows(stats, "own_s", args.top),
         "by_cumulative_time": rows(stats, "cumulative_s", args.top),

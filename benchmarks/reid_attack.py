@@ -22,7 +22,7 @@ default variant. Without --variant the defaults run:
 
 * ``mask_all``: spacy_textsan/configs/mask_all.cfg, masking by type (the default before issue 16);
 * ``risk.cfg``: spacy_textsan/configs/risk.cfg with ``paths.kanon_index={kanon_index}``;
-* ``default``: spacy_textsan/configs/zero_shot.cfg, the bundled risk-based default (its shipped index).
+* ``default``: spacy_textsan/configs/default.cfg, the bundled risk-based default (its shipped index).
 
 ``--sweep KEY=v1,v2,...`` (repeatable; ``k`` is short for ``components.kanon_risk.k``; default
 ``k=5,10,20,40``) runs every variant whose config has KEY at each value (the product over several
@@ -68,7 +68,7 @@ TAB_DIR = ROOT.parent / "shared" / "data" / "tab"
 DEFAULT_VARIANTS = {
     "mask_all": "spacy_textsan/configs/mask_all.cfg",
     "risk.cfg": "spacy_textsan/configs/risk.cfg;paths.kanon_index={kanon_index}",
-    "default": "spacy_textsan/configs/zero_shot.cfg",
+    "default": "spacy_textsan/configs/default.cfg",
 }
 DEFAULT_SWEEP = ["k=5,10,20,40"]
 SWEEP_ALIASES = {"k": "components.kanon_risk.k"}

@@ -34,7 +34,7 @@ PARAGRAPH = "Ms Ayse Demir met Mr Galip Yalman in Ankara on 3 May 2001. Yalman w
 def worker(n: int) -> dict:
     sys.path.insert(0, str(ROOT))
     from spacy_textsan.pipeline import load_pipeline
-    from spacy_textsan.run.local import sanitize_texts
+    from spacy_textsan.run.runner import sanitize_texts
 
     start = time.perf_counter()
     nlp = load_pipeline(None)

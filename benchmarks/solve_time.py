@@ -35,7 +35,7 @@ def main() -> None:
         n_entities.append(int(info.get("n_entities", 0)))
         ks.append((res.residual_risk or {}).get("k"))
     out = {
-        "pipeline": "default (configs/zero_shot.cfg)",
+        "pipeline": "default (configs/default.cfg)",
         "docs": len(docs),
         "date": datetime.date.today().isoformat(),
         "machine": f"{platform.machine()} {platform.system()}",

@@ -569,7 +569,7 @@ def main(argv=None) -> int:
         "setup": {
             "splits": args.splits, "tab_dir": str(args.tab_dir), "limit": args.limit, "repeat": args.repeat,
             "baseline_rss_mb": baseline_rss(),
-            "batch_size": args.batch_size, "pipeline": args.pipeline or "bundled zero_shot.cfg",
+            "batch_size": args.batch_size, "pipeline": args.pipeline or "bundled default.cfg",
             "n_docs": len(texts), "n_chars": sum(len(t) for t in texts),
             "timing": "one pass over all texts per fresh process after load + a warm-up call on the first "
                       f"{WARMUP_CHARS} chars; medians over rounds; peak RSS = VmHWM of the worker process",

@@ -130,7 +130,7 @@ def main() -> None:
     report = {
         "benchmark": "streaming: one large JSONL against the same rows in small files (textsan sanitize)",
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "pipeline": opts.pipeline or "default (configs/zero_shot.cfg)",
+        "pipeline": opts.pipeline or "default (configs/default.cfg)",
         "rows": len(lines),
         "megabytes": round(sum(len(line.encode("utf-8")) for line in lines) / 1e6, 1),
         "rows_per_small_file": opts.rows_per_file,

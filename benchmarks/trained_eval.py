@@ -5,7 +5,7 @@
 
 Variants, every one on the same documents:
 
-* ``zero-shot default``: spacy_textsan/configs/zero_shot.cfg;
+* ``zero-shot default``: spacy_textsan/configs/default.cfg;
 * ``trained ner alone (mask_all)``: the trained NER + privacy_ner's rules, every candidate masked
   (what the NER itself finds);
 * ``assembled, no supervised masks``: the assembled pipeline (configs/textsan_trained.cfg: the

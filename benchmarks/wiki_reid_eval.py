@@ -18,7 +18,7 @@ from the query. Points (one masking of the abstracts each):
   ``<TYPE>`` (presidio-anonymizer's default operator);
 * textsan variants, through the Python API (``load_pipeline`` + ``sanitize_texts``):
   ``--variant NAME=CFG[;key=value;...]`` (values read as JSON when they parse), or a default's bare name;
-  without --variant: ``mask_all`` (configs/mask_all.cfg) and ``default`` (configs/zero_shot.cfg).
+  without --variant: ``mask_all`` (configs/mask_all.cfg) and ``default`` (configs/default.cfg).
   ``--sweep KEY=v1,v2,...`` (repeatable; a product over several) runs each variant named by
   ``--sweep-variants NAME`` (repeatable) once per value instead of once.
 
@@ -33,7 +33,7 @@ of residual_risk only: no text of the data set goes into the repository).
 
     python benchmarks/wiki_reid_eval.py                                   # clear, human, presidio, mask_all, default
     python benchmarks/wiki_reid_eval.py --split a --skip presidio \\
-        --variant 'default=spacy_textsan/configs/zero_shot.cfg;paths.background="/tmp/wikibg"' \\
+        --variant 'default=spacy_textsan/configs/default.cfg;paths.background="/tmp/wikibg"' \\
         --sweep components.reid_risk.k=1,2,5,10 --sweep-variants default
 """
 
@@ -63,7 +63,7 @@ from provenance import versions as package_versions  # noqa: E402
 DATA_DIR = ROOT.parent / "shared" / "data" / "wiki553"
 DEFAULT_VARIANTS = {
     "mask_all": "spacy_textsan/configs/mask_all.cfg",
-    "default": "spacy_textsan/configs/zero_shot.cfg",
+    "default": "spacy_textsan/configs/default.cfg",
 }
 REFERENCES = ("clear", "human masks", "presidio")
 ATTACKERS = ("bm25", "dense")
@@ -216,7 +216,7 @@ def run_presidio(texts: list[str]) -> tuple[list[str], list[list[list[int]]], di
 def run_textsan(point: dict, texts: list[str]):
     """The point's pipeline over ``texts``: sanitized texts, masked offsets, residual_risk dicts, info."""
     from spacy_textsan.pipeline import load_pipeline
-    from spacy_textsan.run.local import sanitize_texts
+    from spacy_textsan.run.runner import sanitize_texts
 
     path = Path(point["pipeline"])
     path = path if path.is_absolute() or not path.suffix == ".cfg" else ROOT / path

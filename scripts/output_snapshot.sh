@@ -11,7 +11,8 @@ sample=spacy_textsan/assets/sample.txt
 mkdir -p "$out"
 key="$out/key.txt"
 printf 'snapshot-key-0123456789abcdef' > "$key"
-ts() { "$py" -m spacy_textsan sanitize "$@"; }
+# exit 3 = finished, some document degraded (e.g. a risk measure without its index): still an output to compare
+ts() { "$py" -m spacy_textsan sanitize "$@" || [ $? -eq 3 ]; }
 ts "$data/dev.json" --out "$out/dev"
 ts "$data/train.json" --out "$out/train"
 for s in mask generalize pseudonym hash "pseudonym,DATETIME=generalize"; do

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from spacy.tokens import Span
 
 from .extensions import entity_key
+from .text_folding import collapse_whitespace
 
 __all__ = ["Entity", "group_entities", "clean_term"]
 
@@ -54,7 +55,7 @@ class Entity:
 
 def clean_term(text: str) -> str:
     """A mention as a term: whitespace collapsed, double quotes removed."""
-    return " ".join(text.replace('"', " ").split())
+    return collapse_whitespace(text.replace('"', " "))
 
 
 def group_entities(spans: Iterable[Span], *, in_text_order: bool = True, by_label: bool = False) -> list[Entity]:

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import spacy
 from spacy.language import Language
+from thinc.api import Config, ConfigValidationError
 
+from .config_blocks import MovedSettingError, add_missing_blocks, moved_setting_error
 from .detect.privacy_ner import DOC_ENTS
 from .extensions import SPANS_KEY
 from .stages import STAGES, check_stage_order, stage_of, stages_of
 
-DEFAULT_CONFIG_PATH = Path(__file__).parent / "configs" / "zero_shot.cfg"
+DEFAULT_CONFIG_PATH = Path(__file__).parent / "configs" / "default.cfg"
 #: The longest text a loaded pipeline accepts. spaCy's default (1,000,000
 #: characters) would make a longer document fail and be redacted whole; here the
 #: source NER runs in pieces of at most 20,000 characters cut at paragraph and
@@ -29,21 +31,35 @@ def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] 
     completed: its ``ner`` becomes the candidate source (``doc.ents``), every
     candidate is masked and the generalizer renders the text.
     ``overrides`` are config overrides such as
-    ``{"components.privacy_ner.patterns": [...]}`` or
+    ``{"components.privacy_ner.rule_layer.patterns": [...]}`` or
     ``{"paths.kanon_index": "..."}``; overrides of components that the
-    pipeline lacks are ignored. Components out of stage order are an error
-    here (:func:`check_stage_order`), before any text is read.
+    pipeline lacks are ignored; an override of a block's setting adds the
+    block when the config leaves it at its defaults. Components out of stage
+    order are an error here (:func:`check_stage_order`), before any text is
+    read; so is a setting written where it was before it moved into a block
+    (:class:`~.config_blocks.MovedSettingError`, one line naming its new place).
     """
     overrides = dict(overrides or {})
-    if name_or_path is None or str(name_or_path).endswith(".cfg"):
-        path = DEFAULT_CONFIG_PATH if name_or_path is None else Path(name_or_path)
-        if not path.exists():
-            raise FileNotFoundError(f"pipeline config {path} does not exist")
-        components = spacy.util.load_config(path, interpolate=False).get("components", {})
-        config = spacy.util.load_config(path, overrides=_applicable(components, overrides), interpolate=False)
-        nlp = spacy.util.load_model_from_config(config.interpolate(), auto_fill=True, validate=True)
-    else:
-        nlp = complete_pipeline(spacy.load(name_or_path), overrides)
+    config: Config | None = None
+    try:
+        if name_or_path is None or str(name_or_path).endswith(".cfg"):
+            path = DEFAULT_CONFIG_PATH if name_or_path is None else Path(name_or_path)
+            if not path.exists():
+                raise FileNotFoundError(f"pipeline config {path} does not exist")
+            config = spacy.util.load_config(path, interpolate=False)
+            applicable = _applicable(config.get("components", {}), overrides)
+            if add_missing_blocks(config, applicable):
+                config = spacy.util.load_config_from_str(config.to_str(), overrides=applicable, interpolate=False)
+            else:
+                config = spacy.util.load_config(path, overrides=applicable, interpolate=False)
+            nlp = spacy.util.load_model_from_config(config.interpolate(), auto_fill=True, validate=True)
+        else:
+            nlp = complete_pipeline(spacy.load(name_or_path), overrides)
+    except ConfigValidationError as e:
+        moved = moved_setting_error(e, config)
+        if moved is None:
+            raise
+        raise MovedSettingError(moved) from None
     nlp.max_length = max(nlp.max_length, MAX_DOCUMENT_CHARS)
     check_stage_order(nlp)
     return nlp
@@ -75,7 +91,20 @@ def _first_after(nlp: Language, stage: str) -> str | None:
 
 def _component_overrides(overrides: dict[str, object], component: str) -> dict[str, object]:
     prefix = f"components.{component}."
-    return {k[len(prefix) :]: v for k, v in overrides.items() if k.startswith(prefix)}
+    return _nested({k[len(prefix) :]: v for k, v in overrides.items() if k.startswith(prefix)})
+
+
+def _nested(settings: dict[str, object]) -> dict[str, object]:
+    """``{"rule_layer.deny_list": x}`` as ``{"rule_layer": {"deny_list": x}}``: the
+    settings of a block, as ``nlp.add_pipe`` merges them into the block's defaults."""
+    out: dict[str, object] = {}
+    for key, value in settings.items():
+        *sections, last = key.split(".")
+        node = out
+        for section in sections:
+            node = node.setdefault(section, {})  # type: ignore[assignment]
+        node[last] = value
+    return out
 
 
 def _applicable(components: dict, overrides: dict[str, object]) -> dict[str, object]:

@@ -35,7 +35,7 @@ def model_available():
 
 @pytest.fixture
 def default_pipe_names():
-    """The components of the bundled default pipeline (spacy_textsan/configs/zero_shot.cfg), in order."""
+    """The components of the bundled default pipeline (spacy_textsan/configs/default.cfg), in order."""
     return [
         "privacy_ner",
         "wikidata_gazetteer",

@@ -237,7 +237,7 @@ def test_config_pattern_is_re2_too(tmp_path, letter):
         "--pipeline",
         RULES,
         "--set",
-        'components.privacy_ner.patterns=[{"label": "CODE", "pattern": "(?=x)"}]',
+        'components.privacy_ner.rule_layer.patterns=[{"label": "CODE", "pattern": "(?=x)"}]',
     )
     assert one_error_line(res) == (
         f"cannot load pipeline {RULES}: pattern 'user_0' '(?=x)': RE2 cannot compile this pattern "

@@ -102,7 +102,7 @@ def test_every_config_is_documented():
 
 
 def test_the_readme_states_the_default_pipeline():
-    default = ROOT / "spacy_textsan" / "configs" / "zero_shot.cfg"
+    default = ROOT / "spacy_textsan" / "configs" / "default.cfg"
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert "The default pipeline is `" + " → ".join(config_pipeline(default)) + "`" in readme
 
@@ -633,7 +633,7 @@ EXPECTED = {
     "trained": """\
 | TAB dev, 21 documents | recall | ERdi | ERqi | precision | WP | ORG | DEM | docs/s |
 |---|---|---|---|---|---|---|---|---|
-| zero-shot default (`zero_shot.cfg`) | 0.937 | 1.000 | 0.898 | 0.608 | 0.633 | 0.762 | 0.748 | 7.4 |
+| zero-shot default (`default.cfg`) | 0.937 | 1.000 | 0.898 | 0.608 | 0.633 | 0.762 | 0.748 | 7.4 |
 | the package installed from its sdist | 0.949 | 1.000 | 0.898 | 0.608 | 0.633 | 0.762 | 0.748 | 7.4 |""",
     "trained_models": """\
 | part | training time | size | scores on the 10 held-out train documents |

@@ -1,9 +1,9 @@
-from spacy_textsan.detect.privacy_ner.entity_ids import assign_entity_ids, normalise
+from spacy_textsan.detect.privacy_ner.entity_ids import assign_entity_ids, normalize
 
 
 def test_normalise_drops_titles_articles_and_possessive():
-    assert normalise("Mr Galip Yalman's") == ("galip", "yalman")
-    assert normalise("the Ankara Court") == ("ankara", "court")
+    assert normalize("Mr Galip Yalman's") == ("galip", "yalman")
+    assert normalize("the Ankara Court") == ("ankara", "court")
 
 
 def test_exact_casefolded_surname_and_initials():

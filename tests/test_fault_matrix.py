@@ -42,6 +42,9 @@ pipeline = ["privacy_ner","wikidata_gazetteer","web_risk","mask_optimizer","gene
 [components.privacy_ner]
 factory = "privacy_ner"
 sources = []
+
+[components.privacy_ner.rule_layer]
+@misc = "spacy_textsan.rule_layer.v1"
 deny_list = [{{"label": "LOC", "text": "Trondheim"}}, {{"label": "ORG", "text": "NTNU"}}]
 
 [components.wikidata_gazetteer]
@@ -49,18 +52,24 @@ factory = "wikidata_gazetteer"
 kb_path = "{kb}"
 
 [components.wikidata_gazetteer.client]
-@misc = "spacy_textsan.wikidata_client.v1"
+@misc = "spacy_textsan.wikidata_client.v2"
 api_url = "{wikidata_url}"
 sparql_url = "{sparql_url}"
 cooldown_s = 0.0
+
+[components.wikidata_gazetteer.client.http]
+@misc = "spacy_textsan.http_settings.v1"
 {FAST}
 [components.web_risk]
 factory = "web_risk"
 max_arity = 1
 
 [components.web_risk.client]
-@misc = "spacy_textsan.searxng_client.v1"
+@misc = "spacy_textsan.searxng_client.v2"
 base_url = "{search_url}"
+
+[components.web_risk.client.http]
+@misc = "spacy_textsan.http_settings.v1"
 jitter = 0.0
 {FAST}
 [components.mask_optimizer]

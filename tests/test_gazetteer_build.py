@@ -30,7 +30,7 @@ import srsly
 
 from spacy_textsan.detect.gazetteer import wordnet as wnmod
 from spacy_textsan.detect.gazetteer.geography import geography_entries
-from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry, normalize_surface
 from spacy_textsan.detect.gazetteer.lexicon import pluralize
 from spacy_textsan.detect.gazetteer.matcher import SurfaceMatcher, expand_match, longest_non_overlapping
 from spacy_textsan.detect.gazetteer.offline_build import (
@@ -587,7 +587,7 @@ def test_wordnet_entries_exact(wn):
 
 
 def test_wordnet_entries_drop_rules(wn):
-    surfaces = {normalise_surface(s) for e in wordnet_entries(wn, ROOTS) for s in e.surfaces}
+    surfaces = {normalize_surface(s) for e in wordnet_entries(wn, ROOTS) for s in e.surfaces}
     assert len(surfaces) == 53
     assert "star" not in surfaces  # sense 1 is the celestial body
     assert "stars" not in surfaces
@@ -901,7 +901,7 @@ def test_geography_exclusions(wn):
 
 def test_geography_excluded_country_name(wn):
     entries = list(geography_entries(make_geo(), wordnet=wn, exclude=["Norway"]))
-    surfaces = {normalise_surface(s) for e in entries for s in e.surfaces}
+    surfaces = {normalize_surface(s) for e in entries for s in e.surfaces}
     assert "norway" not in surfaces
     norway = {e.id: e for e in entries}["geo:country:NO"]  # its other names stay
     assert (norway.label, norway.aliases) == ("Kingdom of Norway", ["Norge", "Noreg"])

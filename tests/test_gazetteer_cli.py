@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from spacy_textsan.cli.gazetteer import gazetteer_app
 from spacy_textsan.detect.gazetteer.curated import class_entries, read_classes
-from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry, normalise_surface
+from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry, normalize_surface
 from spacy_textsan.detect.gazetteer.wordnet import read_wordnet
 
 FIX = Path(__file__).parent / "fixtures"
@@ -57,7 +57,7 @@ def test_build_from_fixture_wordnet(tmp_path):
         "DEM": 15,
         "MISC": sum(e.tab_type == "MISC" for e in classes),
     }
-    assert n_surfaces - 43 == len({normalise_surface(s) for e in classes for s in e.surfaces})
+    assert n_surfaces - 43 == len({normalize_surface(s) for e in classes for s in e.surfaces})
     lawyer = kb.lookup("lawyers")
     assert [(e.label, e.tab_type, e.chain) for e in lawyer] == [("lawyer", "DEM", ["professional"])]
     assert [(e.label, e.chain) for e in kb.lookup("Norwegian")] == [("Norwegian", ["European", "inhabitant", "person"])]

@@ -57,7 +57,7 @@ def kb_dir(tmp_path):
 
 def make_nlp(kb_dir, deny=(), **config):
     nlp = spacy.blank("en")
-    nlp.add_pipe("privacy_ner", config={"sources": [], "deny_list": list(deny)})
+    nlp.add_pipe("privacy_ner", config={"sources": [], "rule_layer": {"deny_list": list(deny)}})
     nlp.add_pipe("wikidata_gazetteer", config={"kb_path": str(kb_dir), **config})
     return nlp
 
@@ -155,7 +155,7 @@ def test_live_wikidata_links_unknown_spans_and_failures_keep_them(kb_dir, wikida
         cooldown_s=0.0,
     )
     nlp = spacy.blank("en")
-    nlp.add_pipe("privacy_ner", config={"sources": [], "deny_list": ["ORG:NTNU", "LOC:Trondheim"]})
+    nlp.add_pipe("privacy_ner", config={"sources": [], "rule_layer": {"deny_list": ["ORG:NTNU", "LOC:Trondheim"]}})
     gaz = nlp.add_pipe("wikidata_gazetteer", config={"kb_path": str(kb_dir)})
     gaz.client = client
     doc = nlp("NTNU is in Trondheim.")

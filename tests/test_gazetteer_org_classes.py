@@ -286,13 +286,15 @@ def test_component_chains(kb_dir):
         "privacy_ner",
         config={
             "sources": [],
-            "deny_list": [
-                "ORG:Istanbul State Security Court",
-                "ORG:State Security Court",
-                "LOC:Oslo",
-                "ORG:Red Cross",
-                "MISC:Housing Act 1996",
-            ],
+            "rule_layer": {
+                "deny_list": [
+                    "ORG:Istanbul State Security Court",
+                    "ORG:State Security Court",
+                    "LOC:Oslo",
+                    "ORG:Red Cross",
+                    "MISC:Housing Act 1996",
+                ]
+            },
         },
     )
     nlp.add_pipe("wikidata_gazetteer", config={"kb_path": str(kb_dir)})

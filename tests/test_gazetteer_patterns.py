@@ -103,7 +103,7 @@ def make_gazetteer(**config):
 
 def run(gaz, text, deny=()):
     nlp = spacy.blank("en")
-    nlp.add_pipe("privacy_ner", config={"sources": [], "deny_list": list(deny)})
+    nlp.add_pipe("privacy_ner", config={"sources": [], "rule_layer": {"deny_list": list(deny)}})
     doc = nlp(text)
     return [(s.text, s.label_, s._.source) for s in gaz(doc).spans["textsan"]]
 

@@ -69,6 +69,14 @@ SPANS = [
 # --------------------------------------------------------------------------- #
 
 
+def test_shift_dates_reads_turkish_months_typed_without_dotless_i():
+    # "Mayis", "Kasim", "Aralik" match the date patterns as "Mayıs", "Kasım", "Aralık" do (a KeyError before)
+    assert shift_dates("on 3 Mayis 1985 he", 31, 0) == "on 3 Haziran 1985 he"
+    assert shift_dates("on 3 Mayıs 1985 he", 31, 0) == "on 3 Haziran 1985 he"
+    assert shift_dates("on 3 Kasim 1985", 31, 0) == "on 4 Aralık 1985"
+    assert shift_dates("on 30 Aralik 1985", 31, 0) == "on 30 Ocak 1986"
+
+
 def test_shift_dates_keeps_the_format_and_moves_every_date_once():
     assert shift_dates("14 March 2009", 500, 1) == "27 July 2010"
     assert shift_dates("March 14, 2009", -500, -1) == "October 31, 2007"

@@ -16,7 +16,7 @@ from spacy_textsan.risk.kanon_algorithm import (
     select_terms,
     terms_to_mask,
 )
-from spacy_textsan.risk.kanon_index import InvertedIndex, normalise_term
+from spacy_textsan.risk.kanon_index import InvertedIndex, normalize_term
 from spacy_textsan.risk.kanon_records import index_from_records_file, read_records_csv, read_records_jsonl
 
 FIX = Path(__file__).parent / "fixtures" / "kanon"
@@ -65,16 +65,16 @@ def index():
         ("Mr.\n\tLee", "lee"),
     ],
 )
-def test_normalise_term(text, expected):
-    assert normalise_term(text) == expected
-    assert normalise_term(text, "PERSON") == expected  # label does not change the key
+def test_normalize_term(text, expected):
+    assert normalize_term(text) == expected
+    assert normalize_term(text, "PERSON") == expected  # label does not change the key
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=30))
-def test_normalise_term_is_idempotent(text):
-    once = normalise_term(text)
-    assert normalise_term(once) == once
+def test_normalize_term_is_idempotent(text):
+    once = normalize_term(text)
+    assert normalize_term(once) == once
 
 
 # -- the index -------------------------------------------------------------------

@@ -117,8 +117,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_checker_finds_cycles_and_resolves_relative_imports():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
-    assert "spacy_textsan.run.local" in GRAPH["spacy_textsan.run"]
-    assert "spacy_textsan.pipeline" in GRAPH["spacy_textsan.run.local"]
+    assert "spacy_textsan.run.runner" in GRAPH["spacy_textsan.run"]
+    assert "spacy_textsan.pipeline" in GRAPH["spacy_textsan.run.runner"]
     inside = "def f():\n    from ..io import read_input\n    from . import spark\n    import spacy_textsan.pipeline\n"
     assert imports_of("spacy_textsan.run.files", inside) == {
         "spacy_textsan.io",

@@ -16,7 +16,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from spacy_textsan.detect.gazetteer.lexicon import read_list
 from spacy_textsan.detect.gazetteer.patterns import INSTITUTIONS_PATH, InstitutionFinder
 from spacy_textsan.detect.privacy_ner import (
     addresses,
@@ -34,6 +33,7 @@ from spacy_textsan.detect.privacy_ner.combine import PRIORITY_DEFAULT, Candidate
 from spacy_textsan.detect.privacy_ner.network import find_network_ids
 from spacy_textsan.detect.privacy_ner.privacy_ner import PrivacyNER
 from spacy_textsan.detect.privacy_ner.rules import DEFAULT_PATTERNS, compile_patterns, find_rule_matches
+from spacy_textsan.word_lists import read_list
 
 #: Length of the hostile runs: long enough that a quadratic pattern would take seconds and an
 #: exponential one forever, short enough that a linear one takes milliseconds.
@@ -196,15 +196,15 @@ def test_caps_runs_on_hostile_runs(unit):
 
 
 def test_mixed_script_words_are_folded_whole():
-    assert normalize.normalise("Mr \u0420e\u0434er and \u0420\u0435d\u0435r").text == "Mr Pe\u0434er and Peder"
+    assert normalize.normalize("Mr \u0420e\u0434er and \u0420\u0435d\u0435r").text == "Mr Pe\u0434er and Peder"
     word = "A" * 3000 + "\u0430"  # Latin letters and a Cyrillic а: one word, folded whole
-    assert normalize.normalise(f"{word} {word}").text == f"{'A' * 3000}a {'A' * 3000}a"
+    assert normalize.normalize(f"{word} {word}").text == f"{'A' * 3000}a {'A' * 3000}a"
     assert normalize._MIXED_WORD.findall("ab\u0430 \u0430\u0430 x1_\u0441") == ["ab\u0430", "x1_\u0441"]
 
 
 def test_spelt_out_letters():
-    assert normalize.normalise("J O H N S M I T H").text == "JOHN SMITH"
-    assert normalize.normalise("A " * 1999 + "A").text == "A" * 2000  # too long for a name: not split
+    assert normalize.normalize("J O H N S M I T H").text == "JOHN SMITH"
+    assert normalize.normalize("A " * 1999 + "A").text == "A" * 2000  # too long for a name: not split
 
 
 # --------------------------------------------------------------------------- #

@@ -10,7 +10,7 @@ import pstats
 import pytest
 
 from spacy_textsan.pipeline import load_pipeline
-from spacy_textsan.run.local import sanitize_texts
+from spacy_textsan.run.runner import sanitize_texts
 
 PARAGRAPH = (
     "Mr Galip Yalman, a lawyer in Ankara born on 3 May 1961, met Ms Ayşe Demir at the Ankara Bar. "

@@ -17,7 +17,7 @@ from spacy_textsan.detect.privacy_ner.names import (
     is_first_name,
     name_lexicon,
 )
-from spacy_textsan.detect.privacy_ner.normalize import normalise
+from spacy_textsan.detect.privacy_ner.normalize import normalize
 from spacy_textsan.detect.privacy_ner.places import find_cued_places
 from spacy_textsan.detect.privacy_ner.script_names import find_script_names
 
@@ -432,7 +432,7 @@ def test_a_grown_person_absorbs_what_it_covers_but_no_code():
     ],
 )
 def test_names_are_found_on_the_normalised_copy_and_mapped_back(original, copy, name):
-    norm = normalise(original)
+    norm = normalize(original)
     assert norm.text == copy
     found = find_lexicon_names(norm.text)
     assert [original[slice(*norm.to_original(s, e))] for s, e, _, _ in found] == [name]
@@ -440,4 +440,4 @@ def test_names_are_found_on_the_normalised_copy_and_mapped_back(original, copy, 
 
 @pytest.mark.parametrize("text", ["U.S.A. and e.g. J.R.R. Tolkien", "Plain text.", "A-B-C", "a.m. and p.m."])
 def test_abbreviations_and_initials_are_not_joined(text):
-    assert normalise(text).text == text
+    assert normalize(text).text == text

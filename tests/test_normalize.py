@@ -7,7 +7,7 @@ import re
 import pytest
 import spacy
 
-from spacy_textsan.detect.privacy_ner.normalize import caps_runs, normalise, restore_case
+from spacy_textsan.detect.privacy_ner.normalize import caps_runs, normalize, restore_case
 
 SHY, ZWSP, WJ = "\u00ad", "\u200b", "\u2060"
 
@@ -23,12 +23,12 @@ SHY, ZWSP, WJ = "\u00ad", "\u200b", "\u2060"
     ],
 )
 def test_copy(original, copy):
-    assert normalise(original).text == copy
+    assert normalize(original).text == copy
 
 
 def test_offsets_map_back_to_the_original_characters():
     original = f"Mr Pe{SHY}der Hal{ZWSP}vorsen (Ｐｅｄｅｒ) met \u0420\u0435d\u0435r."
-    norm = normalise(original)
+    norm = normalize(original)
     words = [(m.group(), original[slice(*norm.to_original(*m.span()))]) for m in re.finditer(r"\w+", norm.text)]
     assert words == [
         ("Mr", "Mr"),
@@ -43,7 +43,7 @@ def test_offsets_map_back_to_the_original_characters():
 
 
 def test_ascii_text_is_its_own_copy():
-    norm = normalise("Plain text, 12 words.")
+    norm = normalize("Plain text, 12 words.")
     assert not norm.changed and norm.to_original(3, 7) == (3, 7)
 
 
@@ -57,7 +57,7 @@ def test_restore_case_keeps_length():
 @pytest.fixture(scope="module")
 def rules_only():
     nlp = spacy.blank("en")
-    nlp.add_pipe("privacy_ner", config={"sources": [], "deny_list": ["PERSON:Peder Halvorsen"]})
+    nlp.add_pipe("privacy_ner", config={"sources": [], "rule_layer": {"deny_list": ["PERSON:Peder Halvorsen"]}})
     nlp.add_pipe("mask_all")
     nlp.add_pipe("generalizer")
     return nlp

@@ -35,7 +35,7 @@ def test_config_file_with_overrides():
         RULES_CFG,
         {
             "components.generalizer.mask_format": "<{label}>",
-            "components.privacy_ner.patterns": [{"label": "CODE", "pattern": r"PX\d+"}],
+            "components.privacy_ner.rule_layer.patterns": [{"label": "CODE", "pattern": r"PX\d+"}],
             "components.not_there.x": 1,
         },
     )

@@ -50,7 +50,7 @@ def test_with_source_model(model_available):
 
 def test_no_propagation(rules_nlp):
     nlp = spacy.blank("en")
-    nlp.add_pipe("privacy_ner", config={"sources": [], "propagate": False})
+    nlp.add_pipe("privacy_ner", config={"sources": [], "mentions": {"propagate": False}})
     assert "Yalman" not in [s[0] for s in spans(nlp(TEXT))]
 
 
@@ -60,9 +60,11 @@ def test_allow_list_deny_list_and_user_patterns():
         "privacy_ner",
         config={
             "sources": [],
-            "allow_list": ["eur 4,000"],
-            "deny_list": ["PERSON:applicant", {"text": "Convention", "label": "MISC"}],
-            "patterns": [{"name": "ref", "label": "CODE", "pattern": r"PX\d+"}],
+            "rule_layer": {
+                "allow_list": ["eur 4,000"],
+                "deny_list": ["PERSON:applicant", {"text": "Convention", "label": "MISC"}],
+                "patterns": [{"name": "ref", "label": "CODE", "pattern": r"PX\d+"}],
+            },
         },
     )
     doc = nlp("The applicant paid EUR 4,000 under the Convention, patient PX991.")
@@ -86,7 +88,11 @@ def test_label_map_drops_and_renames():
     )
     nlp.add_pipe(
         "privacy_ner",
-        config={"sources": ["doc.ents"], "rules": False, "label_map": {"NORP": None, "GPE": "LOC", "CARDINAL": "CODE"}},
+        config={
+            "sources": ["doc.ents"],
+            "rule_layer": {"rules": False},
+            "label_map": {"NORP": None, "GPE": "LOC", "CARDINAL": "CODE"},
+        },
     )
     doc = nlp("A Turkish lawyer in Ankara, case 12 and file 123456.")
     # CARDINAL keeps only numbers with >= 4 digits (min_code_digits)
@@ -105,7 +111,12 @@ def test_intersection_and_union_of_two_sources(model_available):
         )
         nlp.add_pipe(
             "privacy_ner",
-            config={"sources": ["doc.ents", model_available], "combine": how, "rules": False, "propagate": False},
+            config={
+                "sources": ["doc.ents", model_available],
+                "combine": how,
+                "rule_layer": {"rules": False},
+                "mentions": {"propagate": False},
+            },
         )
         return nlp
 
@@ -144,7 +155,11 @@ def test_bad_config_is_rejected():
     with pytest.raises(ValueError, match="not TAB labels"):
         nlp.add_pipe("privacy_ner", name="p2", config={"sources": [], "label_map": {"GPE": "PLACE"}})
     with pytest.raises(ValueError, match=r"pattern .user_0. .\(.: RE2 cannot compile this pattern \(missing \)"):
-        nlp.add_pipe("privacy_ner", name="p3", config={"sources": [], "patterns": [{"label": "CODE", "pattern": "("}]})
+        nlp.add_pipe(
+            "privacy_ner",
+            name="p3",
+            config={"sources": [], "rule_layer": {"patterns": [{"label": "CODE", "pattern": "("}]}},
+        )
     with pytest.raises(ValueError, match="has no 'ner'"):
         nlp.add_pipe("privacy_ner", name="p4", config={"sources": ["blank:en"]})
 

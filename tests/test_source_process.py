@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from spacy_textsan.detect.privacy_ner.source_process import SourceProcess, SourceProcessError
 from spacy_textsan.detect.privacy_ner.sources import SOURCE_PIECE_CHARS
 from spacy_textsan.pipeline import load_pipeline
-from spacy_textsan.run.local import sanitize_texts
+from spacy_textsan.run.runner import sanitize_texts
 from spacy_textsan.serve.app import create_app
 from spacy_textsan.serve.settings import ServeSettings
 
@@ -171,7 +171,7 @@ def test_ner_process_runs_the_ner_beside_the_pipeline_for_the_block(local_nlp):
 
 def test_when_the_ner_gets_a_process_of_its_own():
     from spacy_textsan.run import wants_ner_process
-    from spacy_textsan.run.local import NER_PROCESS_MIN_CHARS, usable_cpus
+    from spacy_textsan.run.runner import NER_PROCESS_MIN_CHARS, usable_cpus
 
     assert wants_ner_process("on") and not wants_ner_process("off", n_chars=10**9)
     two = usable_cpus() >= 2

@@ -222,7 +222,7 @@ def test_cli_engine_spark_writes_the_local_outputs_and_parquet(spark, tmp_path):
         "--strategy",
         "pseudonym,DATETIME=generalize",
         "--set",
-        'components.privacy_ner.allow_list=["Registry"]',
+        'components.privacy_ner.rule_layer.allow_list=["Registry"]',
     ]
     env = {"TEXTSAN_KEY": KEY}  # as the fixture set it
     local = CliRunner().invoke(app, ["sanitize", *map(str, inputs), "--out", str(tmp_path / "local"), *common], env=env)

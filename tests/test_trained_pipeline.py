@@ -12,7 +12,7 @@ from spacy_textsan.training import GOLD_KEY
 
 ROOT = Path(__file__).parent.parent
 TRAINED_CFG = ROOT / "configs" / "textsan_trained.cfg"
-ZERO_SHOT_CFG = ROOT / "spacy_textsan" / "configs" / "zero_shot.cfg"
+ZERO_SHOT_CFG = ROOT / "spacy_textsan" / "configs" / "default.cfg"
 
 #: what the trained config adds to the zero-shot default, and the settings it changes
 ADDED = {"ner", "supervised_risk"}

@@ -65,13 +65,13 @@ def make_doc(nlp, text=TEXT, spans=SPANS):
     return doc
 
 
-def pipeline(server_url=None, client=None, **config):
+def pipeline(server_url=None, client=None, http=None, **config):
     nlp = spacy.blank("en")
     if server_url is not None:
         config["client"] = {
-            "@misc": "spacy_textsan.searxng_client.v1",
+            "@misc": "spacy_textsan.searxng_client.v2",
             "base_url": server_url,
-            **FAST,
+            "http": {"@misc": "spacy_textsan.http_settings.v1", **FAST, **(http or {})},
             **(client or {}),
         }
     nlp.add_pipe("web_risk", config=config)
@@ -269,7 +269,7 @@ def test_query_budget(canned):
 
 def test_time_budget_bounds_a_hanging_search(canned):
     canned.fail_queries['"Istanbul"'] = "hang"
-    nlp = pipeline(canned.url, client={"timeout_s": 5.0, "max_retries": 3}, time_budget_s=0.5)
+    nlp = pipeline(canned.url, http={"timeout_s": 5.0, "max_retries": 3}, time_budget_s=0.5)
     start = time.monotonic()
     doc = run(nlp)
     assert time.monotonic() - start < 1.0
@@ -363,12 +363,12 @@ def test_api_key_never_in_reasons_errors_or_logs(search_server, monkeypatch, cap
         "web_risk",
         config={
             "client": {
-                "@misc": "spacy_textsan.json_search_client.v1",
+                "@misc": "spacy_textsan.json_search_client.v2",
                 "url": search_server.url + "/v1/find?query={query}&k={api_key}",
                 "headers": {"X-Api-Key": "{api_key}"},
                 "api_key_env": "TEXTSAN_WEB_KEY",
                 "results_path": "data.items",
-                **FAST,
+                "http": {"@misc": "spacy_textsan.http_settings.v1", **FAST},
             }
         },
     )

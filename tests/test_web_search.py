@@ -375,9 +375,9 @@ def test_registered_factories(search_server, monkeypatch):
     monkeypatch.setenv("K", "v")
     resolved = spacy.registry.resolve(
         {
-            "a": {"@misc": "spacy_textsan.searxng_client.v1", "base_url": search_server.url, "n_results": 5},
+            "a": {"@misc": "spacy_textsan.searxng_client.v2", "base_url": search_server.url, "n_results": 5},
             "b": {
-                "@misc": "spacy_textsan.json_search_client.v1",
+                "@misc": "spacy_textsan.json_search_client.v2",
                 "url": search_server.url + "/v1/find",
                 "params": {"query": "{query}", "key": "{api_key}"},
                 "api_key_env": "K",

@@ -151,9 +151,9 @@ def test_split_is_a_deterministic_half():
 
 def test_parse_variant_and_sweep():
     name, cfg, overrides = script.parse_variant(
-        'mine=spacy_textsan/configs/zero_shot.cfg;paths.background="/tmp/wikibg";components.reid_risk.k=5'
+        'mine=spacy_textsan/configs/default.cfg;paths.background="/tmp/wikibg";components.reid_risk.k=5'
     )
-    assert (name, cfg) == ("mine", "spacy_textsan/configs/zero_shot.cfg")
+    assert (name, cfg) == ("mine", "spacy_textsan/configs/default.cfg")
     assert overrides == {"paths.background": "/tmp/wikibg", "components.reid_risk.k": 5}
     assert script.parse_variant("mask_all") == ("mask_all", "spacy_textsan/configs/mask_all.cfg", {})
     key, values = script.parse_sweep("components.reid_risk.k=1,2,5")

@@ -308,7 +308,7 @@ def test_user_agent_is_sent(wikidata_server):
 
 
 def test_registered_factory(wikidata_server):
-    create = spacy.registry.misc.get("spacy_textsan.wikidata_client.v1")
+    create = spacy.registry.misc.get("spacy_textsan.wikidata_client.v2")
     c = create(
         api_url=wikidata_server.api_url, sparql_url=wikidata_server.sparql_url, language="nb", offline=True, max_chain=3
     )

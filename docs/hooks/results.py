@@ -447,7 +447,7 @@ def render_risk(dev: Results, train: Results) -> str:
 # -- trained_dev.json ------------------------------------------------------------------------------
 
 TRAINED_LABELS = {
-    "zero-shot default": "zero-shot default (`zero_shot.cfg`)",
+    "zero-shot default": "zero-shot default (`default.cfg`)",
     "trained ner alone (mask_all)": "trained NER alone + rules, every candidate masked",
     "assembled, no supervised masks": "assembled, supervised_risk's masks off (`risk_thresholds = {}`)",
     "assembled pipeline (as packaged)": "**assembled, as packaged**",

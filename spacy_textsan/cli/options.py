@@ -12,6 +12,7 @@ import spacy
 from spacy.language import Language
 from thinc.api import Config, ConfigValidationError
 
+from ..config_blocks import block_parameters, blocks_of, moved_setting_message
 from ..detect.privacy_ner.rules import compile_user_regex
 from ..extensions import TAB_LABELS
 from ..io import InputError, read_text
@@ -80,12 +81,12 @@ def build_overrides(
             _fail(str(e))
         user_patterns.append({"name": f"cli_{i + 1}", "label": label, "pattern": regex})
     if user_patterns:
-        overrides["components.privacy_ner.patterns"] = user_patterns
+        overrides["components.privacy_ner.rule_layer.patterns"] = user_patterns
     try:
         if allow_list:
-            overrides["components.privacy_ner.allow_list"] = _read_list_file(allow_list)
+            overrides["components.privacy_ner.rule_layer.allow_list"] = _read_list_file(allow_list)
         if deny_list:
-            overrides["components.privacy_ner.deny_list"] = _deny_entries(deny_list)
+            overrides["components.privacy_ner.rule_layer.deny_list"] = _deny_entries(deny_list)
     except InputError as e:
         _fail(f"{'--allow-list' if e.path == allow_list else '--deny-list'} {e}")
     if mask_format is not None:
@@ -201,8 +202,17 @@ def _check_component_key(key: str, parts: list[str], components: dict) -> None:
     elif "source" in block:
         return  # a sourced component: its settings live in the source pipeline
     if parts[1] not in settings:
+        moved = moved_setting_message(name, factory, parts[1]) if factory else None
+        if moved:
+            _fail(f"--set {key}: {moved}")
         known = [f"components.{name}.{s}" for s in sorted(settings)]
         _fail(f"--set {key}: {name} has no setting {parts[1]!r}{_nearest(f'components.{name}.{parts[1]}', known)}")
+    # a setting of a block the config leaves at its defaults: one of the block's registered function
+    reference = blocks_of(factory).get(parts[1]) if factory and len(parts) > 2 else None
+    if reference is not None and parts[1] not in block and parts[2] not in block_parameters(reference):
+        known = [f"components.{name}.{parts[1]}.{s}" for s in block_parameters(reference)]
+        where = f"components.{name}.{parts[1]}.{parts[2]}"
+        _fail(f"--set {key}: {name}.{parts[1]} has no setting {parts[2]!r}{_nearest(where, known)}")
 
 
 def _nearest(key: str, known: list[str]) -> str:

@@ -64,6 +64,7 @@ from ..risk.background import SHIPPED_BACKGROUND
 from ..risk.reid_attack import Occurrence, Plan, plan_masks
 from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, plan_dense
 from ..risk.reid_index import BackgroundIndex, analyse, is_background_dir, load_background
+from ..text_folding import fold
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -436,7 +437,7 @@ class ReidRisk:
             covered[span.start_char : span.end_char] = b"\x01" * (span.end_char - span.start_char)
             span._.source = f"reid:{self.name}"
             span._.identifier_type = QUASI
-            span._.entity_id = f"reid:{' '.join(span.text.casefold().split())}"
+            span._.entity_id = f"reid:{fold(span.text, compat=False)}"
             span._.masked = True
             for reason in reasons:
                 add_reason(span, reason)

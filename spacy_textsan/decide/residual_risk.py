@@ -44,7 +44,7 @@ from ..extensions import (
     new_candidate,
 )
 from ..risk.background import resolve_index
-from ..risk.kanon_index import InvertedIndex, normalise_term
+from ..risk.kanon_index import InvertedIndex, normalize_term
 from ..risk.phrases import english_word_count, find_phrases
 
 logger = logging.getLogger("spacy_textsan")
@@ -200,14 +200,14 @@ class ResidualRisk:
         items: list[tuple[str, list[Span] | None, tuple[int, int, str] | None]] = []
         for entity in group_entities(candidates):
             if all(s._.masked is False for s in entity.spans):
-                term = normalise_term(entity.representative.text, entity.label)
+                term = normalize_term(entity.representative.text, entity.label)
                 if term:
                     items.append((term, entity.spans, None))
         if self.phrases:  # phrases outside every candidate (a kept candidate is counted above)
             covered = covered_chars(doc, candidates)
             for phrase in find_phrases(doc_text(doc)):
                 if not is_covered(covered, phrase.start, phrase.end):
-                    term = normalise_term(phrase.text, phrase.label)
+                    term = normalize_term(phrase.text, phrase.label)
                     if term:
                         items.append((term, None, (phrase.start, phrase.end, phrase.label)))
         return items

@@ -1,6 +1,6 @@
 """One persistent cache for the answers of remote services: JSON values in an sqlite3 file.
 
-A row per (namespace, normalised key), the key stored as its SHA-256 hash
+A row per (namespace, normalized key), the key stored as its SHA-256 hash
 (so that queries about people are not readable from the file), the value as
 JSON text, with the time it was written. Entries older than ``ttl_s`` are
 misses (``None``: never expire). Cache failures (a locked or corrupt file)
@@ -19,16 +19,18 @@ import os
 import sqlite3
 import threading
 import time
-import unicodedata
 from collections.abc import Callable
 from typing import Any
+
+from ..text_folding import fold
 
 logger = logging.getLogger(__name__)
 
 
 def normalize_query(query: str) -> str:
-    """The cache key form of a query: NFKC, whitespace collapsed, case-folded."""
-    return " ".join(unicodedata.normalize("NFKC", query).split()).casefold()
+    """The cache key form of a query: NFKC, case-folded, whitespace collapsed
+    (:func:`spacy_textsan.text_folding.fold`)."""
+    return fold(query)
 
 
 def hash_key(*parts: str) -> str:

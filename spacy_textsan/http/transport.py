@@ -1,11 +1,12 @@
 """One transport for every remote service: a JSON request with timeouts, retries, a rate limit and a size cap.
 
-:meth:`HttpTransport.request_json` sends one logical request and returns the
-parsed JSON body or raises :class:`~.errors.HttpError`:
+:meth:`HttpTransport.request_json` sends one logical request (a
+:class:`~.request.Request`) and returns the parsed JSON body or raises
+:class:`~.errors.HttpError`:
 
-* a timeout per attempt (connect and read), and a ``deadline``
+* a timeout per attempt (connect and read), and the request's ``deadline``
   (``time.monotonic()`` value) that bounds every attempt, wait and retry of
-  the request, so that a caller can give a whole task a time budget;
+  it, so that a caller can give a whole task a time budget;
 * retries with backoff honouring ``Retry-After`` (:mod:`.retry`);
 * a client-side rate limit (:mod:`.ratelimit`), a User-Agent, and a cap on
   the response size (read in chunks, so that a huge body fails early);
@@ -21,7 +22,6 @@ import json
 import logging
 import os
 import random
-import time
 from typing import Any
 
 import requests
@@ -30,6 +30,7 @@ from ..about import __version__
 from .errors import HttpError, ResponseNotJson
 from .ratelimit import RateLimiter
 from .redact import install_log_filter
+from .request import Request
 from .retry import RETRY_AFTER_STATUSES, RETRY_STATUSES, Retryable, parse_retry_after, retry_policy
 from .settings import HttpSettings
 
@@ -79,10 +80,6 @@ def parse_json_body(body: bytes, label: str) -> Any:
         raise ResponseNotJson(f"{label}: response is {what}") from None
 
 
-def _remaining(deadline: float | None) -> float | None:
-    return None if deadline is None else deadline - time.monotonic()
-
-
 class HttpTransport:
     """Requests to one service for one client. ``label`` (``"searxng
     localhost:8888"``) starts every error reason; ``settings`` are the
@@ -118,45 +115,28 @@ class HttpTransport:
             self._session, self._session_pid = session, os.getpid()
         return self._session
 
-    def request_json(
-        self,
-        method: str,
-        url: str,
-        *,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        json_body: Any = None,
-        deadline: float | None = None,
-    ) -> Any:
+    def request_json(self, request: Request) -> Any:
         """One logical request with retries: the parsed JSON body, or HttpError."""
-        retrying = retry_policy(self.settings, self._rng, self.label, deadline)
-        return retrying(self._attempt, method, url, params, headers, json_body, deadline)
+        retrying = retry_policy(self.settings, self._rng, self.label, request.deadline)
+        return retrying(self._attempt, request)
 
     def _budget_exhausted(self) -> HttpError:
         return HttpError(f"{self.label}: time budget exhausted")
 
-    def _attempt(
-        self,
-        method: str,
-        url: str,
-        params: dict[str, Any] | None,
-        headers: dict[str, str] | None,
-        json_body: Any,
-        deadline: float | None,
-    ) -> Any:
+    def _attempt(self, request: Request) -> Any:
         """One attempt: the parsed body, :class:`~.retry.Retryable`, or HttpError (not retried)."""
-        remaining = _remaining(deadline)
+        remaining = request.remaining()
         if remaining is not None and remaining <= 0:
             raise self._budget_exhausted()
-        self._rate.wait(deadline, self.label)
+        self._rate.wait(request.deadline, self.label)
         timeout = self.settings.timeout_s
-        remaining = _remaining(deadline)
+        remaining = request.remaining()
         if remaining is not None:
             if remaining <= 0:
                 raise self._budget_exhausted()
             timeout = min(timeout, remaining)
         try:
-            status, retry_after, body = self._send(method, url, params, headers, json_body, timeout, deadline)
+            status, retry_after, body = self._send(request, timeout)
         except requests.exceptions.Timeout:
             raise Retryable(f"timeout after {timeout:.3g} s") from None
         except _TruncatedBody:
@@ -181,26 +161,17 @@ class HttpTransport:
             raise Retryable(reason, retry_after)
         raise Retryable(reason)
 
-    def _send(
-        self,
-        method: str,
-        url: str,
-        params: dict[str, Any] | None,
-        headers: dict[str, str] | None,
-        json_body: Any,
-        timeout: float,
-        deadline: float | None,
-    ) -> tuple[int, float | None, bytes]:
+    def _send(self, request: Request, timeout: float) -> tuple[int, float | None, bytes]:
         """Status, ``Retry-After`` (seconds) and body (empty unless 2xx) of one HTTP exchange."""
-        all_headers = dict(self.settings.headers)
-        all_headers.update(headers or {})
+        all_headers = dict(self.settings.headers or {})
+        all_headers.update(request.headers or {})
         self.requests_sent += 1
         with self._get_session().request(
-            method,
-            url,
-            params=params,
+            request.method,
+            request.url,
+            params=request.params,
             headers=all_headers,
-            json=json_body,
+            json=request.json_body,
             timeout=timeout,
             stream=True,
             allow_redirects=True,
@@ -215,7 +186,7 @@ class HttpTransport:
                     if size > self.settings.max_response_bytes:
                         raise _TooLarge()
                     chunks.append(chunk)
-                    remaining = _remaining(deadline)
+                    remaining = request.remaining()
                     if remaining is not None and remaining <= 0:
                         raise requests.exceptions.Timeout()
             except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError):

@@ -30,10 +30,9 @@ def atomic_path(path: PathLike, *, owner_only: bool = False) -> Iterator[Path]:
     replace it. On an exception in the body the temporary file is removed and
     ``path`` is left as it was.
 
-    Args:
-        path: The file to write.
-        owner_only: Create the file readable and writable by its owner only
-            (0600); otherwise the umask decides, as for any new file.
+    path (PathLike): The file to write.
+    owner_only (bool): Create the file readable and writable by its owner only
+        (0600); otherwise the umask decides, as for any new file.
     """
     target = Path(path)
     temp = _create_temp(target, 0o600 if owner_only else 0o666)
@@ -74,11 +73,10 @@ def atomic_write(
     left as it was. Text mode does no newline translation (``newline=""``),
     so what is written is what ends up in the file.
 
-    Args:
-        path: The file to write.
-        mode: ``"w"`` (text) or ``"wb"`` (binary).
-        encoding: Text encoding; ignored in binary mode.
-        owner_only: Permissions 0600 instead of the umask's (see :func:`atomic_path`).
+    path (PathLike): The file to write.
+    mode (str): ``"w"`` (text) or ``"wb"`` (binary).
+    encoding (str | None): Text encoding; ignored in binary mode.
+    owner_only (bool): Permissions 0600 instead of the umask's (see :func:`atomic_path`).
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', got {mode!r}")

@@ -32,20 +32,17 @@ def read_text(
 ) -> tuple[str, str]:
     """Read and decode ``path``; return (text, encoding used).
 
-    Args:
-        path: The file.
-        encoding: Any Python codec; default: UTF-8 (BOM allowed), or UTF-16/32
-            when the file starts with their BOM. The encoding returned is
-            ``"utf-8-sig"`` when a UTF-8 BOM was stripped.
-        allow_empty: Accept a file with no text (else ``"empty file"``).
-        detect_binary: Reject a file with a NUL character in its first 8 KiB
-            as ``"binary file, not text"``, before decoding it. Without it, a
-            binary file fails on its first undecodable byte instead.
-        hint: Ends the message of undecodable bytes (how to fix them).
-
-    Raises:
-        InputError: Unreadable, binary or empty file, or unknown encoding.
-        UndecodableError: Bytes the encoding cannot decode.
+    path (PathLike): The file.
+    encoding (str | None): Any Python codec; default: UTF-8 (BOM allowed), or UTF-16/32
+        when the file starts with their BOM. The encoding returned is
+        ``"utf-8-sig"`` when a UTF-8 BOM was stripped.
+    allow_empty (bool): Accept a file with no text (else ``"empty file"``).
+    detect_binary (bool): Reject a file with a NUL character in its first 8 KiB
+        as ``"binary file, not text"``, before decoding it. Without it, a
+        binary file fails on its first undecodable byte instead.
+    hint (str): Ends the message of undecodable bytes (how to fix them).
+    RAISES (InputError): Unreadable, binary or empty file, or unknown encoding.
+    RAISES (UndecodableError): Bytes the encoding cannot decode.
     """
     path = Path(path)
     try:

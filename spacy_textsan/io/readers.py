@@ -40,9 +40,8 @@ def detect_format(path: PathLike, fmt: str | None = None) -> str:
     is read and must be TAB JSON (a list of objects with ``"text"`` and
     ``"annotations"`` or ``"doc_id"``).
 
-    Raises:
-        InputError: Unknown format or extension, or a ``.json`` file that is
-            not TAB JSON.
+    RAISES (InputError): Unknown format or extension, or a ``.json`` file that is
+        not TAB JSON.
     """
     path = Path(path)
     kind = _format_from_name(path, fmt)
@@ -64,29 +63,26 @@ def read_input(
     """Read the documents of one input file (all of them, into
     :attr:`InputFile.records`; :func:`open_input` reads them as a stream).
 
-    Args:
-        path: The file.
-        fmt: Format (one of :data:`FORMATS`); default: from the extension.
-        columns: CSV/TSV, required: names of the columns to sanitize.
-        field: JSONL: name of the string field to sanitize (default
-            ``"text"``).
-        encoding: Any Python codec; default: UTF-8 (BOM allowed), or UTF-16/32
-            when the file starts with their BOM.
-        delimiter: CSV/TSV: one character (``"\\t"`` and ``"tab"`` mean a
-            tab); default: tab for TSV, sniffed among ``,;\\t|`` for CSV.
-        on_bad_line: ``"error"`` raises on the first malformed record;
-            ``"skip"`` leaves malformed records out and lists them in
-            :attr:`InputFile.skipped`. Errors that make the rest of the file
-            unreadable (encoding, CSV quoting, TAB JSON syntax) always raise.
-
+    path (PathLike): The file.
+    fmt (str | None): Format (one of :data:`FORMATS`); default: from the extension.
+    columns (Iterable[str] | None): CSV/TSV, required: names of the columns to sanitize.
+    field (str | None): JSONL: name of the string field to sanitize (default
+        ``"text"``).
+    encoding (str | None): Any Python codec; default: UTF-8 (BOM allowed), or UTF-16/32
+        when the file starts with their BOM.
+    delimiter (str | None): CSV/TSV: one character (``"\\t"`` and ``"tab"`` mean a
+        tab); default: tab for TSV, sniffed among ``,;\\t|`` for CSV.
+    on_bad_line (str): ``"error"`` raises on the first malformed record;
+        ``"skip"`` leaves malformed records out and lists them in
+        :attr:`InputFile.skipped`. Errors that make the rest of the file
+        unreadable (encoding, CSV quoting, TAB JSON syntax) always raise.
     Options that do not apply to the file's format are ignored, so that one
     set of options can serve a run over files of several formats. TXT and TAB
     records always have the single field ``"text"``.
 
-    Raises:
-        InputError: For any problem with the file, or a missing or unknown
-            CSV column.
-        ValueError: For an ``on_bad_line`` other than ``"error"``/``"skip"``.
+    RAISES (InputError): For any problem with the file, or a missing or unknown
+        CSV column.
+    RAISES (ValueError): For an ``on_bad_line`` other than ``"error"``/``"skip"``.
     """
     input_file = open_input(path, fmt, columns, field, encoding, delimiter, on_bad_line)
     input_file.records = list(input_file.iter_records())

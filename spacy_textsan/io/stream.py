@@ -75,8 +75,7 @@ def open_source(path: PathLike, encoding: str | None = None, hint: str = ENCODIN
     """Check ``path`` (readable, not binary, not empty, known encoding) from
     its first bytes and return its :class:`TextSource`.
 
-    Raises:
-        InputError: Unreadable, binary or empty file, or unknown encoding.
+    RAISES (InputError): Unreadable, binary or empty file, or unknown encoding.
     """
     path = Path(path)
     try:

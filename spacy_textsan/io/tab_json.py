@@ -45,10 +45,9 @@ def scan_tab_json(path: Path, text: str, require_tab_shape: bool = False) -> lis
     known. With ``require_tab_shape`` (a ``.json`` file without ``--format``)
     the top level must look like TAB JSON, else the error suggests JSONL.
 
-    Raises:
-        InputError: A file of whitespace only (``"empty file"``), or a top
-            level that is not a list.
-        JsonSyntaxError: Invalid JSON, with its line and column.
+    RAISES (InputError): A file of whitespace only (``"empty file"``), or a top
+        level that is not a list.
+    RAISES (JsonSyntaxError): Invalid JSON, with its line and column.
     """
     decoder = json.JSONDecoder()
     pos = _skip_ws(text, 0)

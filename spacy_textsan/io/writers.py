@@ -153,8 +153,7 @@ def output_target(input_file: InputFile, out_dir: PathLike, suffix: str = "", us
     ``suffix`` before the extension; ``sanitized.jsonl`` for TAB JSON), made
     unique among ``used`` (see :func:`output_name`).
 
-    Raises:
-        ValueError: The output would overwrite the input.
+    RAISES (ValueError): The output would overwrite the input.
     """
     source = input_file.path
     template = Path(_TAB_OUTPUT) if input_file.fmt == "tab" else source
@@ -179,21 +178,16 @@ def write_output(
     the module's docstring). TAB JSON input gives ``sanitized{suffix}.jsonl``
     with one ``{"doc_id", "text"}`` line per document.
 
-    Args:
-        input_file: What :func:`read_input` returned.
-        sanitized: ``sanitized[i]`` maps exactly the fields of record ``i``
-            (``records[i].texts``) to their sanitized text.
-        out_dir: Output directory, created if missing.
-        suffix: Inserted between the output file's stem and extension.
-        used: Output names already taken in this run (see
-            :func:`output_name`); the name chosen here is added to it.
-
-    Returns:
-        The paths written.
-
-    Raises:
-        ValueError: ``sanitized`` does not match the records, or the output
-            would overwrite the input. Nothing is written then.
+    input_file (InputFile): What :func:`read_input` returned.
+    sanitized (list[dict[str, str]]): ``sanitized[i]`` maps exactly the fields of record ``i``
+        (``records[i].texts``) to their sanitized text.
+    out_dir (PathLike): Output directory, created if missing.
+    suffix (str): Inserted between the output file's stem and extension.
+    used (set[str] | None): Output names already taken in this run (see
+        :func:`output_name`); the name chosen here is added to it.
+    RETURNS (list[Path]): The paths written.
+    RAISES (ValueError): ``sanitized`` does not match the records, or the output
+        would overwrite the input. Nothing is written then.
     """
     _check_sanitized(input_file, sanitized)
     target = output_target(input_file, out_dir, suffix, used)

@@ -35,6 +35,7 @@ from spacy.tokens import Span
 
 from ..entities import Entity
 from ..extensions import TAB_LABELS
+from ..text_folding import fold
 from .keys import Secret
 from .options import STAR, chain_options, datetime_options, quantity_options, safe_options
 from .surrogates import (
@@ -98,8 +99,8 @@ class ReplacementContext:
 
     @cached_property
     def forbidden(self) -> list[str]:
-        """What a surrogate may not hold nor be part of: the masked strings, normalised."""
-        return [" ".join(t.split()).casefold() for t in self.masked_texts if len(t.strip()) >= 2]
+        """What a surrogate may not hold nor be part of: the masked strings, case-folded, whitespace collapsed."""
+        return [fold(t, compat=False) for t in self.masked_texts if len(t.strip()) >= 2]
 
     @cached_property
     def doc_secret(self) -> bytes:
@@ -115,7 +116,7 @@ class ReplacementContext:
 
     def allowed(self, rep: str) -> bool:
         """Not another entity's replacement; holds no masked string and is not part of one."""
-        folded = " ".join(rep.split()).casefold()
+        folded = fold(rep, compat=False)
         return folded not in self.taken and not any(f in folded or folded in f for f in self.forbidden)
 
 

@@ -30,6 +30,8 @@ import hmac
 import random
 import re
 
+from ..calendar_names import SURROGATE_LOCALES, day_names, month_names
+from ..text_folding import fold
 from .options import NUMBER, find_unit
 
 __all__ = [
@@ -47,29 +49,28 @@ __all__ = [
 #: Labels that get a surrogate of their own kind.
 PSEUDONYM_LABELS = ("PERSON", "LOC", "ORG", "DATETIME", "CODE", "QUANTITY")
 
-_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-_MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-_MONTHS["sept"] = 9
-#: Month names of other languages (as privacy_ner reads them), January first: a date keeps its language.
-FOREIGN_MONTHS = {
-    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
-    "de": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
-    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
-    "it": "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
-    "pt": "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
-    "nl": "januari februari maart april mei juni juli augustus september oktober november december",
-    "tr": "Ocak Şubat Mart Nisan Mayıs Haziran Temmuz Ağustos Eylül Ekim Kasım Aralık",
-    "pl": "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia",
-    "no": "januar februar mars april mai juni juli august september oktober november desember",
-}
-_FOREIGN = {lang: names.split() for lang, names in FOREIGN_MONTHS.items()}
-for _names in _FOREIGN.values():
+#: English month names (CLDR's, :mod:`spacy_textsan.calendar_names`), wide and abbreviated, January first.
+_ENGLISH, _ENGLISH_ABBR = month_names("en"), month_names("en", "abbreviated")
+_ENGLISH_FORMS = frozenset(m.lower() for m in _ENGLISH + _ENGLISH_ABBR)
+#: Month names of other languages, January first: a date keeps its language ("avril" → "juillet").
+_FOREIGN = {locale: month_names(locale) for locale in SURROGATE_LOCALES}
+#: Every month name (lower case, the British "sept" too) and its month.
+
+
+def _month_key(name: str) -> str:
+    """A month name as the date patterns match it (case-insensitively, where Turkish dotless "ı"
+    and "i" are one letter: "Mayis" is a match of "Mayıs")."""
+    return name.lower().replace("ı", "i")
+
+
+_MONTHS: dict[str, int] = {}
+for _names in (_ENGLISH, _ENGLISH_ABBR, month_names("en_GB", "abbreviated"), *_FOREIGN.values()):
     for _i, _name in enumerate(_names, 1):
-        _MONTHS.setdefault(_name.lower(), _i)
+        _MONTHS.setdefault(_month_key(_name), _i)
 _MONTH_NAMES = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
 _ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
 _ROMAN_NAMES = "|".join(sorted(_ROMAN, key=len, reverse=True))
-_WEEKDAYS = [d.lower() for d in calendar.day_name] + [d.lower() for d in calendar.day_abbr]
+_WEEKDAYS = [d.lower() for d in day_names("en")] + [d.lower() for d in day_names("en", "abbreviated")]
 #: between the parts of a date: spaces, or a hyphen, slash or dot with optional spaces
 _SEP = r"(?:\s+|\s*[-/.]\s*)"
 _D = r"(?P<d>\d{1,2})(?P<o>st|nd|rd|th)?"
@@ -117,7 +118,7 @@ def entity_seed(key: bytes, *parts: str) -> int:
 
 def canonical_text(text: str) -> str:
     """Case-folded, whitespace-collapsed: the identity of a mention across documents."""
-    return " ".join(text.split()).casefold()
+    return fold(text, compat=False)
 
 
 def hash_token(key: bytes, label: str, text: str, length: int = 10) -> str:
@@ -151,7 +152,7 @@ def _month_number(name: str) -> int:
     bare = name.rstrip(".")
     if bare.upper() in _ROMAN:
         return _ROMAN.index(bare.upper()) + 1
-    return int(bare) if bare.isdigit() else _MONTHS[bare.lower()]
+    return int(bare) if bare.isdigit() else _MONTHS[_month_key(bare)]
 
 
 def _month_name(original: str, month: int) -> str:
@@ -160,15 +161,13 @@ def _month_name(original: str, month: int) -> str:
     bare = original.rstrip(".")
     if bare.upper() in _ROMAN:
         return _ROMAN[month - 1] + original[len(bare) :]
-    if bare.lower() not in {m.lower() for m in calendar.month_name if m} | {
-        m.lower() for m in calendar.month_abbr if m
-    }:
+    if bare.lower() not in _ENGLISH_FORMS:
         for names in _FOREIGN.values():
-            if bare.lower() in (n.lower() for n in names):
+            if _month_key(bare) in (_month_key(n) for n in names):
                 name = names[month - 1]
                 return (name.upper() if bare.isupper() else name) + original[len(bare) :]
-    full = bare.lower() in {m.lower() for m in calendar.month_name if m}  # "May" is a full name
-    name = calendar.month_name[month] if full or len(bare) > 4 else calendar.month_abbr[month]
+    full = bare.lower() in {m.lower() for m in _ENGLISH}  # "May" is a full name
+    name = _ENGLISH[month - 1] if full or len(bare) > 4 else _ENGLISH_ABBR[month - 1]
     name = name.upper() if bare.isupper() else name.lower() if bare.islower() else name
     return name + original[len(bare) :]
 
@@ -289,7 +288,7 @@ def _around(text: str, edits: list, dated: list, days: int, years: int) -> list[
     if len(moved) == 1:
         for m in re.finditer(r"[^\W\d_]+", text):
             if m[0].lower() in _WEEKDAYS and free(*m.span()):
-                name = (calendar.day_name if len(m[0]) > 3 else calendar.day_abbr)[moved[0].weekday()]
+                name = day_names("en", "wide" if len(m[0]) > 3 else "abbreviated")[moved[0].weekday()]
                 out.append((m.start(), m.end(), name.upper() if m[0].isupper() else name))
     return out
 

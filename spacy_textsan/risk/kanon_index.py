@@ -1,9 +1,9 @@
 """Background knowledge as an inverted index (Papadopoulou et al. 2022b, §3.1).
 
-:class:`InvertedIndex` maps each *term* (a normalised attribute value: a
+:class:`InvertedIndex` maps each *term* (a normalized attribute value: a
 name, a city, a birth year, an occupation…) to its *postings*, the ids of the
 records (individuals) the adversary knows to be associated with it, as a
-compressed :class:`pyroaring.BitMap`. :func:`normalise_term` is the key
+compressed :class:`pyroaring.BitMap`. :func:`normalize_term` is the key
 function used when the index is built and when it is queried.
 
 k-anonymity over the postings (Algorithm 1) is in
@@ -14,8 +14,6 @@ from a user's records file in :mod:`spacy_textsan.risk.kanon_records`.
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -24,46 +22,32 @@ from typing import Any
 import srsly
 from pyroaring import BitMap, FrozenBitMap
 
-from ..detect.privacy_ner.rules import TITLES
+from ..detect.privacy_ner.rules import ARTICLES, TITLES
+from ..text_folding import fold, strip_punctuation, translation
 
 __all__ = [
     "INDEX_VERSION",
     "ARTICLES",
-    "normalise_term",
+    "normalize_term",
     "InvertedIndex",
     "intersection_count",
 ]
 
 #: Version of the serialized index format (``meta.json`` / ``to_bytes``).
 INDEX_VERSION = 1
-#: Leading articles dropped by :func:`normalise_term`.
-ARTICLES = frozenset({"the", "a", "an"})
 
 _META_FILE = "meta.json"
 _DATA_FILE = "index.msgpack"
 _EMPTY = FrozenBitMap()
-_WHITESPACE = re.compile(r"\s+")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'"})
+#: Typographic apostrophes read as ``'`` (after NFKC, which has already spread U+00B4 into a space and a mark).
+_APOSTROPHES = translation({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'"})
 
 PathLike = str | Path
 
 
 # --------------------------------------------------------------------------
-# Normalisation
+# Normalization
 # --------------------------------------------------------------------------
-
-
-def _is_punct(char: str) -> bool:
-    return unicodedata.category(char).startswith("P")
-
-
-def _strip_punct(text: str) -> str:
-    start, end = 0, len(text)
-    while start < end and (_is_punct(text[start]) or text[start].isspace()):
-        start += 1
-    while end > start and (_is_punct(text[end - 1]) or text[end - 1].isspace()):
-        end -= 1
-    return text[start:end]
 
 
 def _drop_leading(text: str) -> str:
@@ -75,12 +59,13 @@ def _drop_leading(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=1 << 13)
-def normalise_term(text: str, label: str | None = None) -> str:
+def normalize_term(text: str, label: str | None = None) -> str:
     """The index key of a term: the same function at build and at query time.
 
-    Steps: Unicode NFKC and case folding; typographic apostrophes become
-    ``'``; runs of whitespace become one space; then, until nothing changes,
-    surrounding punctuation and whitespace are stripped and one leading title
+    Steps (:func:`spacy_textsan.text_folding.fold`): Unicode NFKC and case
+    folding (NFKC again after it); typographic apostrophes become ``'``; runs
+    of whitespace become one space; then, until nothing changes, surrounding
+    punctuation and whitespace are stripped and one leading title
     (:data:`spacy_textsan.detect.privacy_ner.rules.TITLES`: mr, mrs, ms, dr, prof,
     judge…, with or without a final period) or article (the, a, an) is
     dropped, as long as a word follows it (``"Dr"`` alone stays ``"dr"``).
@@ -88,17 +73,16 @@ def normalise_term(text: str, label: str | None = None) -> str:
     ``"  Mr.  Galip   YALMAN "`` → ``"galip yalman"``, ``"the Ankara Bar."`` →
     ``"ankara bar"``, ``"(1961)"`` → ``"1961"``.
 
-    The function is idempotent (``normalise_term(normalise_term(x)) ==
-    normalise_term(x)``). ``label`` (the span's entity type) is accepted for
+    The function is idempotent (``normalize_term(normalize_term(x)) ==
+    normalize_term(x)``). ``label`` (the span's entity type) is accepted for
     future type-specific rules but currently ignored, so that records without
     types and typed spans get the same keys. Spelling variants (``Lisbon`` /
     ``Lisboa``, date formats) are not merged: add them to the records as
     extra terms, as Papadopoulou et al. 2022b (§4.1) do.
     """
-    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-    text = _WHITESPACE.sub(" ", text.translate(_APOSTROPHES))
+    text = fold(text, _APOSTROPHES, renormalize=True)
     while True:
-        new = _drop_leading(_strip_punct(text))
+        new = _drop_leading(strip_punctuation(text))
         if new == text:
             return text
         text = new
@@ -113,7 +97,7 @@ class InvertedIndex:
     """Terms → posting bitmaps of record ids (0, 1, 2… in insertion order).
 
     With ``normalise=True`` (default) every term is passed through
-    :func:`normalise_term` when records are added and when the index is
+    :func:`normalize_term` when records are added and when the index is
     queried, so ``count("Ankara") == count("ankara")``. With ``normalise=False``
     terms are exact keys (for callers that normalise themselves).
 
@@ -134,7 +118,7 @@ class InvertedIndex:
 
     def key(self, term: str) -> str:
         """The index key of ``term`` (normalised if the index normalises)."""
-        return normalise_term(term) if self.normalise else term
+        return normalize_term(term) if self.normalise else term
 
     def add_record(self, terms: Iterable[str]) -> int:
         """Add one record (individual) with its terms; return its id.
@@ -166,7 +150,7 @@ class InvertedIndex:
         """
         index = cls(normalise=normalise)
         ids: dict[str, array] = {}
-        keys: dict[str, str] = {}  # memo of normalise_term for this build
+        keys: dict[str, str] = {}  # memo of normalize_term for this build
         record_id = -1
         for record_id, terms in enumerate(records):
             for term in terms:

@@ -53,7 +53,7 @@ from ..extensions import (
 )
 from .background import resolve_index
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
-from .kanon_index import InvertedIndex, normalise_term
+from .kanon_index import InvertedIndex, normalize_term
 from .phrases import english_word_count, find_phrases, find_words, is_rare_word, word_term
 
 logger = logging.getLogger("spacy_textsan")
@@ -159,10 +159,10 @@ def doc_terms(
     of its cued phrases (:func:`.phrases.find_phrases`) and words (:func:`.phrases.word_term`),
     deduplicated, in order."""
     exclude = set(exclude_labels)
-    terms = [normalise_term(s.text, s.label_) for s in get_candidates(doc, spans_key) if s.label_ not in exclude]
+    terms = [normalize_term(s.text, s.label_) for s in get_candidates(doc, spans_key) if s.label_ not in exclude]
     if phrases:
         text = doc_text(doc)
-        terms += [normalise_term(p.text, p.label) for p in find_phrases(text) if p.label not in exclude]
+        terms += [normalize_term(p.text, p.label) for p in find_phrases(text) if p.label not in exclude]
         terms += [word_term(w) for _, _, w in find_words(text)]
     return [t for t in dict.fromkeys(terms) if t]
 
@@ -297,7 +297,7 @@ class KanonRisk:
         spans with an ``exclude_labels`` label are left out."""
         candidates = get_candidates(doc, self.spans_key)
         return [
-            EntityTerms(entity, [normalise_term(s.text, s.label_) for s in entity.spans], [0] * len(entity.spans))
+            EntityTerms(entity, [normalize_term(s.text, s.label_) for s in entity.spans], [0] * len(entity.spans))
             for entity in group_entities(s for s in candidates if s.label_ not in self.exclude_labels)
         ]
 
@@ -331,7 +331,7 @@ class KanonRisk:
         for phrase in find_phrases(doc_text(doc)):
             if is_covered(covered, phrase.start, phrase.end):
                 continue
-            if self.count(normalise_term(phrase.text, phrase.label)) >= self.k:
+            if self.count(normalize_term(phrase.text, phrase.label)) >= self.k:
                 continue
             span = new_candidate(doc, phrase.start, phrase.end, phrase.label, f"phrase:{phrase.kind}", covered)
             if span is not None:

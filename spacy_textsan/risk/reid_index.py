@@ -148,9 +148,8 @@ class BackgroundSearch(Protocol):
 def read_manifest(path: str | Path) -> dict:
     """The manifest of background folder ``path``.
 
-    Raises:
-        ValueError: one line naming the file: no manifest, not readable, not
-            a JSON object, another format or version.
+    RAISES (ValueError): one line naming the file: no manifest, not readable, not
+        a JSON object, another format or version.
     """
     manifest_path = Path(path) / MANIFEST
     if not manifest_path.is_file():

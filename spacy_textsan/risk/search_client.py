@@ -19,7 +19,7 @@ from typing import Any
 import requests
 
 from ..about import __version__
-from ..http import HttpError, HttpSettings, HttpTransport, ResponseCache, settings_for
+from ..http import HttpError, HttpSettings, HttpTransport, Request, ResponseCache, settings_for
 
 DEFAULT_USER_AGENT = (
     f"spacy-textsan/{__version__} (web_risk re-identification check; python-requests/{requests.__version__})"
@@ -139,23 +139,12 @@ class HttpSearchClient(SearchClient):
     def _fetch(self, query: str, deadline: float | None) -> list[str]:  # pragma: no cover
         raise NotImplementedError
 
-    def _request_json(
-        self,
-        method: str,
-        url: str,
-        *,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-        json_body: Any = None,
-        deadline: float | None = None,
-    ) -> Any:
+    def _request_json(self, request: Request) -> Any:
         """One logical request through the transport: the parsed JSON body, or
         SearchError (raised outside the handler, so that it chains nothing that
         could show a URL)."""
         try:
-            return self.transport.request_json(
-                method, url, params=params, headers=headers, json_body=json_body, deadline=deadline
-            )
+            return self.transport.request_json(request)
         except HttpError as e:
             reason = e.reason
         raise SearchError(reason)

@@ -77,8 +77,8 @@ def make_web_risk(
     prune_supersets: bool,
     spans_key: str,
 ) -> "WebRisk":
-    """client: a search client from the registry (``spacy_textsan.searxng_client.v1``,
-        ``spacy_textsan.json_search_client.v1``); None: every candidate entity
+    """client: a search client from the registry (``spacy_textsan.searxng_client.v2``,
+        ``spacy_textsan.json_search_client.v2``); None: every candidate entity
         is counted as risky (fail closed) and a warning is logged once.
     max_arity: the largest combination searched.
     person: "auto" (the PERSON entity with the most mentions, ties: the first

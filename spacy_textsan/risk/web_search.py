@@ -11,11 +11,18 @@ named in the config, sent only where the templates put ``{api_key}``, and never
 written to error messages, logs (urllib3's debug lines are scrubbed too,
 :func:`~spacy_textsan.http.register_secret`) or the cache (whose keys are hashes).
 
-The factories are registered for configs::
+The factories are registered for configs, the HTTP settings as a block of their own::
 
     [components.web_risk.client]
-    @misc = "spacy_textsan.searxng_client.v1"
+    @misc = "spacy_textsan.searxng_client.v2"
     base_url = "http://localhost:8888"
+
+    [components.web_risk.client.http]
+    @misc = "spacy_textsan.http_settings.v1"
+    timeout_s = 5
+
+(version 1, ``spacy_textsan.searxng_client.v1`` and ``spacy_textsan.json_search_client.v1``,
+took the HTTP settings as flat keys of the client's block; old configs keep working).
 """
 
 import json
@@ -24,7 +31,7 @@ from typing import Any
 
 import spacy
 
-from ..http import hash_key, register_secret, settings_for
+from ..http import HttpSettings, Request, flat_http_factory, hash_key, register_secret
 from .search_client import DEFAULT_CACHE_TTL_S, HttpSearchClient, SearchError, dedupe
 from .search_templates import fill_structure, fill_template, resolve_path, uses_placeholder
 
@@ -62,7 +69,7 @@ class SearxngClient(HttpSearchClient):
         for page in range(1, self.max_pages + 1):
             params = dict(self.params)
             params.update(q=query, format="json", pageno=page)
-            data = self._request_json("GET", self._endpoint(), params=params, deadline=deadline)
+            data = self._request_json(Request("GET", self._endpoint(), params=params, deadline=deadline))
             page_urls = self._page_urls(data, page)
             new = [u for u in dedupe(page_urls) if u not in urls]
             urls.extend(new)
@@ -227,7 +234,7 @@ class JsonHttpClient(HttpSearchClient):
                 "start": str(offset + 1),
                 "count": str(self.page_size),
             }
-            data = self._request_json(
+            request = Request(
                 self.method,
                 fill_template(self.url, values, encode=True),
                 params=fill_structure(self.params, values) or None,
@@ -235,6 +242,7 @@ class JsonHttpClient(HttpSearchClient):
                 json_body=fill_structure(self.json_body, values) if self.method == "POST" else None,
                 deadline=deadline,
             )
+            data = self._request_json(request)
             page_urls = self._page_urls(data)
             new = [u for u in dedupe(page_urls) if u not in urls]
             urls.extend(new)
@@ -270,40 +278,18 @@ class JsonHttpClient(HttpSearchClient):
 # --------------------------------------------------------------------------- #
 
 
-@spacy.registry.misc("spacy_textsan.searxng_client.v1")
-def create_searxng_client(
+@spacy.registry.misc("spacy_textsan.searxng_client.v2")
+def create_searxng_client_v2(
     base_url: str,
     n_results: int = 50,
     max_pages: int = 10,
     params: dict[str, Any] | None = None,
-    headers: dict[str, str] | None = None,
-    timeout_s: float = 10.0,
-    max_retries: int = 2,
-    backoff_s: float = 0.5,
-    backoff_max_s: float = 8.0,
-    jitter: float = 0.1,
-    seed: int | None = 0,
-    retry_after_max_s: float = 30.0,
-    min_interval_s: float = 1.0,
-    user_agent: str | None = None,
+    http: HttpSettings | None = None,
     cache_path: str | None = None,
     cache_ttl_s: float | None = DEFAULT_CACHE_TTL_S,
 ) -> SearxngClient:
-    """A :class:`SearxngClient` for ``[components.web_risk.client]``
-    (``headers`` are sent with every request)."""
-    http = settings_for(
-        SearxngClient.kind,
-        timeout_s=timeout_s,
-        max_retries=max_retries,
-        backoff_s=backoff_s,
-        backoff_max_s=backoff_max_s,
-        jitter=jitter,
-        seed=seed,
-        retry_after_max_s=retry_after_max_s,
-        min_interval_s=min_interval_s,
-        user_agent=user_agent,
-        headers=headers or {},
-    )
+    """A :class:`SearxngClient` for ``[components.web_risk.client]``; ``http``:
+    a ``spacy_textsan.http_settings.v1`` block (None: its defaults)."""
     return SearxngClient(
         base_url,
         max_pages=max_pages,
@@ -315,8 +301,8 @@ def create_searxng_client(
     )
 
 
-@spacy.registry.misc("spacy_textsan.json_search_client.v1")
-def create_json_search_client(
+@spacy.registry.misc("spacy_textsan.json_search_client.v2")
+def create_json_search_client_v2(
     url: str,
     method: str = "GET",
     params: dict[str, Any] | None = None,
@@ -330,32 +316,13 @@ def create_json_search_client(
     page_size: int = 10,
     max_pages: int = 5,
     allow_missing_results: bool = False,
-    timeout_s: float = 10.0,
-    max_retries: int = 2,
-    backoff_s: float = 0.5,
-    backoff_max_s: float = 8.0,
-    jitter: float = 0.1,
-    seed: int | None = 0,
-    retry_after_max_s: float = 30.0,
-    min_interval_s: float = 1.0,
-    user_agent: str | None = None,
+    http: HttpSettings | None = None,
     cache_path: str | None = None,
     cache_ttl_s: float | None = DEFAULT_CACHE_TTL_S,
 ) -> JsonHttpClient:
-    """A :class:`JsonHttpClient` for ``[components.web_risk.client]``
-    (``headers`` is a template, filled per request)."""
-    http = settings_for(
-        JsonHttpClient.kind,
-        timeout_s=timeout_s,
-        max_retries=max_retries,
-        backoff_s=backoff_s,
-        backoff_max_s=backoff_max_s,
-        jitter=jitter,
-        seed=seed,
-        retry_after_max_s=retry_after_max_s,
-        min_interval_s=min_interval_s,
-        user_agent=user_agent,
-    )
+    """A :class:`JsonHttpClient` for ``[components.web_risk.client]`` (``headers``
+    is a template, filled per request); ``http``: a ``spacy_textsan.http_settings.v1``
+    block (None: its defaults; its ``headers`` go with every request as they are)."""
     return JsonHttpClient(
         url,
         method=method,
@@ -374,3 +341,26 @@ def create_json_search_client(
         cache_ttl_s=cache_ttl_s,
         http=http,
     )
+
+
+#: The HTTP settings that the version 1 clients take as flat keys (SearXNG's ``headers``
+#: go with every request; the JSON client's ``headers`` are its template, not these).
+_V1_HTTP_KEYS = (
+    "timeout_s",
+    "max_retries",
+    "backoff_s",
+    "backoff_max_s",
+    "jitter",
+    "seed",
+    "retry_after_max_s",
+    "min_interval_s",
+    "user_agent",
+)
+
+#: Version 1: the HTTP settings as flat keys of the client's block (old configs).
+create_searxng_client = spacy.registry.misc("spacy_textsan.searxng_client.v1")(
+    flat_http_factory(create_searxng_client_v2, kind=SearxngClient.kind, keys=(*_V1_HTTP_KEYS, "headers"))
+)
+create_json_search_client = spacy.registry.misc("spacy_textsan.json_search_client.v1")(
+    flat_http_factory(create_json_search_client_v2, kind=JsonHttpClient.kind, keys=_V1_HTTP_KEYS)
+)

@@ -11,9 +11,9 @@ copies, the report, TAB outputs, the encrypted mapping of reversible mode).
 from .columns import column_votes, mask_cell, mask_format_of
 from .engines import ENGINES, sanitize_files
 from .files import RESERVED_OUTPUTS, RunResult
-from .local import NER_PROCESS, ON_ERROR, SanitizationError, ner_process, sanitize_texts, wants_ner_process
 from .outputs import MAPPING_FILE, REPORT_FILE, OutputPlan, PlanError, RunWriter, default_report_dir, plan_outputs
 from .results import FAILED_TEXT, DocResult, report_row, result_from_doc
+from .runner import NER_PROCESS, ON_ERROR, SanitizationError, ner_process, sanitize_texts, wants_ner_process
 
 __all__ = [
     "FAILED_TEXT",

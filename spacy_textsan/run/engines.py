@@ -11,8 +11,8 @@ from ..io import InputFile
 from ..render.keys import Secret
 from .columns import mask_format_of
 from .files import Outcome, RunResult, local_outcomes, run_file
-from .local import sanitize_texts
 from .outputs import OutputPlan, RunWriter, write_results
+from .runner import sanitize_texts
 from .spark import sanitize_files_spark
 
 ENGINES = ("local", "spark")
@@ -46,7 +46,7 @@ def sanitize_files(
     ``overrides`` (what each executor loads), ``master``, ``output_format``,
     ``out_dir`` (where the dataset goes), ``used``; ``nlp`` is then the
     driver's copy of the pipeline. Raises
-    :class:`~spacy_textsan.run.local.SanitizationError` (``on_error="fail"``)
+    :class:`~spacy_textsan.run.runner.SanitizationError` (``on_error="fail"``)
     and :class:`~spacy_textsan.io.InputError` (a record found bad while
     streaming; a doc_id twice in TAB inputs).
     """

@@ -23,8 +23,8 @@ from typing import IO, Any, Protocol
 
 from ..io import InputFile, Record
 from .columns import ColumnTally, mask_cell, voted_cell
-from .local import SanitizationError
 from .results import DocResult
+from .runner import SanitizationError
 
 #: The run's own outputs keep their names; an input with one of them gets "-2".
 RESERVED_OUTPUTS = ("report.jsonl", "masked_spans.json", "predictions.json")
@@ -97,7 +97,7 @@ class RecordSink(Protocol):
 def run_file(f: InputFile, outcomes: Iterable[Outcome], output: RecordSink, mask_format: str) -> None:
     """Write one file's records (``outcomes``, in order) to ``output``;
     tables get their column votes first. Raises
-    :class:`~spacy_textsan.run.local.SanitizationError` with the file's path
+    :class:`~spacy_textsan.run.runner.SanitizationError` with the file's path
     (``on_error="fail"``)."""
     try:
         if f.fmt in ("csv", "tsv"):

@@ -93,11 +93,10 @@ def plan_outputs(
 ) -> OutputPlan:
     """Check where a run of ``files`` writes (nothing is created here).
 
-    Raises:
-        PlanError: ``out`` or the report folder is a file, the report folder
-            is inside ``out``, an output would overwrite an input, a
-            directory stands where an output goes, or a folder cannot be
-            created or written.
+    RAISES (PlanError): ``out`` or the report folder is a file, the report folder
+        is inside ``out``, an output would overwrite an input, a
+        directory stands where an output goes, or a folder cannot be
+        created or written.
     """
     out = Path(out)
     report_dir = default_report_dir(out) if report_dir is None else Path(report_dir)

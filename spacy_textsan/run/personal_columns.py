@@ -23,17 +23,19 @@ holds what ``sanitize`` would have found had it been selected:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import phonenumbers
 from stdnum import iban
 
+from ..calendar_names import english_month_forms
 from ..detect.privacy_ner.names import COMMON, FIRST, LAST, find_lexicon_names, name_lexicon
 from ..detect.privacy_ner.phones import DEFAULT_PHONE_REGIONS
 from ..detect.privacy_ner.rules import DATE_LIKE
 from ..detect.privacy_ner.standard_numbers import find_standard_numbers
+from ..detect.privacy_ner.tables import personal_fields
+from ..text_folding import strip_marks
 
 __all__ = [
     "DEFAULT_MIN_SHARE",
@@ -62,10 +64,7 @@ _NUMBER = re.compile(
     rf"(?:[eE][-+]?\d+)?\s?(?:%|[{_CURRENCY}])?"
 )
 _LEADING_ZERO = re.compile(r"0\d+")  # "02139", "0612345678": codes, not quantities
-_MONTH = (
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july"
-    r"|august|september|october|november|december)\.?"
-)
+_MONTH = rf"(?:{'|'.join(sorted(english_month_forms(), key=len, reverse=True))})\.?"  # any case: "5 JAN 2023"
 _TIME = r"\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s?[ap]\.?m\.?)?"
 _DATE_OR_TIME = re.compile(
     rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{1,2}}[ -]{_MONTH}[ ,-]*\d{{2,4}}"
@@ -127,36 +126,9 @@ def text_columns(values_by_column: Mapping[str, Sequence[str]]) -> list[str]:
 
 #: Column-name terms that announce personal data, in English, French, German,
 #: Spanish, Italian, Portuguese and Dutch (accents and case do not matter;
-#: ``first name`` also matches ``first_name``, ``FirstName``, ``firstname``).
-HEADER_TERMS: tuple[str, ...] = (
-    # English
-    "surname", "first name", "last name", "full name", "given name", "given names", "forename", "family name",
-    "middle name", "maiden name", "user name", "nickname", "display name",
-    "email", "e mail", "mail", "email address", "phone", "phone number", "telephone", "tel", "mobile", "cellphone",
-    "cell phone", "fax", "address", "home address", "street", "dob", "date of birth", "birth date", "birthdate",
-    "birthday", "birthplace", "place of birth", "ssn", "social security", "social security number", "national id",
-    "passport", "iban", "nino", "patient", "employee", "contact",
-    # French
-    "prénom", "nom de famille", "courriel", "adresse", "téléphone", "portable", "date de naissance", "naissance",
-    "lieu de naissance", "sécurité sociale", "nir", "salarié", "employé",
-    # German
-    "vorname", "nachname", "familienname", "geburtsname", "rufname", "telefon", "telefonnummer", "handy",
-    "handynummer", "mobil", "mobilnummer", "mobiltelefon", "anschrift", "straße", "wohnort", "geburtsdatum",
-    "geburtstag", "geburtsort", "sozialversicherungsnummer", "steuer id", "mitarbeiter", "kontakt",
-    "ansprechpartner",
-    # Spanish
-    "apellido", "apellidos", "primer apellido", "segundo apellido", "correo", "correo electrónico", "teléfono",
-    "móvil", "celular", "dirección", "domicilio", "fecha de nacimiento", "nacimiento", "dni", "nif", "empleado",
-    "paciente", "contacto",
-    # Italian
-    "cognome", "cellulare", "indirizzo", "data di nascita", "nascita", "codice fiscale", "dipendente", "contatto",
-    # Portuguese
-    "sobrenome", "telefone", "endereço", "morada", "data de nascimento", "nascimento", "cpf", "funcionário",
-    "contato",
-    # Dutch
-    "voornaam", "achternaam", "tussenvoegsel", "telefoon", "telefoonnummer", "mobiel", "adres", "woonadres",
-    "geboortedatum", "bsn", "werknemer", "medewerker", "patiënt",
-)  # fmt: skip
+#: ``first name`` also matches ``first_name``, ``FirstName``, ``firstname``): the
+#: names of ``detect/privacy_ner/data/personal_fields.txt`` read by ``columns``.
+HEADER_TERMS: tuple[str, ...] = tuple(f.name for f in personal_fields() if "columns" in f.readers)
 #: Terms that still name personal data in a column of dates (a column of
 #: dates is not reported for "contact" or "employee").
 _BIRTH_STEMS = ("birth", "dob", "naissance", "geburt", "nacimiento", "nascita", "nascimento", "geboorte")
@@ -176,8 +148,7 @@ _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 def _header_tokens(name: str) -> list[str]:
     """Lower-case ASCII words of a column name: ``"PrénomClient"`` ->
     ``["prenom", "client"]``, ``"e-mail_2"`` -> ``["e", "mail", "2"]``."""
-    folded = unicodedata.normalize("NFKD", _CAMEL.sub(" ", name).casefold())
-    ascii_only = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    ascii_only = strip_marks(_CAMEL.sub(" ", name).casefold(), "NFKD")
     return [t for t in _NOT_ALNUM.split(ascii_only) if t]
 
 

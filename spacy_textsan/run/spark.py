@@ -46,9 +46,9 @@ from ..io import json_dumps as _json_dumps
 from ..pipeline import load_pipeline
 from .columns import mask_format_of
 from .files import RESERVED_OUTPUTS
-from .local import sanitize_texts
 from .outputs import MAPPING_FILE, plan_outputs, write_results
 from .results import DocResult, report_decision, report_status
+from .runner import sanitize_texts
 
 DEFAULT_MASTER = "local[2]"
 OUTPUT_FORMATS = ("parquet", "jsonl")
@@ -311,21 +311,18 @@ def sanitize_dataframe(
 ):
     """Sanitize the string columns ``text_columns`` of the DataFrame ``df``.
 
-    Args:
-        df: Any (classic, not Spark Connect) DataFrame.
-        text_columns: Names of string columns to sanitize.
-        pipeline: As ``textsan sanitize --pipeline``: ``None`` (the bundled
-            zero-shot pipeline), a ``.cfg`` file, an installed package or a
-            directory; it must be loadable on every executor.
-        overrides: Config overrides (``{"components.generalizer.strategy":
-            "pseudonym"}``), as the CLI's ``--set``, ``--strategy``, etc.
-        batch_size: ``nlp.pipe`` batch size within a partition.
-        code: Python file(s) with custom components, imported on the driver
-            and on each executor before the pipeline is loaded.
-        index_column: Keep the 0-based input row position under this name.
-
-    Returns:
-        A DataFrame with every column of ``df``, in the same row order, plus
+    df (DataFrame): Any (classic, not Spark Connect) DataFrame.
+    text_columns (str | Sequence[str]): Names of string columns to sanitize.
+    pipeline (str | Path | None): As ``textsan sanitize --pipeline``: ``None`` (the bundled
+        zero-shot pipeline), a ``.cfg`` file, an installed package or a
+        directory; it must be loadable on every executor.
+    overrides (dict[str, Any] | None): Config overrides (``{"components.generalizer.strategy":
+        "pseudonym"}``), as the CLI's ``--set``, ``--strategy``, etc.
+    batch_size (int): ``nlp.pipe`` batch size within a partition.
+    code (None | str | Path | Sequence[str | Path]): Python file(s) with custom components, imported on the driver
+        and on each executor before the pipeline is loaded.
+    index_column (str | None): Keep the 0-based input row position under this name.
+    RETURNS (DataFrame): A DataFrame with every column of ``df``, in the same row order, plus
         per text column ``c``: ``c_sanitized`` (string; a failed document
         gives :data:`~spacy_textsan.run.FAILED_TEXT`), ``c_status``
         (``"ok"``/``"failed"``), ``c_n_spans``, ``c_n_masked`` (int),
@@ -431,28 +428,25 @@ def sanitize_files_spark(
 ) -> SparkRun:
     """Sanitize input files (TXT, CSV/TSV, JSONL, TAB JSON) on Spark.
 
-    Args:
-        inputs: Paths, read on the driver with
-            :func:`spacy_textsan.io.read_input` (``fmt``, ``columns``,
-            ``field``, ``encoding``, ``delimiter``, ``on_bad_line`` as there;
-            raises :class:`~spacy_textsan.io.InputError` with ``file:line``),
-            or :class:`~spacy_textsan.io.InputFile` objects already read.
-        out_dir: Output directory (None: write nothing, return the results).
-        pipeline, overrides, batch_size, code: as :func:`sanitize_dataframe`.
-        output_format: ``"parquet"`` or ``"jsonl"``: write the dataset
-            ``results.parquet`` / ``results.jsonl`` (Spark output
-            directories, one row per document and field:
-            :data:`RESULT_COLUMNS`); None: no dataset.
-        spark: A SparkSession; default: the active one, else a new one on
-            ``master`` (stopped at the end).
-        num_partitions: Default: 4 per core, at most one per document.
-        write_copies: Also write each input's sanitized copy (same name and
-            format as without Spark) into ``out_dir`` and ``report.jsonl``
-            into its report folder (``OUT.report``, beside it).
-        used: Output names already taken (see :func:`spacy_textsan.io.output_name`).
-
-    Returns:
-        A :class:`SparkRun`; ``results`` are in the order of the
+    inputs (Sequence[Any]): Paths, read on the driver with
+        :func:`spacy_textsan.io.read_input` (``fmt``, ``columns``,
+        ``field``, ``encoding``, ``delimiter``, ``on_bad_line`` as there;
+        raises :class:`~spacy_textsan.io.InputError` with ``file:line``),
+        or :class:`~spacy_textsan.io.InputFile` objects already read.
+    out_dir (str | Path | None): Output directory (None: write nothing, return the results).
+    pipeline, overrides, batch_size, code: as :func:`sanitize_dataframe`.
+    output_format (str | None): ``"parquet"`` or ``"jsonl"``: write the dataset
+        ``results.parquet`` / ``results.jsonl`` (Spark output
+        directories, one row per document and field:
+        :data:`RESULT_COLUMNS`); None: no dataset.
+    spark (SparkSession | None): A SparkSession; default: the active one, else a new one on
+        ``master`` (stopped at the end).
+    num_partitions (int | None): Default: 4 per core, at most one per document.
+    write_copies (bool): Also write each input's sanitized copy (same name and
+        format as without Spark) into ``out_dir`` and ``report.jsonl``
+        into its report folder (``OUT.report``, beside it).
+    used (set | None): Output names already taken (see :func:`spacy_textsan.io.output_name`).
+    RETURNS (SparkRun): A :class:`SparkRun`; ``results`` are in the order of the
         single-process run (files, records, fields) and equal to its
         results. Every document's result is checked to be there exactly
         once; otherwise nothing is written (``RuntimeError``).

@@ -8,5 +8,5 @@ page, its JSON API (``/api/...``), Presidio-shaped ``/analyze`` and
 imports nothing of FastAPI itself, so that ``textsan`` runs without it.
 
 An entry layer like ``cli/``: it may use the run layer (the fail-closed
-:func:`~spacy_textsan.run.local.sanitize_texts`); nothing below imports it.
+:func:`~spacy_textsan.run.runner.sanitize_texts`); nothing below imports it.
 """

@@ -5,7 +5,7 @@ Requests do not call the pipeline: they put a job in a bounded queue
 (:class:`Busy` when it is full) and wait for its future. The worker takes a
 job and every other one waiting, up to ``batch_size`` documents, groups them
 by the settings they need (strategy, ``on_error``) and sanitizes each group in
-one :func:`~spacy_textsan.run.local.sanitize_texts` call: one ``nlp.pipe``
+one :func:`~spacy_textsan.run.runner.sanitize_texts` call: one ``nlp.pipe``
 for many concurrent requests, failing closed document by document. Each call
 runs in a memory zone of spaCy (``nlp.memory_zone()``), so the strings of the
 texts are freed with their docs and memory stays flat over a long run; no Doc
@@ -30,8 +30,8 @@ from typing import Any
 
 from spacy.language import Language
 
-from ..run.local import SanitizationError, sanitize_texts
 from ..run.results import DocResult
+from ..run.runner import SanitizationError, sanitize_texts
 from .variants import Variants
 
 logger = logging.getLogger("spacy_textsan")

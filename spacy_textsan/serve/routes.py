@@ -33,8 +33,8 @@ from fastapi import APIRouter, HTTPException, Query, Request
 
 from ..about import __version__
 from ..io.atomic import atomic_write
-from ..run.local import SanitizationError
 from ..run.results import DocResult, report_status
+from ..run.runner import SanitizationError
 from .anonymizer import OPERATORS, AnonymizeRequest, AnonymizeResponse, anonymize
 from .fields import Error, InvalidField, Language, PresidioError, refused
 from .models import (

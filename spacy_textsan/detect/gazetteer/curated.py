@@ -20,8 +20,9 @@
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from .kb import KB_TYPES, KBEntry, normalise_surface
-from .lexicon import CLASS_ID_PREFIX, CLASS_SOURCE, QUASI_ID_PREFIX, QUASI_SOURCE, data_rows, pluralize
+from ...word_lists import data_rows
+from .kb import KB_TYPES, KBEntry, normalize_surface
+from .lexicon import CLASS_ID_PREFIX, CLASS_SOURCE, QUASI_ID_PREFIX, QUASI_SOURCE, pluralize
 from .paths import DATA_DIR
 from .wordnet import WordNet
 
@@ -115,14 +116,14 @@ def class_entries(classes: Sequence[dict], wordnet: WordNet | None = None) -> It
             surfaces += [name, *class_plurals(name, irregular, english)]
         kept, seen = [], set()
         for s in surfaces:
-            norm = normalise_surface(s)
+            norm = normalize_surface(s)
             if norm not in seen:
                 seen.add(norm)
                 kept.append(s)
         ancestors = chain(cls)
         for tab_type in cls["types"]:
             for s in kept:
-                other = owner.setdefault((tab_type, normalise_surface(s)), cls["label"])
+                other = owner.setdefault((tab_type, normalize_surface(s)), cls["label"])
                 if other != cls["label"]:
                     raise ValueError(f"surface {s!r} ({tab_type}) names two classes: {other!r} and {cls['label']!r}")
             yield KBEntry(
@@ -169,14 +170,14 @@ def quasi_identifier_entries(
     """One KB entry per surface of the table (:func:`read_quasi_identifiers`),
     with its plural when asked for: id ``qi:<TYPE>:<surface>``, chain the
     line's chain. Surfaces in ``exclude`` are dropped, as WordNet's are."""
-    excluded = {normalise_surface(e) for e in exclude}
+    excluded = {normalize_surface(e) for e in exclude}
     irregular = wordnet.plurals if wordnet is not None else None
     for row in table:
         for surface in row["surfaces"]:
-            if normalise_surface(surface) in excluded:
+            if normalize_surface(surface) in excluded:
                 continue
             aliases = (
-                [p for p in pluralize(surface, irregular) if normalise_surface(p) not in excluded]
+                [p for p in pluralize(surface, irregular) if normalize_surface(p) not in excluded]
                 if row["plurals"]
                 else []
             )

@@ -14,7 +14,7 @@ when the place has under ``common_word_min_population`` inhabitants.
 
 from collections.abc import Iterable, Iterator
 
-from .kb import KBEntry, normalise_surface
+from .kb import KBEntry, normalize_surface
 from .lexicon import MIN_SURFACE_CHARS, pluralize
 from .wordnet import WordNet
 from .wordnet_entries import is_common_noun
@@ -94,10 +94,10 @@ def geography_entries(
     Cities come most populous first, so that an ambiguous name links to the
     biggest place. City aliases are the Latin-script alternative names
     (at most ``max_city_aliases``)."""
-    excluded = {normalise_surface(e) for e in exclude}
+    excluded = {normalize_surface(e) for e in exclude}
 
     def ok(surface: str, population: int = 0) -> bool:
-        if len(surface) < MIN_SURFACE_CHARS or normalise_surface(surface) in excluded:
+        if len(surface) < MIN_SURFACE_CHARS or normalize_surface(surface) in excluded:
             return False
         return population >= common_word_min_population or not is_common_noun(surface, wordnet)
 
@@ -134,7 +134,7 @@ def geography_entries(
                 id=f"geo:nationality:{iso}",
                 label=demonym,
                 tab_type="DEM",
-                aliases=[f for f in forms if normalise_surface(f) not in excluded],
+                aliases=[f for f in forms if normalize_surface(f) not in excluded],
                 chain=[f"nationality of {name}", "nationality"],
                 source="countryinfo",
                 description=f"nationality of {name}",

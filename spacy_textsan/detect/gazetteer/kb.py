@@ -16,8 +16,6 @@ Stored with srsly (msgpack) in a directory: ``kb.msgpack`` (or, compressed,
 
 import gc
 import gzip
-import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,19 +23,23 @@ from typing import cast
 
 import srsly
 
+from ...text_folding import fold, translation
+
 KB_VERSION = 1
 KB_FILE = "kb.msgpack"
 KB_FILE_GZ = "kb.msgpack.gz"
 KB_TYPES = ("LOC", "ORG", "DEM", "MISC")
-_SPACE = re.compile(r"\s+")
 
 
-def normalise_surface(text: str) -> str:
-    """The key surface forms are matched on: NFKC, case-folded, typographic
-    apostrophes/dashes unified, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text)
-    text = text.replace("’", "'").replace("‘", "'").replace("–", "-").replace("‑", "-")
-    return _SPACE.sub(" ", text.casefold()).strip()
+#: Typographic apostrophes and dashes of surface forms, unified (after NFKC, which has already made
+#: U+2011 a U+2010).
+_SURFACE_CHARS = translation({"’": "'", "‘": "'", "–": "-", "‑": "-"})
+
+
+def normalize_surface(text: str) -> str:
+    """The key surface forms are matched on (:func:`spacy_textsan.text_folding.fold`):
+    NFKC, case-folded, typographic apostrophes/dashes unified, whitespace collapsed."""
+    return fold(text, _SURFACE_CHARS)
 
 
 @dataclass
@@ -58,8 +60,8 @@ class KBEntry:
     def surfaces(self) -> list[str]:
         seen, out = set(), []
         for s in [self.label, *self.aliases]:
-            if s and normalise_surface(s) not in seen:
-                seen.add(normalise_surface(s))
+            if s and normalize_surface(s) not in seen:
+                seen.add(normalize_surface(s))
                 out.append(s)
         return out
 
@@ -72,7 +74,7 @@ class KBEntry:
 
 
 class GazetteerKB:
-    """Entries by id and by normalised surface form.
+    """Entries by id and by normalized surface form.
 
     A KB read with :meth:`from_bytes` / :meth:`from_disk` keeps its entries as
     the raw rows it read and builds a :class:`KBEntry` the first time one is
@@ -86,7 +88,7 @@ class GazetteerKB:
         self._by_id: dict[str, int] = {}
         self._by_surface: dict[str, Sequence[int]] = {}
         self._uncased: set = set()  # surfaces with a spelling that does not start with a capital
-        self._longest: int | None = None  # characters of the longest normalised surface (None: not counted yet)
+        self._longest: int | None = None  # characters of the longest normalized surface (None: not counted yet)
         for entry in entries:
             self.add(entry)
 
@@ -136,11 +138,11 @@ class GazetteerKB:
         if entry.id in self._by_id:
             idx = self._by_id[entry.id]
             old = self._entry(idx)
-            known = {normalise_surface(s) for s in old.surfaces}
+            known = {normalize_surface(s) for s in old.surfaces}
             for s in entry.surfaces:
-                if normalise_surface(s) not in known:
+                if normalize_surface(s) not in known:
                     old.aliases.append(s)
-                    known.add(normalise_surface(s))
+                    known.add(normalize_surface(s))
                     self._index_surface(s, idx)
             old.chain = old.chain or list(entry.chain)
             old.description = old.description or entry.description
@@ -155,7 +157,7 @@ class GazetteerKB:
         return entry
 
     def _index_surface(self, surface: str, idx: int) -> None:
-        norm = normalise_surface(surface)
+        norm = normalize_surface(surface)
         ids = self._by_surface.get(norm, ())
         if idx not in ids:
             self._by_surface[norm] = [*ids, idx]
@@ -165,7 +167,7 @@ class GazetteerKB:
             self._uncased.add(norm)
 
     def is_cased(self, norm: str) -> bool:
-        """Every spelling of the normalised surface starts with a capital letter
+        """Every spelling of the normalized surface starts with a capital letter
         (``Oslo``, ``Turkish``): a matcher may require one in the text."""
         return norm in self._by_surface and norm not in self._uncased
 
@@ -175,21 +177,21 @@ class GazetteerKB:
 
     @property
     def longest_surface(self) -> int:
-        """The characters of the longest normalised surface: no lookup of a longer string can succeed."""
+        """The characters of the longest normalized surface: no lookup of a longer string can succeed."""
         if self._longest is None:
             self._longest = max((len(norm) for norm in self._by_surface), default=0)
         return self._longest
 
     def lookup(self, surface: str) -> list[KBEntry]:
         """Entries with this surface form (normalised), in insertion order."""
-        return [self._entry(i) for i in self._by_surface.get(normalise_surface(surface), ())]
+        return [self._entry(i) for i in self._by_surface.get(normalize_surface(surface), ())]
 
     def surface_ids(self) -> Iterator[tuple[str, Sequence[int]]]:
-        """(normalised surface, entry positions) pairs; see :meth:`entry_type`."""
+        """(normalized surface, entry positions) pairs; see :meth:`entry_type`."""
         return iter(self._by_surface.items())
 
     def surfaces(self) -> Iterator[tuple[str, list[KBEntry]]]:
-        """(normalised surface, entries) pairs, for building a matcher."""
+        """(normalized surface, entries) pairs, for building a matcher."""
         for surface, ids in self._by_surface.items():
             yield surface, [self._entry(i) for i in ids]
 
@@ -201,7 +203,7 @@ class GazetteerKB:
 
     # -- serialisation -----------------------------------------------------------
     def to_bytes(self, *, descriptions: bool = True) -> bytes:
-        """Entries plus the surface index, so that loading does not normalise again.
+        """Entries plus the surface index, so that loading does not normalize again.
         ``descriptions=False`` leaves the descriptions out (nothing at run time reads them)."""
         rows = [self._raw(i) if obj is None else obj.to_list() for i, obj in enumerate(self._objs)]
         if not descriptions:

@@ -1,16 +1,12 @@
 """Run-time vocabulary of the knowledge base: what the component and its rules
 need from the curated data without the build tools.
 
-* reading the package's list and table files (:func:`read_list`, :func:`data_rows`);
 * English plurals (:func:`pluralize`), for body parts at run time and for
   surface forms at build time;
 * the ids of the curated entries: classes (``class:<TYPE>:<label>``,
   :func:`is_class_entry`), linked to but never tagged, and quasi-identifiers
   (``qi:<TYPE>:<label>``).
 """
-
-from collections.abc import Iterator
-from pathlib import Path
 
 from .kb import KBEntry
 
@@ -22,8 +18,6 @@ __all__ = [
     "MIN_SURFACE_CHARS",
     "is_class_entry",
     "pluralize",
-    "read_list",
-    "data_rows",
 ]
 
 #: Id prefix of the curated quasi-identifier entries (``qi:DEM:nurse``) and their source.
@@ -65,21 +59,3 @@ def pluralize(noun: str, irregular: dict[str, list[str]] | None = None) -> list[
     else:
         plural = last + "s"
     return [prefix + plural]
-
-
-def read_list(path: str | Path) -> list[str]:
-    """One item per line; ``#`` starts a comment."""
-    out = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            out.append(line)
-    return out
-
-
-def data_rows(path: str | Path) -> Iterator[tuple[int, str, list[str]]]:
-    """``(line number, line, its '|'-separated fields)`` of a data file; ``#`` starts a comment."""
-    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if line:
-            yield lineno, line, [f.strip() for f in line.split("|")]

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from .kb import GazetteerKB, KBEntry, normalise_surface
+from .kb import GazetteerKB, KBEntry, normalize_surface
 from .lexicon import is_class_entry
 from .wikidata_answers import WikidataError, max_distance
 
@@ -300,7 +300,7 @@ def link_surface(
     With ``tab_type`` the KB steps only link to entries of that TAB type (an
     ORG span is not linked to the nationality its name contains); the live
     step, whose type is inferred from Wikidata's classes, is not filtered."""
-    norm = normalise_surface(surface or "")
+    norm = normalize_surface(surface or "")
     if not norm:
         return LinkResult(None, NONE)
     entries = _of_type(kb.lookup(norm), tab_type)
@@ -322,7 +322,7 @@ def link_surface(
         return LinkResult(None, NONE, error=f"wikidata lookup failed: {e.reason}")
     if entry is None:
         return LinkResult(None, NONE)
-    return LinkResult(entry, LIVE, matched=normalise_surface(entry.label))
+    return LinkResult(entry, LIVE, matched=normalize_surface(entry.label))
 
 
 # --------------------------------------------------------------------------- #
@@ -360,14 +360,14 @@ def country_named(text: str, kb: GazetteerKB) -> str | None:
         for e in _ends_within(ends, s, 1, kb):
             if best is not None and e - s <= best[0]:
                 continue
-            norm = normalise_surface(text[s:e])
+            norm = normalize_surface(text[s:e])
             if not kb.is_cased(norm):
                 continue
             # by a place's own name only: alternative names mislead ("Frankfurt" is an alias of
             # Frankfort, Kentucky); a name of places in several countries ("Bayonne") names none
             countries = {c for c in map(_country_of, kb.lookup(norm)) if c}
             if len(countries) == 1 and all(
-                normalise_surface(x.label) == norm for x in kb.lookup(norm) if _country_of(x)
+                normalize_surface(x.label) == norm for x in kb.lookup(norm) if _country_of(x)
             ):
                 best = (e - s, countries.pop())
     return None if best is None else best[1]

@@ -6,7 +6,7 @@ would tokenize every pattern first: seconds for such a KB).
 
 For every token the matcher builds the normalised text of the token
 sequences starting there (tokens joined by their own whitespace,
-:func:`~.kb.normalise_surface`), one token longer at a time, and looks each up
+:func:`~.kb.normalize_surface`), one token longer at a time, and looks each up
 in the surface dictionary. A token is only tried as a start when its first
 word starts some surface, and the extension stops at the longest surface
 with that first word, so the cost per document is O(n · t) dictionary
@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from spacy.attrs import ORTH, SPACY
 
-from .kb import GazetteerKB, KBEntry, normalise_surface
+from .kb import GazetteerKB, KBEntry, normalize_surface
 
 __all__ = ["SurfaceMatcher", "Match", "longest_non_overlapping", "expand_match"]
 
@@ -77,7 +77,7 @@ class SurfaceMatcher:
     def match_tokens(self, words: Sequence[str], spaces: Sequence[bool]) -> list[Match]:
         """All matches (overlapping ones included) in a token sequence given as
         its texts and whether each is followed by a space."""
-        norms = [normalise_surface(w) for w in words]
+        norms = [normalize_surface(w) for w in words]
         info = [
             (norm, self._max_len.get(_first_word(norm)) if norm else None, word[:1].isupper())
             for norm, word in zip(norms, words, strict=False)
@@ -114,7 +114,7 @@ class SurfaceMatcher:
     def _word(self, orth: int, strings) -> tuple[str, int | None, bool]:
         """(normalised text, longest surface it starts or None, starts with a capital) of a token string."""
         text = strings[orth]
-        norm = normalise_surface(text)
+        norm = normalize_surface(text)
         limit = self._max_len.get(_first_word(norm)) if norm else None
         if len(self._words) >= self.MAX_CACHED:
             self._words.clear()

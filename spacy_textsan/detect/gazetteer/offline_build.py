@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from ...word_lists import read_list
 from .curated import (
     DEFAULT_CLASSES_PATH,
     DEFAULT_QUASI_PATH,
@@ -37,7 +38,7 @@ from .curated import (
 )
 from .geography import geography_entries
 from .kb import GazetteerKB
-from .lexicon import CLASS_SOURCE, QUASI_SOURCE, read_list
+from .lexicon import CLASS_SOURCE, QUASI_SOURCE
 from .matcher import longest_non_overlapping
 from .paths import DATA_DIR
 from .wordnet import WordNet, WordNetError

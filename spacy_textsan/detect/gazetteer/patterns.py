@@ -25,7 +25,8 @@ from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from .lexicon import pluralize, read_list
+from ...word_lists import read_list, word_set
+from .lexicon import pluralize
 from .paths import DATA_DIR
 
 __all__ = [
@@ -60,12 +61,9 @@ def is_condition(chain: Sequence[str]) -> bool:
 #: Hospital"), and an unbounded word scanned a run of "A-A-A-..." to its end from each of them.
 _NAME = r"(?:St\.|[A-Z][\w'’\-]{0,58}[\w'’]|[A-Z])"
 _GAP = r"[ \t]+"
-#: capitalised words that do not make a name on their own ("the State Hospital", "High School")
-GENERIC = frozenset(
-    """state public private military psychiatric mental general central regional district national
-local municipal city county provincial federal community secondary primary high junior senior special technical
-medical open closed women's children's new old main university teaching royal infant""".split()
-)
+#: capitalised words that do not make a name on their own ("the State Hospital", "High School"):
+#: ``data/generic_words.txt``
+GENERIC = word_set("detect/gazetteer/data/generic_words.txt")
 
 
 class InstitutionFinder:
@@ -183,12 +181,8 @@ def extend_condition(words: Sequence[str], start: int, end: int, parts: set[str]
 
 
 _ENDING = re.compile(r"^[a-z][a-z]{3,}(?:itis|osis|pathy|algia|plegia|aemia|emia|opia|trophy)$")
-#: common words with those endings that name no condition
-NOT_CONDITIONS = frozenset(
-    """diagnosis prognosis osmosis symbiosis hypnosis apotheosis metamorphosis sympathy
-empathy apathy antipathy telepathy homeopathy homoeopathy naturopathy osteopathy nostalgia academia utopia
-dystopia cornucopia""".split()
-)
+#: common words with those endings that name no condition: ``data/not_conditions.txt``
+NOT_CONDITIONS = word_set("detect/gazetteer/data/not_conditions.txt")
 
 
 def condition_words(words: Sequence[str], candidates: Iterable[int] | None = None) -> list[int]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from .kb import normalise_surface
+from .kb import normalize_surface
 
 #: Relations of the generalisation chain, in the order of preference of Olstad et al. 2023.
 CHAIN_PROPERTIES = ("P31", "P279", "P8225", "P361")
@@ -214,7 +214,7 @@ def infer_tab_type(items: Iterable[Item]) -> str:
     """TAB type from (QID, label) pairs, most specific first, by
     :data:`TYPE_CLASSES`; MISC when none is known."""
     for qid, label in items:
-        tab_type = _TYPE_BY_QID.get(qid) or _TYPE_BY_LABEL.get(normalise_surface(label or ""))
+        tab_type = _TYPE_BY_QID.get(qid) or _TYPE_BY_LABEL.get(normalize_surface(label or ""))
         if tab_type:
             return tab_type
     return "MISC"
@@ -235,25 +235,25 @@ def best_match(text: str, results: Sequence[dict[str, Any]], max_edit_ratio: flo
     closest label/matched text within ``max_edit_ratio`` (edit distance, rank
     order breaking ties); None when no result is close enough (Wikidata's prefix
     search returns "Oslo" for "Os": that is no link)."""
-    key = normalise_surface(text)
+    key = normalize_surface(text)
     if not key:
         return None
     for r in results:
         if r["label"].strip() == text.strip():
             return r
     for r in results:
-        if normalise_surface(r["label"]) == key:
+        if normalize_surface(r["label"]) == key:
             return r
     for r in results:
         forms = [r.get("match", {}).get("text", ""), *r.get("aliases", [])]
-        if any(normalise_surface(f) == key for f in forms if f):
+        if any(normalize_surface(f) == key for f in forms if f):
             return r
     limit = max_distance(len(key), max_edit_ratio)
     best, best_d = None, limit + 1
     for r in results:
         for form in (r["label"], r.get("match", {}).get("text", "")):
             if form:
-                d = Levenshtein.distance(key, normalise_surface(form), score_cutoff=limit + 1)
+                d = Levenshtein.distance(key, normalize_surface(form), score_cutoff=limit + 1)
                 if d < best_d:
                     best, best_d = r, d
     return best if best_d <= limit else None
@@ -261,10 +261,10 @@ def best_match(text: str, results: Sequence[dict[str, Any]], max_edit_ratio: flo
 
 def result_aliases(result: dict[str, Any]) -> list[str]:
     """Surface forms of a search result besides its label: the matched text, then its aliases."""
-    seen = {normalise_surface(result["label"])}
+    seen = {normalize_surface(result["label"])}
     out = []
     for form in [result.get("match", {}).get("text", ""), *result.get("aliases", [])]:
-        if form and normalise_surface(form) not in seen:
-            seen.add(normalise_surface(form))
+        if form and normalize_surface(form) not in seen:
+            seen.add(normalize_surface(form))
             out.append(form)
     return out

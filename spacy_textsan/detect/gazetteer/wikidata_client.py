@@ -40,11 +40,19 @@ calls that need the network fail fast for ``cooldown_s`` seconds (cached
 answers are still served), so that a pipeline does not wait for the timeout
 on every span while Wikidata is down.
 
-Registered for configs::
+Registered for configs, the HTTP settings as a block of their own (none: :data:`DEFAULT_HTTP`)::
 
     [components.wikidata_gazetteer.client]
-    @misc = "spacy_textsan.wikidata_client.v1"
+    @misc = "spacy_textsan.wikidata_client.v2"
     cache_path = "~/.cache/spacy_textsan/wikidata.sqlite3"
+
+    [components.wikidata_gazetteer.client.http]
+    @misc = "spacy_textsan.http_settings.v1"
+    min_interval_s = 0.2
+    timeout_s = 5
+
+(version 1, ``spacy_textsan.wikidata_client.v1``, took some HTTP settings as flat
+keys of the client's block; old configs keep working).
 """
 
 import dataclasses
@@ -60,7 +68,16 @@ import requests
 import spacy
 
 from ...about import __version__
-from ...http import HttpError, HttpSettings, HttpTransport, ResponseCache, ResponseNotJson, settings_for
+from ...http import (
+    HttpError,
+    HttpSettings,
+    HttpTransport,
+    Request,
+    ResponseCache,
+    ResponseNotJson,
+    flat_http_factory,
+    settings_for,
+)
 from .kb import KBEntry
 from .wikidata_answers import (
     COUNTRY_PROPERTY,
@@ -90,6 +107,7 @@ __all__ = [
     "WikidataResponseError",
     "WikidataUnavailable",
     "create_wikidata_client",
+    "create_wikidata_client_v2",
 ]
 
 DEFAULT_API_URL = "https://www.wikidata.org/w/api.php"
@@ -99,8 +117,9 @@ DEFAULT_USER_AGENT = (
     f"contact: <set user_agent to include your e-mail or URL>) python-requests/{requests.__version__}"
 )
 SPARQL_ACCEPT = "application/sparql-results+json"
-#: Transport settings of the client unless told otherwise (Wikimedia asks for a User-Agent with a contact).
-DEFAULT_HTTP = HttpSettings(min_interval_s=0.2, user_agent=DEFAULT_USER_AGENT)
+#: Transport settings of the client unless told otherwise: at most 5 requests a second; the User-Agent
+#: is :data:`DEFAULT_USER_AGENT` unless the settings name one (Wikimedia asks for one with a contact).
+DEFAULT_HTTP = HttpSettings(min_interval_s=0.2)
 #: Seconds a cached answer stays fresh by default (30 days).
 DEFAULT_CACHE_TTL_S = 30 * 24 * 3600.0
 
@@ -190,12 +209,7 @@ class WikidataClient:
         }
         key = f"search|{self.language}|{limit}|{text}"
         return self._cached(
-            self._api,
-            self.api_url,
-            key,
-            lambda d: self._api.request_json("GET", self.api_url, params=params, deadline=d),
-            parse_search,
-            deadline,
+            self._api, Request("GET", self.api_url, params=params, deadline=deadline), key, parse_search
         )
 
     def relations(self, qid: str, *, deadline: float | None = None) -> dict[str, list[Item]]:
@@ -205,14 +219,8 @@ class WikidataClient:
         params = {"query": query, "format": "json"}
         headers = {"Accept": SPARQL_ACCEPT}
         key = f"relations|{self.language}|{qid}"
-        raw = self._cached(
-            self._sparql,
-            self.sparql_url,
-            key,
-            lambda d: self._sparql.request_json("GET", self.sparql_url, params=params, headers=headers, deadline=d),
-            parse_relations,
-            deadline,
-        )
+        request = Request("GET", self.sparql_url, params=params, headers=headers, deadline=deadline)
+        raw = self._cached(self._sparql, request, key, parse_relations)
         return {p: [tuple(v) for v in values] for p, values in raw.items()}  # type: ignore[misc]
 
     def chain(self, qid: str, *, deadline: float | None = None) -> list[Item]:
@@ -270,18 +278,11 @@ class WikidataClient:
         )
 
     # -- machinery -------------------------------------------------------- #
-    def _cached(
-        self,
-        transport: HttpTransport,
-        url: str,
-        key: str,
-        fetch: Callable[[float | None], Any],
-        parse: Callable[[Any], Any],
-        deadline: float | None,
-    ) -> Any:
-        """The parsed answer from the cache, or fetched, parsed and cached.
-        Only parsed (valid) answers are cached."""
-        namespace = f"wikidata:{url}"
+    def _cached(self, transport: HttpTransport, request: Request, key: str, parse: Callable[[Any], Any]) -> Any:
+        """The parsed answer from the cache (under the endpoint and ``key``), or
+        ``request`` sent through ``transport``, parsed and cached. Only parsed
+        (valid) answers are cached."""
+        namespace = f"wikidata:{request.url}"
         if self.cache is not None:
             hit = _cached_answer(self.cache.get(namespace, key))
             if hit is not None:
@@ -290,7 +291,7 @@ class WikidataClient:
             raise WikidataOffline(f"{transport.label}: offline and not in the cache")
         self._check_cooldown(transport)
         try:
-            data = fetch(deadline)
+            data = transport.request_json(request)
         except ResponseNotJson as e:
             raise WikidataResponseError(e.reason) from None
         except HttpError as e:
@@ -333,35 +334,21 @@ def _cached_answer(value: Any) -> Any:
     return value
 
 
-@spacy.registry.misc("spacy_textsan.wikidata_client.v1")
-def create_wikidata_client(
+@spacy.registry.misc("spacy_textsan.wikidata_client.v2")
+def create_wikidata_client_v2(
     api_url: str = DEFAULT_API_URL,
     sparql_url: str = DEFAULT_SPARQL_URL,
     language: str = "en",
-    timeout_s: float = 10.0,
-    max_retries: int = 2,
-    backoff_s: float = 0.5,
-    retry_after_max_s: float = 30.0,
-    min_interval_s: float = 0.2,
+    http: HttpSettings | None = None,
     cache_path: str | None = None,
     cache_ttl_s: float | None = DEFAULT_CACHE_TTL_S,
-    user_agent: str | None = None,
     offline: bool = False,
     max_chain: int = 6,
     search_limit: int = 5,
     cooldown_s: float = 30.0,
 ) -> WikidataClient:
-    """A configured :class:`WikidataClient` (see its docstring for the settings)."""
-    http = settings_for(
-        "wikidata",
-        DEFAULT_HTTP,
-        timeout_s=timeout_s,
-        max_retries=max_retries,
-        backoff_s=backoff_s,
-        retry_after_max_s=retry_after_max_s,
-        min_interval_s=min_interval_s,
-        user_agent=user_agent,
-    )
+    """A configured :class:`WikidataClient` (see its docstring for the settings); ``http``:
+    a ``spacy_textsan.http_settings.v1`` block (None: :data:`DEFAULT_HTTP`)."""
     return WikidataClient(
         api_url,
         sparql_url,
@@ -374,3 +361,14 @@ def create_wikidata_client(
         cache_ttl_s=cache_ttl_s,
         http=http,
     )
+
+
+#: Version 1: some HTTP settings as flat keys of the client's block (old configs), over :data:`DEFAULT_HTTP`.
+create_wikidata_client = spacy.registry.misc("spacy_textsan.wikidata_client.v1")(
+    flat_http_factory(
+        create_wikidata_client_v2,
+        kind="wikidata",
+        keys=("timeout_s", "max_retries", "backoff_s", "retry_after_max_s", "min_interval_s", "user_agent"),
+        base=DEFAULT_HTTP,
+    )
+)

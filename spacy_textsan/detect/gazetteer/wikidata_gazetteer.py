@@ -9,7 +9,7 @@ does both, over a :class:`~.kb.GazetteerKB` from any of three sources:
   (``data/kb``, rebuilt with ``make kb``; ``textsan gazetteer build`` builds
   your own, which ``kb_path = null`` then prefers: :func:`~.paths.default_kb_path`);
 * a Wikidata JSON dump (``textsan gazetteer import-dump``);
-* live Wikidata (``client = spacy_textsan.wikidata_client.v1``) for spans the
+* live Wikidata (``client = spacy_textsan.wikidata_client.v2``) for spans the
   KB does not know, on top of either.
 
 For every doc:
@@ -74,9 +74,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ...extensions import QUASI, SPANS_KEY, UNKNOWN, add_error, add_reason, add_risky_set, doc_text, get_candidates
+from ...word_lists import read_list
 from ..privacy_ner.entity_ids import assign_entity_ids
 from .kb import GazetteerKB, KBEntry, load_shared_kb
-from .lexicon import CLASS_ID_PREFIX, read_list
+from .lexicon import CLASS_ID_PREFIX
 from .linking import CONTAINED, EXACT, FUZZY, LinkResult, link_surface, linked_chain
 from .matcher import SurfaceMatcher, expand_match, longest_non_overlapping
 from .paths import default_kb_path
@@ -179,7 +180,7 @@ def make_wikidata_gazetteer(
     (a KB the user built, else the shipped one).
     institutions: propose prisons, hospitals, schools... as ORG (:class:`~.patterns.InstitutionFinder`).
     conditions: widen health conditions over their body part and degree, tag clinical word endings.
-    client: a live Wikidata client (``spacy_textsan.wikidata_client.v1``) or None (offline)."""
+    client: a live Wikidata client (``spacy_textsan.wikidata_client.v2``) or None (offline)."""
     return WikidataGazetteer(
         name,
         kb_path=kb_path,

@@ -14,7 +14,7 @@ Build time only.
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from .kb import KBEntry, normalise_surface
+from .kb import KBEntry, normalize_surface
 from .lexicon import MIN_SURFACE_CHARS, pluralize
 from .wordnet import Synset, WordNet
 
@@ -145,7 +145,7 @@ def wordnet_entries(
     synset without any kept surface is skipped; synsets under several roots
     appear once (first root wins).
     """
-    excluded = {normalise_surface(e) for e in exclude}
+    excluded = {normalize_surface(e) for e in exclude}
     resolved = [(root, _resolve(wordnet, root["synset"])) for root in roots]
     members: dict[str, tuple[dict, Synset]] = {}  # offset -> (root config, root synset)
     for root, syn in resolved:
@@ -162,7 +162,7 @@ def wordnet_entries(
         by_type.setdefault(root["tab_type"], set()).add(off)
 
     def keep(lemma: str, tab_type: str) -> bool:
-        if len(lemma) < MIN_SURFACE_CHARS or normalise_surface(lemma) in excluded:
+        if len(lemma) < MIN_SURFACE_CHARS or normalize_surface(lemma) in excluded:
             return False
         if lemma[:1].islower() and wordnet.mostly_not_noun(lemma):
             return False
@@ -182,7 +182,7 @@ def wordnet_entries(
             aliases = lemmas[1:]
             if root.get("plurals"):
                 for lem in lemmas:
-                    aliases += [p for p in pluralize(lem, wordnet.plurals) if normalise_surface(p) not in excluded]
+                    aliases += [p for p in pluralize(lem, wordnet.plurals) if normalize_surface(p) not in excluded]
             yield KBEntry(
                 id=syn.id,
                 label=lemmas[0],

@@ -1,4 +1,6 @@
-"""The ``privacy_ner`` component (:mod:`.privacy_ner`) and the pure detectors it runs.
+"""The ``privacy_ner`` component (:mod:`.privacy_ner`), its config blocks
+(:mod:`.rule_layer`: ``spacy_textsan.rule_layer.v1``; :mod:`.mentions`:
+``spacy_textsan.mentions.v1``) and the pure detectors it runs.
 
 * sources of NER entities: :mod:`.sources`, mapped by :mod:`.label_map`;
 * the rule layer: :mod:`.rules` (dates, amounts, codes, titled names, allow patterns);
@@ -13,6 +15,8 @@
   (other mentions), :mod:`.entity_ids` (one id per entity).
 """
 
+from .mentions import Mentions
 from .privacy_ner import DOC_ENTS, PrivacyNER, make_privacy_ner
+from .rule_layer import RuleLayer
 
-__all__ = ["PrivacyNER", "make_privacy_ner", "DOC_ENTS"]
+__all__ = ["PrivacyNER", "make_privacy_ner", "DOC_ENTS", "Mentions", "RuleLayer"]

@@ -3,7 +3,7 @@ ES and neighbours): street addresses, PO boxes and postcodes with their city
 or state; the parts of one address and the short lines of an address block
 above a postcode join into one span.
 
-Street words are hand-listed and completed with the street types of Faker's
+Street words are hand-listed (``data/street_types_*.txt``) and completed with the street types of Faker's
 address providers (USPS, Royal Mail, Italian DUG...). Pure functions over a
 string returning :class:`~.rules.RuleMatch` objects (``label`` LOC, ``name``
 "address").
@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ...calendar_names import english_month_forms
+from ...word_lists import word_list
 from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered
 
 #: A capitalised word of at most 60 characters ("Llanfairpwllgwyngyll..." has 58). It ends where the word
@@ -25,31 +27,14 @@ from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered
 #: 60 characters from each.
 _CAP = r"[A-ZÀ-ÖØ-ÞŁŚŻŹĆŃÓĘĄİŞĞŐŰ][\w'’-]{0,59}(?![^\W\d_]|['’]|-(?!\d))"
 _HOUSE = r"\d{1,5}(?:[ -]?[A-Za-z]\b)?(?:[-–/]\d{1,5}[A-Za-z]?)?"
-#: Street types written after the name (English), hand-listed; the street
-#: suffixes of Faker's English address providers (USPS and Royal Mail lists) join them.
-_EN_STREET_TYPES = (
-    "Street St Road Rd Avenue Ave Av Lane Ln Drive Dr Boulevard Blvd Court Ct Place Pl Way Close Crescent Cres "
-    "Terrace Terr Square Sq Gardens Gdns Parkway Pkwy Highway Hwy Hill Row Mews Grove Walk Circle Cir Trail Trl "
-    "Loop Path Pike Plaza Park View Rise Green Vale Wharf Quay Parade Broadway Alley Causeway Crossing Estate "
-    "Heights Ridge Motorway Arcade Bank Chase Croft Cross Dene Drove End Field Gate Holt Lea Mead Nook Ride Side "
-    "Strand Wynd Approach Esplanade Promenade Embankment"
-).split()
-#: Street types written before the name (Romance languages, Polish).
-_PREFIX_STREET_TYPES = (
-    "rue avenue av. boulevard bd place allée allee chemin impasse quai route cours passage square voie rond-point "
-    "faubourg sentier villa cité cite résidence hameau lieu-dit "
-    "Via Viale V.le Piazza P.zza Piazzale Corso C.so Largo Vicolo Strada Contrada Borgo Lungomare Lungotevere "
-    "Salita Rotonda Galleria Stretto Canale Incrocio "
-    "Calle Avenida Avda. Plaza Pza. Paseo Camino Carrera Ronda Travesía Carretera Glorieta Rambla Pasaje Callejón "
-    "Urbanización Rua R. Praça Praca Travessa Estrada Alameda C/ "
-    "ul. ulica al. aleja pl. plac os. osiedle"
-).split()
-#: Street words that end a compound name (German, Dutch, Scandinavian): Hauptstraße, Keizersgracht.
-_COMPOUND_STREET_TYPES = (
-    "straße strasse str. weg gasse allee platz ring damm ufer chaussee steig pfad markt straat laan plein gracht "
-    "kade singel dijk pad hof steeg plantsoen dreef baan boulevard lei gade gata gatan vej vei veien veg vegen "
-    "vägen torget torv allé stræde stigen gränd"
-).split()
+#: The hand-listed street words (``data/``): English types written after the name ("Baker Street"), types
+#: written before it (Romance languages, Polish: "rue", "Via", "ul."), words that end a compound name
+#: (German, Dutch, Scandinavian: "Hauptstraße", "Keizersgracht").
+_STREET_TYPES_FILES = (
+    "detect/privacy_ner/data/street_types_after.txt",
+    "detect/privacy_ner/data/street_types_before.txt",
+    "detect/privacy_ner/data/street_types_compound.txt",
+)
 
 
 def _faker_street_words() -> tuple[list[str], list[str], list[str]]:
@@ -101,10 +86,11 @@ def address_patterns() -> list[dict]:
     """The address patterns (pattern dicts with prefilters), built once: the street
     types of Faker's address providers join the hand-listed ones."""
     english, prefixes, compounds = _faker_street_words()
-    en_types = _alternation(_EN_STREET_TYPES + english)
-    core_prefix_types = _alternation(w for w in _PREFIX_STREET_TYPES if len(w.rstrip(".")) > 1)
-    prefix_types = _alternation(w for w in _PREFIX_STREET_TYPES + prefixes if len(w.rstrip(".")) > 1)
-    compound_types = _alternation(_COMPOUND_STREET_TYPES + compounds)
+    hand_after, hand_before, hand_compound = (list(word_list(f)) for f in _STREET_TYPES_FILES)
+    en_types = _alternation(hand_after + english)
+    core_prefix_types = _alternation(w for w in hand_before if len(w.rstrip(".")) > 1)
+    prefix_types = _alternation(w for w in hand_before + prefixes if len(w.rstrip(".")) > 1)
+    compound_types = _alternation(hand_compound + compounds)
     particles = r"(?:de la|de l['’]|de los|de las|del|des|du|de|d['’]|di|da|do|dos|das|della|dei|degli|delle|dello|la|le|les|l['’]|y)"
     unit = (
         r"(?:,?\s*(?:Apt\.?|Apartment|Appartamento|Suite|Ste\.?|Unit|Flat|Studio|Floor|Fl\.?|Piano|Piso|Puerta|Room"
@@ -125,7 +111,7 @@ def address_patterns() -> list[dict]:
         # FR/IT/ES/PT/PL: "14 rue des Lilas", "Via Roma 12", "Calle Mayor, 5", "ul. Długa 5/7"
         {
             "name": "street_prefix",
-            "requires": _first_words(_PREFIX_STREET_TYPES + prefixes),
+            "requires": _first_words(hand_before + prefixes),
             "pattern": rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{prefix_types})\s+(?:{particles}\s*)?"
             rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}"
             rf",?\s*(?:n[ºo°]\.?\s*|n\.\s*|núm\.\s*)?\d{{1,4}}(?:\s?/\s?[A-Za-z0-9]{{1,3}}|[A-Za-z]\b)?"
@@ -134,14 +120,14 @@ def address_patterns() -> list[dict]:
         # the same with the number first or without one, for the usual street words only: "14 rue des Lilas"
         {
             "name": "street_prefix_nonumber",
-            "requires": _first_words(_PREFIX_STREET_TYPES),
+            "requires": _first_words(hand_before),
             "pattern": rf"(?:\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]))?,?\s+)?(?<![\w.])(?i:{core_prefix_types})\s+(?:{particles}\s*)?"
             rf"{_CAP}(?:[ -](?:{particles}|{_CAP}|[IVX]+)){{0,4}}",
         },
         # DE/AT/CH/NL/DK/NO/SE: "Hauptstraße 5", "Magnus-Kramer-Platz 1", "Keizersgracht 123", "Storgata 12 B"
         {
             "name": "street_compound",
-            "endings": [w.lower().rstrip(".") for w in _COMPOUND_STREET_TYPES + compounds],
+            "endings": [w.lower().rstrip(".") for w in hand_compound + compounds],
             # a name of at most 70 characters before its space, checked first by a cheap lookahead: a match
             # may start after any hyphen of "A-A-A-...", and each start tried the street words at every
             # position to the end of the run
@@ -172,8 +158,7 @@ def address_patterns() -> list[dict]:
         {
             "name": "postcode_city",
             "pattern": r"(?<![\w/.,-])(?:(?:[A-Z]{1,2}|CH|FR|DE|IT|ES|AT|F|D|I|E|A)-)?(?:\d{5}|(?!(?:1[6-9]|20)\d\d)\d{4}),?\s+"
-            r"(?!(?:Mr|Mrs|Ms|Dr|Mme|Herr|Frau|Sr|Sra|Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?"
-            r"|July?|Aug(?:ust)?|Sep(?:t|tember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b)"
+            rf"(?!(?:Mr|Mrs|Ms|Dr|Mme|Herr|Frau|Sr|Sra|{_alternation(english_month_forms())})\b)"
             + _CAP
             + r"(?:(?:[ -](?:am|an|der|de|la|le|sur|sous|en|del|di|im|in|bei)?[ -]?)"
             + _CAP

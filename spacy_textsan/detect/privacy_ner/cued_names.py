@@ -8,6 +8,7 @@ tuples (:data:`.names.NameCandidate`).
 
 import re
 
+from ...word_lists import word_list, word_set
 from .names import (
     FIRST,
     LAST,
@@ -21,160 +22,12 @@ from .names import (
 )
 from .rules import TITLES
 
-#: Field labels followed by a colon and a person's name in forms, records, e-mail headers and transcripts.
-NAME_FIELDS = (
-    "patient",
-    "patient name",
-    "name",
-    "full name",
-    "surname",
-    "last name",
-    "first name",
-    "given name",
-    "family name",
-    "maiden name",
-    "client",
-    "client name",
-    "customer",
-    "customer name",
-    "employee",
-    "employee name",
-    "applicant",
-    "claimant",
-    "defendant",
-    "plaintiff",
-    "appellant",
-    "respondent",
-    "accused",
-    "witness",
-    "victim",
-    "suspect",
-    "signed",
-    "signature",
-    "signed by",
-    "from",
-    "to",
-    "cc",
-    "bcc",
-    "attn",
-    "attention",
-    "contact",
-    "contact person",
-    "candidate",
-    "agent",
-    "interviewer",
-    "interviewee",
-    "physician",
-    "doctor",
-    "gp",
-    "consultant",
-    "surgeon",
-    "nurse",
-    "referred by",
-    "referring physician",
-    "prepared by",
-    "reviewed by",
-    "approved by",
-    "author",
-    "manager",
-    "line manager",
-    "supervisor",
-    "next of kin",
-    "emergency contact",
-    "mother",
-    "father",
-    "spouse",
-    "partner",
-    "guardian",
-    "parent",
-    "tenant",
-    "landlord",
-    "owner",
-    "holder",
-    "account holder",
-    "cardholder",
-    "beneficiary",
-    "insured",
-    "policyholder",
-    "student",
-    "pupil",
-    "teacher",
-    "tutor",
-    "reporter",
-    "caller",
-    "judge",
-    "counsel",
-    "lawyer",
-    "attorney",
-    "solicitor",
-    "president",
-    "vice-president",
-    "chair",
-    "chairman",
-    "chairwoman",
-    "chairperson",
-    "registrar",
-    "deputy registrar",
-    "section registrar",
-    "rapporteur",
-    "clerk",
-    "secretary",
-    "director",
-    "ceo",
-    "recruiter",
-    "nom",
-    "prénom",
-    "nom de famille",
-    "vorname",
-    "nachname",
-    "nombre",
-    "apellidos",
-    "nome",
-    "cognome",
-    "naam",
-    "imię",
-    "nazwisko",
-    "adı",
-    "soyadı",
-    "adı soyadı",
-)
-#: Salutations and closings, followed by a name after an optional comma or line break.
-SALUTATIONS = (
-    "dear",
-    "hi",
-    "hello",
-    "hey",
-    "sincerely",
-    "regards",
-    "best regards",
-    "kind regards",
-    "warm regards",
-    "yours sincerely",
-    "yours faithfully",
-    "yours truly",
-    "best wishes",
-    "many thanks",
-    "thanks",
-    "cheers",
-    "signed",
-    "signed by",
-    "represented by",
-    "bonjour",
-    "cher",
-    "chère",
-    "liebe",
-    "lieber",
-    "hallo",
-    "hola",
-    "estimado",
-    "estimada",
-    "caro",
-    "cara",
-    "beste",
-    "szanowny",
-    "szanowna",
-    "sayın",
-)
+#: Field labels followed by a colon and a person's name in forms, records, e-mail headers and transcripts:
+#: ``data/name_fields.txt``.
+NAME_FIELDS: tuple[str, ...] = word_list("detect/privacy_ner/data/name_fields.txt")
+#: Salutations and closings, followed by a name after an optional comma or line break:
+#: ``data/salutations.txt``.
+SALUTATIONS: tuple[str, ...] = word_list("detect/privacy_ner/data/salutations.txt")
 _NAME_WORD = rf"(?:[A-Z][{LATIN_LETTERS}'’\-]*[{LATIN_LETTERS}]|[A-Z]\.|[A-Z][{LATIN_LETTERS}]*)"
 _NAME = (
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+(?:(?:{'|'.join(sorted(PARTICLES))})[ \t]+)?{_NAME_WORD}){{0,3}})"
@@ -204,23 +57,14 @@ _SPEAKER = re.compile(
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})[ \t]*\)?[ \t]*:",
     re.MULTILINE,
 )
-#: Words that follow a cue but are not names ("Dear Sir", "To: All staff", "Name: N/A").
-NOT_NAME_WORDS = frozenset(
-    """
-sir madam sirs madams colleague colleagues team all whom it concerned concern customer customers client
-clients staff everyone everybody friends friend member members valued user users there n/a na none unknown
-patient applicant the a an this that my our your his her their date time subject re fw fwd note notes
-""".split()
-)
+#: Words that follow a cue but are not names ("Dear Sir", "To: All staff", "Name: N/A"):
+#: ``data/not_name_words.txt``.
+NOT_NAME_WORDS = word_set("detect/privacy_ner/data/not_name_words.txt")
 
 
-#: Line labels that are given names in some locale ("Note", "Plan") but label a field here.
-LABEL_WORDS = frozenset(
-    """
-note notes plan subject date time re fw fwd summary diagnosis history assessment impression result results
-status reason comment comments action outcome update question answer reply system bot admin moderator
-""".split()
-)
+#: Line labels that are given names in some locale ("Note", "Plan") but label a field here:
+#: ``data/label_words.txt``.
+LABEL_WORDS = word_set("detect/privacy_ner/data/label_words.txt")
 
 
 def _plausible_cued_name(name: str) -> bool:

@@ -1,7 +1,7 @@
 """Entity ids: mentions of the same entity in a document share one id.
 
 Pure function over (text, label) pairs. Two mentions of one label are linked
-when their normalised forms are equal (case-folded, titles and leading
+when their normalized forms are equal (case-folded, titles and leading
 articles dropped), when one PERSON mention is the surname or an initialled
 form of a longer name ("Yalman", "G. Yalman" -> "Galip Yalman"), or when their
 fuzzy similarity (rapidfuzz ratio) reaches ``fuzzy_threshold``. Numbers,
@@ -14,15 +14,14 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
-from .normalize import normalise as detection_copy
-from .rules import TITLES
+from .normalize import normalize as detection_copy
+from .rules import ARTICLES, TITLES
 
 EXACT_ONLY_LABELS = frozenset({"CODE", "DATETIME", "QUANTITY"})
-_ARTICLES = frozenset({"the", "a", "an"})
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def normalise(text: str) -> tuple[str, ...]:
+def normalize(text: str) -> tuple[str, ...]:
     """Case-folded word tokens without titles and leading articles, read on
     the detection copy (``Pe\u00adder`` and ``Ｐｅｄｅｒ`` are ``peder``)."""
     text = detection_copy(text).text
@@ -32,7 +31,7 @@ def normalise(text: str) -> tuple[str, ...]:
     while skip < len(words):
         word, end = words[skip], matches[skip].end()
         initial = len(word) == 1 and text[end : end + 1] == "."  # "A. Yalman": an initial, not an article
-        if word in TITLES or (word in _ARTICLES and not initial):
+        if word in TITLES or (word in ARTICLES and not initial):
             skip += 1
         else:
             break
@@ -79,13 +78,13 @@ def assign_entity_ids(mentions: Sequence[tuple[str, str]], fuzzy_threshold: floa
         if ri != rj:
             parent[max(ri, rj)] = min(ri, rj)
 
-    norms = [normalise(text) for text, _ in mentions]
+    norms = [normalize(text) for text, _ in mentions]
     by_label: dict[str, list[int]] = {}
     for i, (_, label) in enumerate(mentions):
         by_label.setdefault(label, []).append(i)
 
     for label, idx in by_label.items():
-        # exact normalised match
+        # exact normalized match
         first_of: dict[tuple[str, ...], int] = {}
         for i in idx:
             key = norms[i] or (mentions[i][0].casefold(),)

@@ -26,6 +26,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from ...word_lists import word_set
+
 NameCandidate = tuple[int, int, str, str]
 
 LEXICON_PATH = Path(__file__).with_name("data") / "name_lexicon.tsv.gz"
@@ -102,16 +104,9 @@ _TOKEN = re.compile(
 )
 _SPACE = re.compile(r"[ \t\u00a0]+|[ \t\u00a0]*\r?\n[ \t\u00a0]*")
 _COMMA = re.compile(r",[ \t\u00a0]+")
-#: A name-like stretch holding or followed by one of these names a place or
-#: an organisation ("Ali Rıza Street", "Robert Bosch GmbH").
-NOT_PERSON_WORDS = frozenset(
-    """
-street st avenue ave road rd boulevard square lane district province village quarter neighbourhood
-company co corp corporation inc ltd llc plc gmbh ag kg sa sas sarl srl spa bv nv oy ab as aş a.ş
-bank holding group foundation association institute university school college hospital clinic
-prison mosque church cathedral bridge park centre center hotel party ministry court tribunal
-""".split()
-)
+#: A name-like stretch holding or followed by one of these names a place or an organisation
+#: ("Ali Rıza Street", "Robert Bosch GmbH"): ``data/not_person_words.txt``.
+NOT_PERSON_WORDS = word_set("detect/privacy_ner/data/not_person_words.txt")
 _UPPER, _TITLE, _LOWER, _INITIAL, _OTHER = "U", "T", "L", "I", "O"
 _MIN_NAME, _MAX_NAME = 2, 4
 

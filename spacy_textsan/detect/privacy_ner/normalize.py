@@ -1,11 +1,11 @@
-"""A normalised copy of a text for detection, with offsets back to the original.
+"""A normalized copy of a text for detection, with offsets back to the original.
 
 Identifiers are hidden from detectors by characters a reader does not see or
 reads the same: soft hyphens, zero-width spaces and joiners, word joiners,
 bidi controls (``Pe\u00adder``, ``Hal\u200bvorsen``), full-width and other
 compatibility forms (``Ｐｅｄｅｒ``, ligatures), and Cyrillic or Greek letters
 that look like Latin ones inside a Latin word (``Реder``: homoglyphs).
-:func:`normalise` removes or folds them (NFKC per character, invisible
+:func:`normalize` removes or folds them (NFKC per character, invisible
 characters dropped, confusables mapped to Latin in mixed-script words) and
 keeps, for every character of the copy, the original range it came from, so
 that what is detected on the copy masks the original characters.
@@ -21,6 +21,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ...text_folding import is_mark, nfkc
 from .names import COMMON, FIRST, LAST, name_lexicon
 
 #: Characters that render as nothing (or as a break opportunity) inside a word.
@@ -31,106 +32,74 @@ INVISIBLE = frozenset(
     "\ufe0b\ufe0c\ufe0d\ufe0e\ufe0f\ufeff\uffa0"
 )
 
-#: Cyrillic and Greek letters that are read as Latin ones (Unicode confusables, the one-to-one subset).
-CONFUSABLES = {
-    "а": "a",
+#: Cyrillic and Greek letters read as Latin ones inside a Latin word; their Latin letters are Unicode's
+#: (:func:`confusables`) but for :data:`EXTRA_CONFUSABLES`.
+CONFUSABLE_LETTERS = "аеорсухѕіјԁԛԝһАВЕКМНОРСТУХЅЈԜΑΒΕΖΗΚΜΝΟΡΤΥΧονιρυαϲϳ" + "вкмнтӏІԀԚҺӀΙκτχ"
+#: The letters of :data:`CONFUSABLE_LETTERS` whose Latin reading Unicode's confusables do not give:
+#: their prototype is no ASCII letter (small capitals ``ʙ ᴛ ʍ ʜ``, ``ĸ``, ``ꭓ``), another letter (``l``
+#: for ``І Ι Ӏ``, Unicode's prototype of ``I`` too; ``i`` for ``ӏ``) or none (``Ԁ Ԛ Һ``).
+EXTRA_CONFUSABLES = {
     "в": "b",
-    "е": "e",
     "к": "k",
     "м": "m",
     "н": "h",
-    "о": "o",
-    "р": "p",
-    "с": "c",
     "т": "t",
-    "у": "y",
-    "х": "x",
-    "ѕ": "s",
-    "і": "i",
-    "ј": "j",
-    "ԁ": "d",
-    "ԛ": "q",
-    "ԝ": "w",
-    "һ": "h",
     "ӏ": "l",
-    "А": "A",
-    "В": "B",
-    "Е": "E",
-    "К": "K",
-    "М": "M",
-    "Н": "H",
-    "О": "O",
-    "Р": "P",
-    "С": "C",
-    "Т": "T",
-    "У": "Y",
-    "Х": "X",
-    "Ѕ": "S",
     "І": "I",
-    "Ј": "J",
     "Ԁ": "D",
     "Ԛ": "Q",
-    "Ԝ": "W",
     "Һ": "H",
     "Ӏ": "I",
-    "Α": "A",
-    "Β": "B",
-    "Ε": "E",
-    "Ζ": "Z",
-    "Η": "H",
     "Ι": "I",
-    "Κ": "K",
-    "Μ": "M",
-    "Ν": "N",
-    "Ο": "O",
-    "Ρ": "P",
-    "Τ": "T",
-    "Υ": "Y",
-    "Χ": "X",
-    "ο": "o",
-    "ν": "v",
-    "ι": "i",
     "κ": "k",
-    "ρ": "p",
     "τ": "t",
-    "υ": "u",
     "χ": "x",
-    "α": "a",
-    "ϲ": "c",
-    "ϳ": "j",
 }
-_CONFUSABLE_CHARS = "".join(CONFUSABLES)
+
+
+@lru_cache(maxsize=1)
+def confusables() -> dict[str, str]:
+    """Each letter of :data:`CONFUSABLE_LETTERS` and the Latin letter it is read as: the one ASCII
+    letter Unicode's confusables (``confusables.txt``, through confusable-homoglyphs) give it, or
+    :data:`EXTRA_CONFUSABLES`. Read once."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    table = {}
+    for letter in CONFUSABLE_LETTERS:
+        if letter in EXTRA_CONFUSABLES:
+            table[letter] = EXTRA_CONFUSABLES[letter]
+            continue
+        (latin,) = {g["c"] for g in confusables_data.get(letter, ()) if len(g["c"]) == 1 and g["c"].isascii()}
+        table[letter] = latin
+    return table
+
+
 #: A whole word holding both a Latin letter and a confusable: it starts where the word starts, and the
 #: lookaheads read the word once (``\w*[A-Za-z]\w*[...]`` tried every split of it, from every start).
-_MIXED_WORD = re.compile(rf"(?<!\w)(?=\w*[A-Za-z])(?=\w*[{_CONFUSABLE_CHARS}])\w+")
+_MIXED_WORD = re.compile(rf"(?<!\w)(?=\w*[A-Za-z])(?=\w*[{CONFUSABLE_LETTERS}])\w+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_ANY_CONFUSABLE = re.compile(f"[{_CONFUSABLE_CHARS}]")
+_ANY_CONFUSABLE = re.compile(f"[{CONFUSABLE_LETTERS}]")
 #: Letters spelt out one by one: ``J o h n``, ``J.O.H.N``, ``J. O. H. N``, ``J-o-h-n`` (one separator).
 _SPACED = re.compile(r"(?<![\w.\-])[^\W\d_](?P<sep>\. ?|[ \-_·])[^\W\d_](?:(?P=sep)[^\W\d_])+(?!\w)")
 #: The gap between two spelt-out words: two spaces or more (one after a dot or a hyphen).
 _SPACED_GAP = re.compile(r"[ \t]{2,}|[.\-_·]?[ \t]+")
 
 
-def _is_mark(ch: str) -> bool:
-    """A combining mark (Mn, Mc, Me): part of the character before it."""
-    return unicodedata.category(ch)[0] == "M"
-
-
 @lru_cache(maxsize=4096)
 def _fold(cluster: str) -> str:
-    """The normalised form of a non-ASCII character with its combining marks
+    """The normalized form of a non-ASCII character with its combining marks
     ('' for an invisible character): NFKC, so ``e`` + U+0301 is ``é``."""
     kept = "".join(ch for ch in cluster if ch not in INVISIBLE and unicodedata.category(ch) != "Cf")
     if not kept:
         return ""
-    folded = unicodedata.normalize("NFKC", kept)
+    folded = nfkc(kept)
     # NFKC turns some characters into spaces or brackets around several characters: keep
     # those only when they stay letters/digits (ligatures, full-width forms, superscripts)
     return folded if folded.strip() else " "
 
 
 @dataclass
-class NormalisedText:
+class NormalizedText:
     """A detection copy of ``original``: ``text`` plus, for each of its
     characters, the start of the original characters it came from
     (``starts``, one entry more: ``len(original)``) and their end (``ends``;
@@ -175,7 +144,7 @@ def _fold_text(text: str) -> tuple[str, list[int], list[int]]:
     pos = 0
     for m in _NON_ASCII.finditer(text):
         a = m.start()
-        if _is_mark(text[a]) and a > pos:
+        if is_mark(text[a]) and a > pos:
             a -= 1  # an ASCII letter and the combining marks after it: "e" + U+0301
         if a > pos:
             pieces.append(text[pos:a])
@@ -184,7 +153,7 @@ def _fold_text(text: str) -> tuple[str, list[int], list[int]]:
         i = a
         while i < m.end():
             j = i + 1
-            while j < m.end() and _is_mark(text[j]):
+            while j < m.end() and is_mark(text[j]):
                 j += 1
             folded = _fold(text[i:j])
             pieces.append(folded)
@@ -253,26 +222,27 @@ def _spelt_out(m: re.Match) -> bool:
     return n >= (3 if m.group("sep") == " " else 4)
 
 
-def normalise(text: str) -> NormalisedText:
+def normalize(text: str) -> NormalizedText:
     """The detection copy of ``text``. Pure ASCII text without spelt-out
     letters is its own copy."""
     if text.isascii():
         keep = _collapse_spaced(text)
         if keep is None:
-            return NormalisedText(text, text)
+            return NormalizedText(text, text)
         copy, starts, ends = text, list(range(len(text))), list(range(1, len(text) + 1))
     else:
         copy, starts, ends = _fold_text(text)
         if _ANY_CONFUSABLE.search(copy):
-            copy = _MIXED_WORD.sub(lambda w: "".join(CONFUSABLES.get(c, c) for c in w.group(0)), copy)
+            table = confusables()
+            copy = _MIXED_WORD.sub(lambda w: "".join(table.get(c, c) for c in w.group(0)), copy)
         keep = _collapse_spaced(copy)
     if keep is not None:
         copy = "".join(copy[i] for i in keep)
         starts, ends = [starts[i] for i in keep], [ends[i] for i in keep]
     if copy == text:
-        return NormalisedText(text, text)
+        return NormalizedText(text, text)
     starts.append(len(text))
-    return NormalisedText(text, copy, starts, ends)
+    return NormalizedText(text, copy, starts, ends)
 
 
 #: Two or more ALL-CAPS words of at most 40 characters each: a match may start after an apostrophe or a

@@ -16,10 +16,10 @@ the first text that has a cue before a capitalised word.
 
 import logging
 import re
-import unicodedata
 from functools import lru_cache
 
-from ..gazetteer.kb import load_shared_kb, normalise_surface
+from ...text_folding import strip_marks
+from ..gazetteer.kb import load_shared_kb, normalize_surface
 from ..gazetteer.paths import default_kb_path
 from .names import LATIN_LETTERS, NameCandidate, non_overlapping
 
@@ -64,11 +64,10 @@ _WORDS = re.compile(rf"{_WORD}|[{LATIN_LETTERS}]+")
 
 
 def place_key(name: str) -> str:
-    """The key a place name is looked up by: its normalised surface form
-    (:func:`~..gazetteer.kb.normalise_surface`) without diacritics
+    """The key a place name is looked up by: its normalized surface form
+    (:func:`~..gazetteer.kb.normalize_surface`) without diacritics
     ("Malmo" and "Malmö", "Zurich" and "Zürich" are one)."""
-    decomposed = unicodedata.normalize("NFD", normalise_surface(name))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return strip_marks(normalize_surface(name), "NFD")
 
 
 @lru_cache(maxsize=1)

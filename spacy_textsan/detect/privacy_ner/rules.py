@@ -11,31 +11,43 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...calendar_names import DATE_LOCALES, TYPED_MONTH_FORMS, english_month_forms, month_names
 from ...user_regex import compile_pattern as compile_user_pattern
+from ...word_lists import word_set
 
-_MONTHS = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
-)
+
+def _alternation(forms: Iterable[str]) -> str:
+    """A regex alternation of ``forms``, the longest first: of two that match at one place
+    (``Sept``, ``Sep``), the longer is read."""
+    return "|".join(sorted((re.escape(f) for f in forms), key=len, reverse=True))
+
+
+#: English month names, wide and abbreviated, CLDR's (:mod:`spacy_textsan.calendar_names`).
+_MONTHS = rf"(?:{_alternation(english_month_forms())})\.?"
+#: CLDR month names of the locales of :data:`~spacy_textsan.calendar_names.DATE_LOCALES` that the
+#: patterns do not read as a month of another language (as the hand-written list before CLDR's did
+#: not): English spellings, read by the English patterns in their case, Danish "marts", Swedish
+#: "augusti", and Portuguese "novembro".
+_NOT_FOREIGN = frozenset({"august", "september", "november", "novembro", "marts", "augusti"})
 #: Month names of other languages (French, German, Dutch, Spanish, Portuguese, Italian, Turkish,
-#: Polish genitive, Norwegian/Danish/Swedish), any case: "né le 3 avril 1985", "3 Nisan 1985".
-_FOREIGN_MONTHS = (
-    r"(?:janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre"
-    r"|Januar|Jänner|Februar|März|Maerz|Juni|Juli|Oktober|Dezember"
-    r"|januari|februari|maart|mei|augustus"
-    r"|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre"
-    r"|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|dezembro"
-    r"|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre"
-    r"|Ocak|Şubat|Subat|Mart|Nisan|Mayıs|Mayis|Haziran|Temmuz|Ağustos|Agustos|Eylül|Eylul|Ekim|Kasım|Kasim|Aralık|Aralik"
-    r"|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września|wrzesnia|października|pazdziernika"
-    r"|listopada|grudnia|februar|mars|april|juni|juli|oktober|desember|december|maj)"
-)
-#: the words that make the foreign-date patterns worth running (not those spelt as in English)
-_FOREIGN_MONTH_WORDS = [
-    w.lower()
-    for w in re.findall(r"[^|()?:]+", _FOREIGN_MONTHS)
-    if w.isalpha() and w.lower() not in {"april", "august", "september", "november", "december"}
+#: Polish genitive, Norwegian/Danish/Swedish) and their typed forms without accents, any case:
+#: "né le 3 avril 1985", "3 Nisan 1985", "3 Subat 1985".
+_FOREIGN_FORMS = [
+    form
+    for form in {  # each once in any case: "Mai" (German), "mai" (French, Norwegian)
+        form.lower(): form
+        for form in reversed(
+            [name for locale in DATE_LOCALES for name in month_names(locale)]
+            + [form for forms in TYPED_MONTH_FORMS.values() for form in forms]
+        )
+    }.values()
+    if form.lower() not in _NOT_FOREIGN
 ]
+_FOREIGN_MONTHS = rf"(?:{_alternation(_FOREIGN_FORMS)})"
+#: the words that make the foreign-date patterns worth running (not those spelt as in English)
+_FOREIGN_MONTH_WORDS = sorted(
+    {w.lower() for w in _FOREIGN_FORMS} - {"april", "august", "september", "november", "december"}
+)
 _WORD = re.compile(r"\w+")
 
 
@@ -284,8 +296,7 @@ def compile_user_regex(pattern: str, ignore_case: bool = False, what: str = "pat
     linear-time matching, no backreferences or lookaround; ``\\w``, ``\\d``, ``\\b`` are ASCII, ``\\pL``
     the letters of every script).
 
-    Raises:
-        ValueError: one line naming ``what``, the pattern and RE2's reason.
+    RAISES (ValueError): one line naming ``what``, the pattern and RE2's reason.
     """
     try:
         return compile_user_pattern(pattern, re.IGNORECASE if ignore_case else 0)
@@ -388,7 +399,10 @@ def words_pattern(term: str) -> str:
     return r"\s+".join(re.escape(w) for w in term.split())
 
 
-TITLES = frozenset("mr mrs ms miss mx dr prof professor judge sir dame lady lord mme mlle m herr frau".split())
+#: Titles before a name, lower case ("mr", "dr", "mme"): ``data/titles.txt``.
+TITLES = word_set("detect/privacy_ner/data/titles.txt")
+#: Articles before a name ("the Ankara Court"), dropped from its key as titles are.
+ARTICLES = frozenset({"the", "a", "an"})
 
 
 def is_name_token(text: str) -> bool:

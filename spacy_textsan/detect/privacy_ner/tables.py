@@ -7,30 +7,36 @@ with exact character offsets.
 """
 
 import re
+from functools import lru_cache
+from typing import NamedTuple
 
+from ...word_lists import table_rows
 from .rules import RuleMatch
 
-#: Column or field names whose values identify a person, and the label of those values.
-_FIELDS = {
-    "PERSON": "name, full name, surname, last name, first name, given name, family name, maiden name, patient, "
-    "client, customer, employee, applicant, claimant, contact, contact person, account holder, "
-    "cardholder, beneficiary, next of kin, emergency contact, guardian, spouse, mother, father, nom, "
-    "prénom, vorname, nachname, nombre, apellidos, nome, cognome, naam, imię, nazwisko, adı, soyadı",
-    "LOC": "address, home address, street, street address, postal address, residence, city, town, place of birth, "
-    "birthplace, adresse, anschrift, dirección, indirizzo, adres",
-    "ORG": "employer, company, organisation, organization, school, university, hospital, prison, workplace",
-    "DATETIME": "date of birth, dob, birth date, birthdate, born, d.o.b., geburtsdatum, date de naissance, "
-    "fecha de nacimiento, data di nascita",
-    "DEM": "nationality, citizenship, occupation, job, profession, job title, religion, ethnicity, "
-    "marital status, family status, diagnosis, condition",
-    "CODE": "phone, telephone, tel, mobile, cell, fax, email, e-mail, mail, iban, account, account number, "
-    "bank account, passport, passport number, id, id number, national id, ssn, nhs, nhs number, nino, "
-    "ni number, user id, userid, username, user name, login, handle, ip, ip address, last login ip, mac, "
-    "vehicle, plate, licence plate, license plate, registration, card, card number, credit card, mrn, "
-    "tckn, rrn, cpf, insee, pesel, bsn, nir, teudat zehut, aadhaar, pan, dni, nie, nif, codice fiscale, "
-    "personnummer, fødselsnummer, resident id, tax id, tin, vat, postcode, post code, zip, zip code",
-}
-FIELD_LABELS: dict[str, str] = {name.strip(): label for label, names in _FIELDS.items() for name in names.split(",")}
+#: The field and column names that announce personal data, the label of their values and their readers
+#: (``text``: this module; ``columns``: :mod:`spacy_textsan.run.personal_columns`), relative to the package.
+PERSONAL_FIELDS_FILE = "detect/privacy_ner/data/personal_fields.txt"
+
+
+class PersonalField(NamedTuple):
+    """A row of :data:`PERSONAL_FIELDS_FILE`."""
+
+    name: str
+    label: str
+    readers: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def personal_fields() -> tuple[PersonalField, ...]:
+    """The rows of :data:`PERSONAL_FIELDS_FILE`, in file order, read once."""
+    return tuple(
+        PersonalField(name, label, frozenset(readers.split()))
+        for name, label, readers in table_rows(PERSONAL_FIELDS_FILE)
+    )
+
+
+#: Field names whose values identify a person (lower case), and the label of those values.
+FIELD_LABELS: dict[str, str] = {f.name: f.label for f in personal_fields() if "text" in f.readers}
 
 _DELIMITERS = (";", "|", "\t")
 
