@@ -118,6 +118,15 @@ def test_wordfreq_floor_and_batch():
     assert backend.docs_span_logprobs(items) == [backend.span_logprobs(*items[0]), []]
 
 
+def test_wordfreq_cache_keeps_the_last_words_and_the_same_values():
+    backend = WordfreqBackend()
+    backend.cache_size = 2
+    first = [backend.word_logprob(w) for w in ("the", "court", "ankara")]
+    assert list(backend._cache) == ["court", "ankara"]  # "the" went first
+    assert backend.word_logprob("the") == first[0] == math.log(wordfreq.word_frequency("the", "en"))
+    assert list(backend._cache) == ["ankara", "the"]
+
+
 def test_wordfreq_rejects_bad_input():
     with pytest.raises(ValueError):
         WordfreqBackend(floor=0)

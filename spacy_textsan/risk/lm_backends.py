@@ -85,10 +85,13 @@ class WordfreqBackend(SpanLogProbBackend):
 
     Words unknown to wordfreq (most surnames) get ``floor`` (1e-8 by default,
     about the lowest frequency wordfreq lists, so ``log(floor)`` = -18.4).
-    Results are cached per word.
+    Results are cached per word, the ``cache_size`` last looked up (the oldest go first: a
+    service that sees new names all day keeps a bounded cache).
     """
 
     name = "wordfreq"
+    #: how many words the cache holds
+    cache_size = 16_384
 
     def __init__(self, lang: str = "en", floor: float = 1e-8, wordlist: str = "best"):
         import wordfreq  # imported here: only this backend needs it
@@ -110,6 +113,8 @@ class WordfreqBackend(SpanLogProbBackend):
         value = self._cache.get(word)
         if value is None:
             freq = self._wordfreq.word_frequency(word, self.lang, wordlist=self.wordlist)
+            if len(self._cache) >= self.cache_size:
+                del self._cache[next(iter(self._cache))]  # the oldest (dicts keep their insertion order)
             value = self._cache[word] = math.log(max(freq, self.floor))
         return value
 
