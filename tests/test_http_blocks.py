@@ -150,3 +150,14 @@ def test_wikidata_requests_reach_their_transports(wikidata_server, sent):  # noq
     assert label.startswith("wikidata-sparql ") and request.url == wikidata_server.sparql_url
     assert request.headers == {"Accept": SPARQL_ACCEPT} and request.deadline == 1e12
     assert request.params is not None and "wd:Q585" in request.params["query"]
+
+
+def test_a_request_shows_only_its_method_and_host():
+    request = Request(
+        "POST",
+        "https://user:pw@search.example.org/api/KEY-123?token=KEY-456",
+        params={"q": "Galip Yalman"},
+        headers={"Authorization": "Bearer KEY-789"},
+        json_body={"query": "Galip Yalman Ankara"},
+    )
+    assert repr(request) == str(request) == "Request(POST search.example.org)"

@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,12 @@ class Request:
     headers: Mapping[str, str] | None = None
     json_body: Any = None
     deadline: float | None = None
+
+    def __repr__(self) -> str:
+        """The method and the service's host only: the URL's path and query may hold a key, the
+        parameters, headers and body the document's words, and a repr ends up in logs and tracebacks."""
+        host = urlsplit(self.url).hostname or "?"
+        return f"Request({self.method} {host})"
 
     def remaining(self) -> float | None:
         """Seconds left before the deadline (None: no deadline)."""
