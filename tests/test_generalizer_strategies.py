@@ -69,12 +69,15 @@ SPANS = [
 # --------------------------------------------------------------------------- #
 
 
-def test_shift_dates_reads_turkish_months_typed_without_dotless_i():
+def test_shift_dates_reads_turkish_months_as_the_patterns_match_them():
     # "Mayis", "Kasim", "Aralik" match the date patterns as "Mayıs", "Kasım", "Aralık" do (a KeyError before)
     assert shift_dates("on 3 Mayis 1985 he", 31, 0) == "on 3 Haziran 1985 he"
     assert shift_dates("on 3 Mayıs 1985 he", 31, 0) == "on 3 Haziran 1985 he"
     assert shift_dates("on 3 Kasim 1985", 31, 0) == "on 4 Aralık 1985"
     assert shift_dates("on 30 Aralik 1985", 31, 0) == "on 30 Ocak 1986"
+    # in capitals, "İ" lowers to "i" + a combining dot: "NİSAN" is a match of "Nisan" (a KeyError before)
+    assert shift_dates("on 3 NİSAN 1985", 31, 0) == "on 4 MAYIS 1985"
+    assert shift_dates("on 3 EKİM 1985", 31, 0) == "on 3 KASIM 1985"
 
 
 def test_shift_dates_keeps_the_format_and_moves_every_date_once():

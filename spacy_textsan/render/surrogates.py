@@ -58,9 +58,10 @@ _FOREIGN = {locale: month_names(locale) for locale in SURROGATE_LOCALES}
 
 
 def _month_key(name: str) -> str:
-    """A month name as the date patterns match it (case-insensitively, where Turkish dotless "ı"
-    and "i" are one letter: "Mayis" is a match of "Mayıs")."""
-    return name.lower().replace("ı", "i")
+    """A month name as the date patterns match it: case-insensitively, where Turkish "ı", "İ" and
+    "i" are one letter ("Mayis" and "MAYIS" are matches of "Mayıs", "NİSAN" of "Nisan"; ``lower``
+    alone gives "i" + a combining dot for "İ")."""
+    return name.lower().replace("i\u0307", "i").replace("ı", "i")
 
 
 _MONTHS: dict[str, int] = {}
