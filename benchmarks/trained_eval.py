@@ -80,10 +80,15 @@ def older_than_model(path: Path, assembled: str | None) -> bool:
     return meta.exists() and path.stat().st_mtime < meta.stat().st_mtime
 
 
+def _source(path: Path) -> str:
+    """A results file as the summaries name it: relative to the repository when it is inside."""
+    return str(path.relative_to(HERE.parent)) if path.is_relative_to(HERE.parent) else str(path)
+
+
 def reid_summary(path: Path) -> dict:
     """The points of a reid_attack.py run (reid_attack_trained.json), by variant; ``default`` and ``trained`` needed."""
     run = json.loads(path.read_text())
-    out: dict = {"source": str(path.relative_to(HERE.parent)) if path.is_relative_to(HERE.parent) else str(path)}
+    out: dict = {"source": _source(path)}
     for point in run["points"]:
         if not point.get("reference"):
             out[point["variant"]] = {key: point[key] for key in ("reid", "n_reid", "reid_random_ties", "chars_kept",
@@ -96,7 +101,7 @@ def reid_summary(path: Path) -> dict:
 def multidomain_summary(path: Path) -> dict:
     """Direct identifiers and probes left by each system of a trained_multidomain.py run."""
     run = json.loads(path.read_text())
-    out: dict = {"source": str(path.relative_to(HERE.parent)) if path.is_relative_to(HERE.parent) else str(path)}
+    out: dict = {"source": _source(path)}
     for system in run["systems"]:
         out[system["system"]] = {
             "direct_left": system["direct"]["left"], "direct_partly": system["direct"]["partly"],
@@ -171,9 +176,9 @@ def main():
                     help="only record the whole workflow's time (a scripts/timed.py file) in the existing --out file")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    path = Path(args.out or HERE / "results" / f"trained_{args.split}.json")
 
     if args.workflow_seconds:
-        path = Path(args.out or HERE / "results" / f"trained_{args.split}.json")
         out = json.loads(path.read_text())
         seconds, _, command = args.workflow_seconds.read_text().partition(" seconds: ")
         out["workflow"] = {"command": command.strip(), "seconds": round(float(seconds))}
@@ -222,7 +227,6 @@ def main():
               f"P={r['precision']:.3f} WP={r['weighted_precision']:.3f} docs/s={r['docs_per_s']:.2f} "
               f"ORG={r['per_type_recall'].get('ORG', 0):.3f} DEM={r['per_type_recall'].get('DEM', 0):.3f}",
               flush=True)
-    path = Path(args.out or HERE / "results" / f"trained_{args.split}.json")
     before = json.loads(path.read_text()) if path.exists() else {}
     if args.merge_as:
         if not before:

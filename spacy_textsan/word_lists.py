@@ -19,12 +19,7 @@ PACKAGE_DIR = Path(__file__).parent
 
 def read_list(path: str | Path) -> list[str]:
     """One item per line; ``#`` starts a comment."""
-    out = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            out.append(line)
-    return out
+    return [line for _, line, _ in data_rows(path)]
 
 
 def data_rows(path: str | Path) -> Iterator[tuple[int, str, list[str]]]:

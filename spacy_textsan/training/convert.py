@@ -42,10 +42,15 @@ ALL_IDENTIFIERS = ("DIRECT", "QUASI", "NO_MASK", "UNKNOWN")
 HOLDOUT_PARTS = ("exclude", "only")
 
 
-def is_held_out(doc_id: str, every: int) -> bool:
-    """Whether ``doc_id`` is in the validation part of a split that holds out about one document in ``every``."""
+def check_holdout_every(every: int) -> None:
+    """A split holds out about one document in ``every``: 2 or more."""
     if every < 2:
         raise ValueError(f"holdout_every must be 2 or more, not {every}")
+
+
+def is_held_out(doc_id: str, every: int) -> bool:
+    """Whether ``doc_id`` is in the validation part of a split that holds out about one document in ``every``."""
+    check_holdout_every(every)
     return zlib.crc32(doc_id.encode("utf-8")) % every == 0
 
 
@@ -113,7 +118,7 @@ def convert_tab(
     if holdout not in HOLDOUT_PARTS:
         raise ValueError(f"holdout must be one of {', '.join(HOLDOUT_PARTS)}, not {holdout!r}")
     if holdout_every:
-        is_held_out("", holdout_every)  # checks the number before anything is read
+        check_holdout_every(holdout_every)  # before anything is read
     db = DocBin(store_user_data=True)
     exclude_ids = set(exclude_ids)
     for path in paths:
