@@ -5,6 +5,8 @@ import csv
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from spacy_textsan.cli import app  # noqa: E402
 from spacy_textsan.pipeline import load_pipeline  # noqa: E402
 from spacy_textsan.run import FAILED_TEXT, sanitize_texts  # noqa: E402
 from spacy_textsan.run import spark as spark_engine  # noqa: E402
+from spacy_textsan.run.spark_ship import ShipError  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 
@@ -264,3 +267,226 @@ def test_cli_engine_spark_bad_input_and_options(tmp_path):
         app, ["sanitize", str(FIX / "notes.jsonl"), "--out", str(tmp_path / "o"), "--engine", "dask"]
     )
     assert res.exit_code != 0 and "--engine" in res.output
+
+
+# --------------------------------------------------------------------------
+# The background folder travels to the executors
+# --------------------------------------------------------------------------
+
+#: hand-written background records (who the attacker could look up)
+BIOS = [
+    {"id": "r1", "bio": "Ada Lee was born in Leeds in 1961; she works as a carpenter in York and keeps three goats."},
+    {"id": "r2", "bio": "Omar Haddad, born in Tunis in 1975, is a pharmacist at a clinic in Lyon and plays the oud."},
+    {"id": "r3", "bio": "Mira Kovac was born in Split in 1961 and teaches chemistry at a school in Zagreb."},
+    {"id": "r4", "bio": "Jon Berg, born in Bergen in 1988, repairs boats in Tromso and sings in a choir."},
+    {"id": "r5", "bio": "Eva Holm, a teacher from Leeds, wrote to the Registry in 2010."},
+]
+DOCS = [
+    "Mira Kovac was born in Split in 1961 and teaches chemistry at a school in Zagreb.",
+    "The carpenter from Leeds, born 1961, keeps three goats near York.",
+    "A pharmacist from Tunis plays the oud in Lyon.",
+    "Nothing here.",
+    "Mr Tom Ray, a teacher from Leeds, wrote on 3 June 2010 about application 77777/05.",
+]
+# the risk measures of the default pipeline on the rule layer, all reading paths.background
+BACKGROUND_CFG = """
+[paths]
+background = null
+
+[nlp]
+lang = "en"
+pipeline = [{log}"privacy_ner","kanon_risk","mask_optimizer","reid_risk","residual_risk","generalizer"]
+
+[components]
+{log_block}
+[components.privacy_ner]
+factory = "privacy_ner"
+sources = []
+
+[components.kanon_risk]
+factory = "kanon_risk"
+k = 2
+index_path = ${{paths.background}}
+background = true
+phrases = true
+
+[components.mask_optimizer]
+factory = "mask_optimizer"
+direct_labels = ["PERSON","CODE"]
+num_workers = 1
+seed = 0
+
+[components.reid_risk]
+factory = "reid_risk"
+index_path = ${{paths.background}}
+background = true
+k = 2
+
+[components.residual_risk]
+factory = "residual_risk"
+index_path = ${{paths.background}}
+background = true
+phrases = true
+
+[components.generalizer]
+factory = "generalizer"
+"""
+LOG_BLOCK = """
+[components.background_log]
+factory = "spark_test_background_log"
+background = ${paths.background}
+"""
+LOG_CODE = """
+import os
+from spacy.language import Language
+
+@Language.factory("spark_test_background_log")
+def make_background_log(nlp, name, background: str | None):
+    with open({log!r}, "a") as f:  # one line per pipeline load: the process and the folder it was given
+        f.write(f"{{os.getpid()}}\\t{{background}}\\n")
+    return lambda doc: doc
+"""
+
+
+@pytest.fixture(scope="module")
+def background(tmp_path_factory):
+    """A background of the 5 records of BIOS (built by the package's own command), the
+    pipeline config that reads it, and one that also logs each load (with its code file)."""
+    base = tmp_path_factory.mktemp("background")
+    records = base / "bios.jsonl"
+    records.write_text("".join(json.dumps(r) + "\n" for r in BIOS))
+    built = CliRunner().invoke(
+        app,
+        ["background", "build", str(base / "bg"), "--docs", str(records), "--field", "bio", "--id-field", "id"]
+        + ["--terms", "--pipeline", RULES],
+    )
+    assert built.exit_code == 0, built.output
+    cfg, logged_cfg = base / "background.cfg", base / "background_log.cfg"
+    cfg.write_text(BACKGROUND_CFG.format(log="", log_block=""))
+    logged_cfg.write_text(BACKGROUND_CFG.format(log='"background_log",', log_block=LOG_BLOCK))
+    log, code = base / "loads.tsv", base / "log_code.py"
+    code.write_text(LOG_CODE.format(log=str(log)))
+    spark_engine._import_code(str(code.resolve()))
+    return {"dir": base / "bg", "cfg": str(cfg), "logged_cfg": str(logged_cfg), "code": str(code), "log": log}
+
+
+def _docs_file(path: Path) -> Path:
+    path.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(DOCS)))
+    return path
+
+
+def _uses_the_background(report_dir: Path) -> None:
+    """The report's measures ran over the 5 records of BIOS (not the shipped background)."""
+    rows = list(srsly.read_jsonl(report_dir / "report.jsonl"))
+    assert [r["residual_risk"]["n_background"] for r in rows] == [len(BIOS)] * len(DOCS)
+    assert any(s["measure"] == "kanon" for r in rows for s in r["risky_sets"])
+
+
+def test_cli_background_only_the_driver_can_read(spark, background, tmp_path, monkeypatch):
+    # the background as a path relative to the driver's working directory, which the executors do not share
+    driver = tmp_path / "driver"
+    shutil.copytree(background["dir"], driver / "bg")
+    monkeypatch.chdir(driver)
+    assert spark.sparkContext.parallelize([0], 1).map(lambda _: os.path.exists("bg")).collect() == [False]
+    inputs = [str(_docs_file(driver / "docs.jsonl"))]
+    common = ["--pipeline", background["cfg"], "--background", "bg"]
+    local = CliRunner().invoke(app, ["sanitize", *inputs, "--out", str(tmp_path / "local"), *common])
+    assert local.exit_code == 0, local.output
+    _uses_the_background(tmp_path / "local.report")
+    res = CliRunner().invoke(
+        app,
+        [
+            "sanitize",
+            *inputs,
+            "--out",
+            str(tmp_path / "spark"),
+            *common,
+            "--engine",
+            "spark",
+            "--output-format",
+            "none",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert _files(tmp_path / "spark") == _files(tmp_path / "local")  # copies and report.jsonl, byte for byte
+
+
+def test_dataframe_background_deleted_before_the_tasks_run(spark, background, tmp_path):
+    folder = tmp_path / "bg"
+    shutil.copytree(background["dir"], folder)
+    overrides = {"paths.background": str(folder)}
+    expected = list(sanitize_texts(load_pipeline(background["cfg"], overrides), DOCS))
+    df = spark.createDataFrame(list(enumerate(DOCS)), "id long, text string")  # no Python worker reads it
+    out = spark_engine.sanitize_dataframe(df, "text", background["logged_cfg"], overrides, code=background["code"])
+    shutil.rmtree(folder)  # shipped when the transformation was made; the tasks run below
+    for _ in range(2):  # two jobs: the Python workers keep the pipeline, and its background
+        got = out.collect()
+        assert [r["text_sanitized"] for r in got] == [res.sanitized for res in expected]
+        assert [json.loads(r["text_spans"]) for r in got] == [res.spans for res in expected]
+        assert [r["text_status"] for r in got] == ["ok"] * len(DOCS)
+    loads = [line.split("\t") for line in background["log"].read_text().splitlines()]
+    assert loads and len({pid for pid, _ in loads}) == len(loads), loads  # once per executor Python process
+    assert str(os.getpid()) not in {pid for pid, _ in loads}
+    for _, copy in loads:  # the executor's copy, not the driver's folder
+        assert Path(copy).name.startswith("textsan-background-") and Path(copy) != folder
+
+
+def test_background_that_cannot_be_shipped(spark, background, tmp_path, monkeypatch):
+    inputs = [_docs_file(tmp_path / "docs.jsonl")]
+    missing = tmp_path / "missing"
+    with pytest.raises(
+        ShipError, match="^paths.background=.*missing: cannot send it to the Spark executors: not found$"
+    ):
+        spark_engine.sanitize_files_spark(
+            inputs, tmp_path / "o", background["cfg"], {"paths.background": str(missing)}, spark=spark
+        )
+    assert not (tmp_path / "o").exists()
+    res = CliRunner().invoke(
+        app,
+        ["sanitize", str(inputs[0]), "--out", str(tmp_path / "o"), "--pipeline", background["cfg"]]
+        + ["--set", f"paths.background={inputs[0]}", "--engine", "spark"],
+    )
+    assert res.exit_code == 1 and not (tmp_path / "o").exists()
+    assert res.stderr.strip().count("\n") == 0, res.stderr
+    assert (
+        f"--engine spark: paths.background={inputs[0]}: cannot send it to the Spark executors: not a folder"
+        in res.stderr
+    )
+    # a file below the folder that cannot be read (as root, os.access says so)
+    folder = tmp_path / "bg"
+    shutil.copytree(background["dir"], folder)
+    secret = folder / "unreadable"
+    secret.write_text("x")
+    secret.chmod(0)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == secret else real_access(p, mode))
+    res = CliRunner().invoke(
+        app,
+        ["sanitize", str(inputs[0]), "--out", str(tmp_path / "o"), "--pipeline", background["cfg"]]
+        + ["--background", str(folder), "--engine", "spark"],
+    )
+    assert res.exit_code == 1 and not (tmp_path / "o").exists()
+    assert f"cannot send it to the Spark executors: Permission denied: {secret}" in res.stderr, res.stderr
+
+
+@pytest.mark.slow
+def test_cli_local_cluster_executors_in_their_own_folders(background, tmp_path, monkeypatch):
+    """Executors in JVMs of their own (``local-cluster``), each working in a folder of its own, as on a
+    cluster: the background reaches them through the driver's file server (about 100 s)."""
+    driver = tmp_path / "driver"
+    shutil.copytree(background["dir"], driver / "bg")
+    monkeypatch.chdir(driver)
+    inputs = [str(_docs_file(driver / "docs.jsonl"))]
+    common = ["--pipeline", background["cfg"], "--background", "bg"]
+    local = CliRunner().invoke(app, ["sanitize", *inputs, "--out", str(tmp_path / "local"), *common])
+    assert local.exit_code == 0, local.output
+    _uses_the_background(tmp_path / "local.report")
+    # a Spark application of its own (the module's session is local[2]); SPARK_TESTING gives each worker
+    # of the local cluster a temporary work folder (else SPARK_HOME/work, inside the installed pyspark)
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_TESTING": "1"}
+    script = "import sys; from spacy_textsan.cli import main; sys.argv[0] = 'textsan'; main()"
+    args = ["sanitize", *inputs, "--out", str(tmp_path / "spark"), *common, "--engine", "spark"]
+    args += ["--spark-master", "local-cluster[1,1,1024]", "--output-format", "none"]
+    res = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, timeout=400)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-3000:]
+    assert _files(tmp_path / "spark") == _files(tmp_path / "local")

@@ -27,9 +27,11 @@ from ..run import (
     sanitize_files,
     wants_ner_process,
 )
+from ..run.files import NOT_MEASURED
 from ..run.personal_columns import personal_data_columns, text_columns
 from ..run.scan import InputScan, reversible_problem, sample_columns, scan_input
 from ..run.spark import describe_error
+from ..run.spark_ship import ShipError, config_folders
 from .mapping import mapping_key
 from .options import (
     BACKGROUND_HELP,
@@ -90,7 +92,7 @@ def sanitize(
     engine: str = typer.Option(
         "local",
         "--engine",
-        help="local: this process (--n-process); spark: PySpark, the pipeline loaded once per executor (pip install spacy-textsan[spark])",
+        help="local: this process (--n-process); spark: PySpark, the pipeline loaded once per executor Python worker, the background folder (paths.background) sent along (pip install spacy-textsan[spark])",
     ),
     spark_master: str = typer.Option(
         "local[2]",
@@ -156,6 +158,11 @@ def sanitize(
             _fail(f"{key_file}: key file not found")
         overrides["components.generalizer.key_file"] = str(key_file)
     key = checked_mapping_key(mapping_key_file) if reversible else None
+    if engine == "spark":  # the folders the executors get a copy of (paths.background, ...)
+        try:
+            config_folders(pipeline, overrides)
+        except ShipError as e:
+            _fail(f"--engine spark: {e}")
     use_ner_process = engine == "local" and wants_ner_process(
         ner_process_mode, n_process=n_process, n_chars=input_size(inputs)
     )
@@ -210,6 +217,8 @@ def sanitize(
         _fail(f"{e}; nothing written")
     except InputError as e:
         _fail(f"{e}; nothing written")
+    except ShipError as e:
+        _fail(f"--engine spark: {e}; nothing written")
     except ImportError as e:
         _fail(f"--engine spark needs pyspark (pip install spacy-textsan[spark]): {e}")
     except Exception as e:  # a failed Spark job: nothing of this run's outputs written but the dataset
@@ -348,13 +357,16 @@ def residual_summary(ks: Counter, min_k: int = 0) -> str | None:
         return None
     bands = [("k >= 20", 20, None), ("5-19", 5, 20), ("2-4", 2, 5), ("k <= 1", 0, 2)]
     parts = [
-        f"{name}: {sum(n for k, n in ks.items() if k is not None and k >= lo and (hi is None or k < hi))}"
+        f"{name}: {sum(n for k, n in ks.items() if isinstance(k, int) and k >= lo and (hi is None or k < hi))}"
         for name, lo, hi in bands
     ]
     unknown = ks.get(None, 0)
     text = f"residual risk (background records matching what stays visible): {', '.join(parts)}"
+    if ks.get(NOT_MEASURED):
+        text += f", not measured (the background does not hold the person): {ks[NOT_MEASURED]}"
     if unknown:
         text += f", unknown (failed): {unknown}"
     if min_k:
-        text += f"; below --min-k {min_k}: {sum(n for k, n in ks.items() if k is None or k < min_k)}"
+        below = sum(n for k, n in ks.items() if k is None or (isinstance(k, int) and k < min_k))
+        text += f"; below --min-k {min_k}: {below}"
     return text

@@ -20,6 +20,14 @@ Two entry points:
   writes the sanitized copies and ``report.jsonl``
   (``textsan sanitize --engine spark`` writes those itself, as without Spark).
 
+The folders the pipeline's config names in its ``[paths]`` section
+(``paths.background``, the background of kanon_risk, reid_risk and
+residual_risk; ``paths.kb``, ...) travel with the job: each is zipped on the
+driver and added with ``SparkContext.addArchive``, and the executors load the
+pipeline with ``paths.<name>`` pointing to their own unpacked copy
+(``SparkFiles.get``), so a path only the driver can read (a relative path, a
+local disk) works on any executor.
+
 Requires the ``spark`` extra (``pip install spacy-textsan[spark]``: pyspark
 4.3.0) and Java 17. Without a ``spark`` argument a session is created with
 ``master`` (default ``local[2]``); for local masters the driver binds to
@@ -32,7 +40,7 @@ import re
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from functools import partial
 from itertools import chain
@@ -49,6 +57,7 @@ from .files import RESERVED_OUTPUTS
 from .outputs import MAPPING_FILE, plan_outputs, write_results
 from .results import DocResult, report_decision, report_status
 from .runner import sanitize_texts
+from .spark_ship import config_folders, ship_folders
 
 DEFAULT_MASTER = "local[2]"
 OUTPUT_FORMATS = ("parquet", "jsonl")
@@ -95,6 +104,9 @@ class PipelineSpec:
     overrides_json: str = "{}"
     code: tuple[str, ...] = ()
     batch_size: int = 32
+    #: ``(override key, archive name)`` of each folder shipped to the executors
+    #: (:func:`ship_folders`): on an executor the override is the unpacked copy
+    shipped: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def make(
@@ -116,14 +128,15 @@ class PipelineSpec:
         )
 
     @property
-    def key(self) -> tuple[str | None, str, tuple[str, ...]]:
-        return self.pipeline, self.overrides_json, self.code
+    def key(self) -> tuple[str | None, str, tuple[str, ...], tuple[tuple[str, str], ...]]:
+        return self.pipeline, self.overrides_json, self.code, self.shipped
 
 
-#: (pipeline, overrides, code) -> Language, per Python process: with Spark's
-#: worker reuse (the default) a worker loads the pipeline for its first task
-#: and keeps it for all the following ones.
-_PIPELINES: dict[tuple[str | None, str, tuple[str, ...]], Any] = {}
+#: (pipeline, overrides, code, shipped folders, on an executor) -> Language, per
+#: Python process: with Spark's worker reuse (the default) a worker loads the
+#: pipeline, and so the background it reads, for its first task and keeps it
+#: for all the following ones.
+_PIPELINES: dict[tuple[Any, bool], Any] = {}
 _IMPORTED_CODE: dict[str, Any] = {}
 
 
@@ -139,15 +152,35 @@ def _import_code(path: str) -> None:
     _IMPORTED_CODE[path] = spacy.util.import_file(name, local)
 
 
-def get_pipeline(spec: PipelineSpec):
-    """The pipeline of ``spec``, loaded once per process."""
-    nlp = _PIPELINES.get(spec.key)
+def get_pipeline(spec: PipelineSpec, executor: bool = False):
+    """The pipeline of ``spec``, loaded once per process. ``executor``: with
+    the copies of the shipped folders (``spec.shipped``) that Spark unpacked
+    for this executor in place of the driver's paths."""
+    nlp = _PIPELINES.get((spec.key, executor))
     if nlp is None:
         for path in spec.code:
             _import_code(path)
-        nlp = load_pipeline(spec.pipeline, json.loads(spec.overrides_json))
-        _PIPELINES[spec.key] = nlp
+        overrides = json.loads(spec.overrides_json)
+        if executor:
+            overrides.update(_shipped_copies(spec))
+        nlp = load_pipeline(spec.pipeline, overrides)
+        _PIPELINES[(spec.key, executor)] = nlp
     return nlp
+
+
+def _shipped_copies(spec: PipelineSpec) -> dict[str, str]:
+    """``{override key: this executor's copy}`` of the folders of ``spec.shipped``."""
+    if not spec.shipped:
+        return {}
+    from pyspark import SparkFiles
+
+    copies = {}
+    for key, name in spec.shipped:
+        local = SparkFiles.get(name)
+        if not os.path.isdir(local):
+            raise FileNotFoundError(f"{key}: the copy shipped to this executor is missing ({local})")
+        copies[key] = local
+    return copies
 
 
 def _results_per_item(
@@ -199,7 +232,7 @@ def _dataframe_partition(
     nonempty = _nonempty(rows)
     if nonempty is None:
         return
-    nlp = get_pipeline(spec)
+    nlp = get_pipeline(spec, executor=True)
     items = _results_per_item(nlp, nonempty, lambda pair: [pair[0][i] for i in positions], spec.batch_size)
     for (row, index), results in items:
         added: list[Any] = [index] if keep_index else []
@@ -223,7 +256,7 @@ def _jobs_partition(spec: PipelineSpec, jobs: Iterator[tuple]) -> Iterator[tuple
     nonempty = _nonempty(jobs)
     if nonempty is None:
         return
-    nlp = get_pipeline(spec)
+    nlp = get_pipeline(spec, executor=True)
     for job, (res,) in _results_per_item(nlp, nonempty, lambda job: [job[6]], spec.batch_size):
         assert res is not None  # a job's text is never None
         yield tuple(job[:6]) + (
@@ -291,12 +324,18 @@ def _forward_env(spark, spec: PipelineSpec) -> None:
         environment[name] = os.environ[name]
 
 
-def _ship_code(spark, spec: PipelineSpec) -> None:
+def _ship(spark, spec: PipelineSpec, folders: dict[str, Path] | None = None) -> PipelineSpec:
+    """Send the executors what ``spec`` needs: the forwarded environment, the
+    code files and the folders of :func:`config_folders` (``folders``, if
+    already checked); returns ``spec`` with the shipped folders."""
     _forward_env(spark, spec)
     for path in spec.code:
         _import_code(path)  # on the driver too: fails early on a broken file
         if not spark.sparkContext.master.startswith("local"):
             spark.sparkContext.addFile(path)
+    if folders is None:
+        folders = config_folders(spec.pipeline, json.loads(spec.overrides_json))
+    return replace(spec, shipped=ship_folders(spark, folders))
 
 
 def sanitize_dataframe(
@@ -328,6 +367,12 @@ def sanitize_dataframe(
         (``"ok"``/``"failed"``), ``c_n_spans``, ``c_n_masked`` (int),
         ``c_spans`` (JSON string: the report's span records) and
         ``c_errors`` (array of strings). A null text gives nulls.
+
+    The folders that the config's ``[paths]`` section names
+    (``paths.background``, ...; :func:`config_folders`) are zipped and added
+    to the job here (:func:`ship_folders`; :class:`ShipError` if one cannot
+    be read): each executor loads the pipeline with its own copy, so a later
+    change to them, or their removal, does not reach the executors.
 
     The rows are numbered with ``zipWithIndex`` and processed by
     ``mapPartitions`` without any shuffle, so the output keeps the input's
@@ -362,8 +407,7 @@ def sanitize_dataframe(
     clash = sorted({f.name for f in added} & set(names))
     if clash or len({f.name for f in added}) != len(added):
         raise ValueError(f"output columns already exist: {', '.join(clash) or 'duplicate text columns'}")
-    spec = PipelineSpec.make(pipeline, overrides, code, batch_size)
-    _ship_code(df.sparkSession, spec)
+    spec = _ship(df.sparkSession, PipelineSpec.make(pipeline, overrides, code, batch_size))
     positions = tuple(names.index(c) for c in columns)
     rdd = df.rdd.zipWithIndex().mapPartitions(partial(_dataframe_partition, spec, positions, bool(index_column)))
     return df.sparkSession.createDataFrame(rdd, StructType(df.schema.fields + added), verifySchema=False)
@@ -428,6 +472,10 @@ def sanitize_files_spark(
 ) -> SparkRun:
     """Sanitize input files (TXT, CSV/TSV, JSONL, TAB JSON) on Spark.
 
+    The folders the pipeline's config names (``paths.background``, ...) are
+    checked before Spark starts (:class:`ShipError`, nothing written) and sent
+    to the executors as in :func:`sanitize_dataframe`.
+
     inputs (Sequence[Any]): Paths, read on the driver with
         :func:`spacy_textsan.io.read_input` (``fmt``, ``columns``,
         ``field``, ``encoding``, ``delimiter``, ``on_bad_line`` as there;
@@ -469,13 +517,14 @@ def sanitize_files_spark(
     ]
     jobs = [(row,) + job[1:] for row, job in enumerate(jobs)]
     spec = PipelineSpec.make(pipeline, overrides, code, batch_size)
+    folders = config_folders(pipeline, overrides)  # checked before Spark starts
     if used is None:  # the run's own outputs keep their names, as in textsan sanitize
         used = {*RESERVED_OUTPUTS, MAPPING_FILE}
     created = False
     if spark is None:
         spark, created = get_spark(master)
     try:
-        _ship_code(spark, spec)
+        spec = _ship(spark, spec, folders)
         rows, dataset = [], None
         if jobs:
             n_parts = num_partitions or min(len(jobs), 4 * spark.sparkContext.defaultParallelism)
