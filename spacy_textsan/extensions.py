@@ -86,6 +86,9 @@ DOC_EXTENSIONS = {
     # The background record id of the document's person, when the data owner knows it: reid_risk
     # then checks that this record hides among k others (the stricter check).
     "reid_target": None,
+    # Background record ids that are this document itself (copies in the archive): reid_risk leaves
+    # them out and lists them in its report's "excluded".
+    "reid_exclude": None,
 }
 
 

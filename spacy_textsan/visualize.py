@@ -92,6 +92,8 @@ def residual_line(residual: dict | None) -> str | None:
     """One line on what stays visible: ``residual risk: k = 12 of 219 background records; narrowest: ...``."""
     if not residual:
         return None
+    if residual.get("measured") is False:
+        return f"residual risk: not measured ({residual.get('why') or 'the background does not hold this person'})"
     if residual.get("k") is None:
         return f"residual risk: unknown ({residual.get('error', 'no background')})"
     line = f"residual risk: k = {residual['k']} of {residual['n_background']} background records"

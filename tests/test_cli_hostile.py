@@ -389,7 +389,7 @@ def test_skipped_bad_line_keeps_the_other_lines_endings(tmp_path, text):
         ("[1]", "the manifest is not a JSON object (rebuild it with textsan background build)"),
         (
             '{"format": "other", "version": 1}',
-            "format 'other' version 1; this spacy-textsan reads 'spacy-textsan-background' version 1 "
+            "format 'other' version 1; this spacy-textsan reads 'spacy-textsan-background' version 2 "
             "(rebuild it with textsan background build)",
         ),
         (

@@ -60,10 +60,11 @@ def test_build_and_load(tmp_path):
 
 
 def test_plan_dense_masks_until_the_person_hides(tmp_path):
-    # The query "painter golden seals" is record 0 exactly (cosine 1) and 1/3 from the others: at margin
-    # 0.1 the attacker names record 0 with P = 1 / (1 + 2 e^(-6.67)) = 0.9975. Without golden, record 0
-    # is at 2 / sqrt(6) = 0.816 against 0.408 (P = 0.987); without seals too, the three tie at 1 / sqrt(3)
-    # and P = 1/3.
+    # The query "painter collects golden seals" is at cosine 3 / (2 sqrt 3) = 0.866 from record 0 and
+    # 1 / (2 sqrt 3) = 0.289 from the others, which are not close (under 0.75 of the best): the attacker
+    # names record 0 for certain. Without golden, record 0 is at 2 / 3 and the others at 1 / 3, still not
+    # close (P = 1), but closer: all records counted, P = 1 / (1 + 2 * 0.5 ** 10) = 0.998 (against 1 -
+    # 2e-5 before); without seals too, the three tie at 1 / sqrt(6) and P = 1/3.
     background = build_dense(tmp_path, RECORDS, BagOfWords(), words=10, overlap=0)
     text = "The painter collects golden seals"
     spans = [(4, 11), (12, 20), (21, 27), (28, 33)]
@@ -76,7 +77,7 @@ def test_plan_dense_masks_until_the_person_hides(tmp_path):
     prior = np.array([1.0, 0.0, 0.0])
     steps, view = plan_dense(BagOfWords(), background, text, occurrences, spans, [7, 8, 6, 5], prior, k=2, margin=0.1)
     assert [s.text for s in steps] == ["golden", "seals"]
-    assert steps[0].reason == "reid (dense): 'golden' brings the person's record closer (chance 1.00 -> 0.99)"
+    assert steps[0].reason == "reid (dense): 'golden' brings the person's record closer (chance 1.00 -> 1.00)"
     # the three records tie with "painter collects" (collects is in none)
     assert view["risk"] == pytest.approx(1 / 3, abs=1e-6) and view["k"] == 3 and view["reached"]
     # already masked stretches are left out of the query; a flat prior is never at risk

@@ -1,34 +1,37 @@
-"""The re-identification attack inside the pipeline (issue 24), on a hand-made background.
+"""The re-identification attack inside the pipeline (issues 24 and 34), on a hand-made background.
 
-Four records of four terms each, so every record has the average length and BM25 (Lucene, k1 = 1.5,
-b = 0.75) scores a term held once as 0.4 * idf, with idf = ln(1 + (N - df + 0.5) / (df + 0.5)), N = 4:
+Four records of four words each, so every record has the mean length and BM25 (k1 = 1.5, b = 0.75) scores
+a word held once as 0.4 * idf, with idf = ln(1 + (N_c - df + 0.5) / (df + 0.5)) over the N_c records that
+hold any visible word (here all four):
 
     df 1: idf = ln(1 + 3.5 / 1.5) = 1.2040 -> 0.4816
     df 2: idf = ln(2)             = 0.6931 -> 0.2773
     df 3: idf = ln(1 + 1.5 / 3.5) = 0.3567 -> 0.1427
 
-The document "Kim, a painter, collects golden seals." shows (its name masked) painter (df 3), golden
-(df 2: kim, sam), seals (df 1: kim) and collects (no record). Its name says who it is: only kim's record
-holds "kim", so the posterior is kim's (softmax at margin 0.1: 1 against e^-10 for each other record).
-
-    visible scores: kim 0.1427 + 0.2773 + 0.4816 = 0.9016, sam 0.2773, lee = ray = 0.1427
-
-The attacker names kim with probability ~1 (the others are more than 6 margins below): k = 1. Masking
-"seals" leaves kim 0.4200 against sam 0.2773 (3.4 margins: P(kim) = 0.966); masking "golden" then
-leaves kim, lee and ray tied at 0.1427 and sam at 0: P(kim) = 1 / (3 + e^-10) = 0.33332, so k = 3.
+The document "Kim, a painter, collects golden seals." shows (its name masked) painter (df 3), golden (df 2:
+kim, sam), seals (df 1: kim) and collects (no record). An attacker names record i with probability
+s_i ** 10 / sum s_j ** 10 (margin 0.1). Under the stem attacker: kim 0.1427 + 0.2773 + 0.4816 = 0.9016,
+sam 0.2773, lee = ray = 0.1427; the pair attacker finds "golden seals" in kim's record alone and names it
+for certain: k = 1. Masking "seals" leaves kim 0.4200 against sam 0.2773 (P(kim) = 1 / (1 + 0.660 ** 10 +
+2 * 0.340 ** 10) = 0.984); masking "golden" then leaves kim, lee and ray tied at 0.1427 and sam at 0: sam is
+never named, so P(kim) = 1 / 3 exactly and k = 3.
 """
 
 import json
 import math
+from collections.abc import Set
 
 import numpy as np
 import pytest
 import spacy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from spacy.tokens import Span
 
-from spacy_textsan.decide.reid_risk import ReidRisk, self_records
+from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import SPANS_KEY
-from spacy_textsan.risk.reid_attack import Occurrence, attack_probabilities, plan_masks
+from spacy_textsan.risk.reid_attack import DocWords, attack_probabilities, plan_masks
+from spacy_textsan.risk.reid_family import TermPostings, family_features, text_hash, words_of
 from spacy_textsan.risk.reid_index import VERSION, BackgroundIndex, analyse, analyse_terms, load_background
 
 RECORDS = [
@@ -38,6 +41,12 @@ RECORDS = [
     ("sam", "Sam golden coins sculptor"),
 ]
 TEXT = "Kim, a painter, collects golden seals."
+#: word frequencies in the language (wordfreq's Zipf scale), by hand: names and "seals" rare, the rest common
+ZIPF = {"kim": 1.0, "zed": 1.0, "seals": 2.0, "collects": 2.0, "golden": 4.0, "painter": 4.0, "gmm": 1.0}
+
+
+def zipf(word: str) -> float:
+    return ZIPF.get(word, 6.0)
 
 
 @pytest.fixture(scope="module")
@@ -45,15 +54,27 @@ def index() -> BackgroundIndex:
     return BackgroundIndex.build(RECORDS)
 
 
-def occurrences(text: str, skip: frozenset[str] | set[str] = frozenset()) -> tuple[list[Occurrence], list[int]]:
-    """One group per word (its own length as cost), the words in ``skip`` left out (masked)."""
-    tokens = [t for t in analyse(text) if t.term not in skip]
-    return [Occurrence(t.term, text[t.start : t.end], g) for g, t in enumerate(tokens)], [
-        t.end - t.start for t in tokens
-    ]
+def doc_words(text: str, masked: Set[str] = frozenset(), direct: Set[str] = frozenset()) -> DocWords:
+    """One group per word (its own length as cost); the words in ``masked`` already masked, those in
+    ``direct`` part of a direct identifier."""
+    words = words_of(text)
+    group: list[int] = []
+    cost: list[int] = []
+    for w in words:
+        if w.folded in masked or w.stop:
+            group.append(-1)
+        else:
+            group.append(len(cost))
+            cost.append(w.end - w.start)
+    return DocWords(text, words, group, cost, [w.folded in direct for w in words])
 
 
-# -- the index ------------------------------------------------------------------------------------
+def plan(index, text=TEXT, masked=frozenset({"kim"}), direct=frozenset({"kim"}), **settings):
+    settings = {"k": 3, "margin": 0.1, "zipf": zipf, "unknown_zipf": None} | settings
+    return plan_masks(index, doc_words(text, masked, direct), **settings)
+
+
+# -- the attacker family's views and postings ----------------------------------------------------------
 
 
 def test_analyse_folds_stems_and_drops_stop_words():
@@ -64,37 +85,61 @@ def test_analyse_folds_stems_and_drops_stop_words():
     ]
 
 
-def test_index_postings_are_bm25_scores(index):
-    seal, golden, painter = (index.term_id(t) for t in ("seal", "golden", "painter"))
-    assert index.df(seal) == 1 and index.df(golden) == 2 and index.df(painter) == 3
-    assert index.idf(seal) == pytest.approx(math.log(1 + 3.5 / 1.5))
-    records, scores = index.postings(golden)
-    assert [index.ids[r] for r in records] == ["kim", "sam"]
-    assert scores == pytest.approx([0.4 * math.log(2)] * 2, abs=1e-6)
-    assert index.term_id("unknownword") is None
+def test_family_features_of_each_attacker():
+    features = family_features("The Norwegian footballers. Golden seals of Ödön")
+    terms = {name: [f.term for f in fs] for name, fs in features.items()}
+    assert terms["stem"] == ["norwegian", "footbal", "golden", "seal", "odon"]
+    assert terms["word"] == ["norwegian", "footballers", "golden", "seals", "odon"]
+    assert terms["prefix"] == ["norw", "foot", "gold", "seal", "odon"]
+    # pairs skip stop words ("seals of Ödön") but never cross a sentence end ("footballers. Golden")
+    assert terms["pair"] == ["norwegian footballers", "golden seals", "seals odon"]
+    assert [f.words for f in features["pair"]] == [(1, 2), (3, 4), (4, 6)]
 
 
-def test_index_saves_versioned_and_loads_memory_mapped(index, tmp_path):
+def test_term_postings_count_and_save(tmp_path):
+    postings = TermPostings.from_term_lists([["a", "b", "a"], ["b"], [], ["c", "a"]])
+    a = postings.term_id("a")
+    assert postings.df(a) == 2 and postings.term_id("z") is None
+    records, tf = postings.postings(a)
+    assert records.tolist() == [0, 3] and tf.tolist() == [2.0, 1.0]
+    assert np.asarray(postings.lengths).tolist() == [3, 1, 0, 2]
+    postings.save(tmp_path / "p")
+    loaded = TermPostings.load(tmp_path / "p")
+    assert isinstance(loaded.records, np.memmap) and loaded.postings(loaded.term_id("b"))[0].tolist() == [0, 1]
+
+
+def test_text_hash_is_the_same_document_whatever_its_white_space():
+    assert text_hash("Kim  golden\nseals ") == text_hash("Kim golden seals")
+    assert text_hash("Kim golden seals") != text_hash("Kim golden seal")
+
+
+def test_index_saves_versioned_with_its_family_and_loads_memory_mapped(index, tmp_path):
     index.save(tmp_path / "bg")
     manifest = json.loads((tmp_path / "bg" / "background.json").read_text())
-    assert manifest["format"] == "spacy-textsan-background" and manifest["version"] == VERSION
-    assert manifest["n_records"] == 4
+    assert manifest["format"] == "spacy-textsan-background" and manifest["version"] == VERSION == 2
+    assert manifest["n_records"] == 4 and manifest["family"] == ["pair", "prefix", "stem", "word"]
     loaded = BackgroundIndex.load(tmp_path / "bg")
     assert isinstance(loaded.retriever.scores["data"], np.memmap)
-    assert loaded.ids == ["kim", "lee", "ray", "sam"]
-    seal = loaded.term_id("seal")
-    assert loaded.postings(seal)[1] == pytest.approx(index.postings(index.term_id("seal"))[1])
+    assert loaded.ids == ["kim", "lee", "ray", "sam"] and loaded.hashes == index.hashes
+    assert loaded.same_text("Kim golden  seals painter") == ["kim"]
+    word = loaded.family["word"]
+    assert word.postings(word.term_id("golden"))[0].tolist() == [0, 3]
     assert load_background(tmp_path / "bg") is load_background(tmp_path / "bg")
 
 
-def test_index_refuses_another_version_and_a_plain_folder(index, tmp_path):
+def test_index_refuses_another_version_a_plain_folder_and_a_missing_family(index, tmp_path):
     index.save(tmp_path / "bg")
     path = tmp_path / "bg" / "background.json"
-    path.write_text(json.dumps({**json.loads(path.read_text()), "version": VERSION + 1}))
+    manifest = json.loads(path.read_text())
+    path.write_text(json.dumps({**manifest, "version": VERSION + 1}))
     with pytest.raises(ValueError, match="version"):
         BackgroundIndex.load(tmp_path / "bg")
     with pytest.raises(ValueError, match="not a background folder"):
         BackgroundIndex.load(tmp_path)
+    path.write_text(json.dumps(manifest))
+    (tmp_path / "bg" / "family" / "hashes.json").unlink()
+    with pytest.raises(ValueError, match="no attacker family"):
+        BackgroundIndex.load(tmp_path / "bg")
 
 
 def test_duplicate_record_ids_are_refused():
@@ -105,78 +150,136 @@ def test_duplicate_record_ids_are_refused():
 # -- the attacker and the decision loop (pure functions) -------------------------------------------
 
 
-def test_attack_probabilities_are_a_softmax_at_margin_times_best():
-    p = attack_probabilities(np.array([[1.0, 0.9, 0.0]]), 0.1)[0]
-    z = np.array([1.0, math.exp(-1.0), math.exp(-10.0)])
-    assert p == pytest.approx(z / z.sum())
-    assert attack_probabilities(np.zeros((1, 4)), 0.1)[0] == pytest.approx([0.25] * 4)
+def test_attack_probabilities_are_a_power_of_the_scores():
+    # margin 0.5: s ** 2; a record scored 0 is never named; nothing scored: nobody is named
+    p = attack_probabilities(np.array([[1.0, 0.5, 0.0]]), 0.5)[0]
+    assert p == pytest.approx([1 / 1.25, 0.25 / 1.25, 0.0])
+    assert attack_probabilities(np.zeros((1, 4)), 0.1)[0].tolist() == [0.0] * 4
 
 
 def test_plan_masks_the_words_that_single_the_person_out(index):
-    occ, cost = occurrences(TEXT, skip={"kim"})
-    before = plan_masks(index, occ, cost, k=3, margin=0.1, prior_terms=["kim"], max_steps=0)
-    assert before.steps == [] and before.view.k == 1 and not before.view.reached
-    plan = plan_masks(index, occ, cost, k=3, margin=0.1, prior_terms=["kim"])
-    assert [s.text for s in plan.steps] == ["seals", "golden"]
-    assert [s.reason for s in plan.steps] == [
-        "reid: 'seals' separates 1 of 4 background records",
-        "reid: 'golden' separates 2 of 4 background records",
+    before = plan(index, max_steps=0)
+    assert before.steps == [] and before.view.k == 1 and not before.view.reached and before.view.measured
+    after = plan(index)
+    assert [s.text for s in after.steps] == ["seals", "golden"]
+    assert [s.reason for s in after.steps] == [
+        "reid (pair): 'seals' separates 1 of 4 background records",
+        "reid (stem): 'golden' separates 2 of 4 background records",
     ]
-    view = plan.view
+    view = after.view
     assert view.k == 3 and view.reached and view.n_background == 4
-    assert view.risk == pytest.approx(1 / (3 + math.exp(-10)), rel=1e-4)
-    assert sorted(rid for rid, _ in view.top) == ["kim", "lee", "ray"]
+    assert view.risk == pytest.approx(1 / 3, abs=1e-9)
+    assert view.by_attacker["stem/lucene"] == pytest.approx(1 / 3) and view.by_attacker["pair/lucene"] == 0.0
+    assert [rid for rid, _ in view.top] == ["kim", "lee", "ray"]
+    assert view.top[0][1] == pytest.approx(0.4 * math.log(1 + 1.5 / 3.5))
     assert view.narrowing == [("painter", 3)]
+    # the numbers of the docstring, one step in: kim 0.4200 against sam 0.2773, lee and ray 0.1427
+    one = plan(index, max_steps=1)
+    p_kim = 1 / (1 + (0.2773 / 0.4200) ** 10 + 2 * (0.1427 / 0.4200) ** 10)
+    assert one.view.by_attacker["stem/lucene"] == pytest.approx(p_kim, abs=2e-3)
 
 
 def test_plan_stops_at_a_smaller_k_sooner(index):
-    occ, cost = occurrences(TEXT, skip={"kim"})
-    plan = plan_masks(index, occ, cost, k=1, margin=0.1, prior_terms=["kim"])
-    assert plan.steps == [] and plan.view.reached
+    assert plan(index, k=1).steps == []
 
 
-def test_without_a_name_in_the_background_nobody_is_singled_out(index):
-    # "Zed" is in no record: the prior is flat and the attacker's pick is right 1 time in 4
-    occ, cost = occurrences("Zed, a painter, collects golden seals.", skip={"zed"})
-    plan = plan_masks(index, occ, cost, k=3, margin=0.1, prior_terms=["zed"])
-    assert plan.steps == [] and plan.view.k == 4 and plan.view.risk == pytest.approx(0.25)
+def test_the_prior_comes_from_the_whole_text_when_the_name_is_wrong(index):
+    # the name detector read "GMM" as the person (direct): no record holds it, yet the document's words
+    # still say it is kim (seals, golden), and the attack still masks what singles kim out
+    text = "GMM, a painter, collects golden seals of Kim."
+    wrong = plan(index, text, masked={"gmm"}, direct={"gmm"}, max_steps=0)
+    assert int(np.argmax(wrong.prior)) == 0 and wrong.prior[0] > 0.99 and wrong.view.measured
+    masked = plan(index, text, masked={"gmm"}, direct={"gmm"})
+    assert "kim" in [s.term for s in masked.steps] and masked.view.reached
+
+
+def test_a_person_the_background_does_not_hold_is_not_measured(index):
+    # "Zed" is in no record and the record most like the document (kim's) shares one of its three
+    # distinctive words (seals; not zed, not collects): the risk is not measured, nothing is masked
+    result = plan(index, "Zed, a painter, collects golden seals.", masked={"zed"}, direct={"zed"})
+    view = result.view
+    assert result.steps == [] and view.k is None and not view.measured and not view.reached
+    assert view.why == (
+        "the background record most like this document shares 1 of its 3 distinctive words: "
+        "the background does not hold this person"
+    )
+
+
+def test_unknown_rare_words_are_masked(index):
+    # "collects" is in no record and rare in the language (zipf 2.0 < 3.5): masked first
+    result = plan(index, unknown_zipf=3.5)
+    assert [s.text for s in result.steps] == ["collects", "seals", "golden"]
+    assert result.steps[0].reason == "reid: 'collects' is in no background record and rare in en (zipf 2.0)"
+    # common in the language, or the rule off: kept
+    assert [s.text for s in plan(index, unknown_zipf=1.5).steps] == ["seals", "golden"]
+
+
+def test_excluded_records_are_named_in_the_plan(index):
+    result = plan(index, exclude=["kim"])
+    assert result.excluded == ["kim"] and result.view.n_background == 3
 
 
 def test_known_target_is_the_stricter_check(index):
-    # The data owner says the person is sam. Visible: sculptor (sam), golden (kim, sam), coins (lee, sam):
-    # sam 0.4816 + 2 * 0.2773 = 1.0362, kim = lee = 0.2773. Masking sculptor leaves sam 0.5546 against
-    # two records 5 margins below (P(sam) = 0.987); masking golden then ties sam and lee (P = 0.5 > 1/3);
-    # only with coins masked too do all four records tie (P = 1/4).
-    occ, cost = occurrences("A sculptor who collects golden coins.")
-    plan = plan_masks(index, occ, cost, k=3, margin=0.1, target="sam")
-    assert [s.text for s in plan.steps] == ["sculptor", "golden", "coins"]
-    assert plan.view.target == "sam" and plan.view.reached and plan.view.risk == pytest.approx(0.25)
-    assert plan.view.k == 4 and plan.view.target_rank == 1  # tied first
-    # k = 2 is reached with sam and lee tied
-    plan = plan_masks(index, occ, cost, k=2, margin=0.1, target="sam")
-    assert [s.text for s in plan.steps] == ["sculptor", "golden"] and plan.view.k == 2
+    # The data owner says the person is sam. Visible: sculptor (sam), golden (kim, sam), coins (lee, sam),
+    # and the pair "golden coins" (sam alone: the pair attacker names sam for certain). Masking golden breaks
+    # the pair; sculptor and coins still single sam out to the word attackers; once all three are masked
+    # no record holds a visible word, and nobody can be named.
+    result = plan(index, "A sculptor who collects golden coins.", masked=set(), direct=set(), target="sam")
+    assert [s.text for s in result.steps] == ["golden", "sculptor", "coins"]
+    assert result.view.target == "sam" and result.view.reached and result.view.risk == 0.0
+    assert result.view.k == 4 and result.view.top == []
 
 
 def test_budget_stops_the_loop(index):
-    occ, cost = occurrences(TEXT, skip={"kim"})
-    plan = plan_masks(index, occ, cost, k=3, margin=0.1, prior_terms=["kim"], budget=5)
-    assert [s.text for s in plan.steps] == ["seals"] and not plan.view.reached
+    result = plan(index, budget=5)
+    assert [s.text for s in result.steps] == ["seals"] and not result.view.reached
 
 
 def test_groups_mask_together(index):
     # "golden seals" is one group (a kept candidate): masking seals hides golden too
-    text = "painter golden seals"
-    occ = [Occurrence("painter", "painter", 0), Occurrence("golden", "golden", 1), Occurrence("seal", "seals", 1)]
-    plan = plan_masks(index, occ, [7, 12], k=3, margin=0.1, prior_terms=["kim"])
-    assert len(plan.steps) == 1 and plan.steps[0].groups == [1] and plan.view.k == 3
-    assert text
+    words = words_of(TEXT)
+    group = [-1, -1, 0, 1, 2, 2]  # kim (masked), a (stop), painter, collects, golden seals
+    doc = DocWords(TEXT, words, group, [7, 8, 12], [w.folded == "kim" for w in words])
+    result = plan_masks(index, doc, k=3, margin=0.1, zipf=zipf, unknown_zipf=None)
+    assert len(result.steps) == 1 and result.steps[0].groups == [2] and result.view.k == 3
 
 
 def test_bad_settings(index):
     with pytest.raises(ValueError, match="k must be"):
-        plan_masks(index, [], [], k=0, margin=0.1)
+        plan(index, k=0)
     with pytest.raises(ValueError, match="margin"):
-        plan_masks(index, [], [], k=2, margin=0.0)
+        plan(index, margin=0.0)
+    with pytest.raises(ValueError, match="attackers must be some of"):
+        plan(index, analysers=["stem", "trigram"])
+
+
+UNRELATED = st.lists(
+    st.lists(st.sampled_from(["quartz", "tundra", "violin", "harbour", "ember", "lantern", "orchid"]), max_size=6),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(extra=UNRELATED)
+def test_records_that_share_no_visible_word_change_nothing(extra):
+    """The monotonicity property: records that share no word with the document (any number, any length)
+    leave every attacker's risk and every decision exactly as they were."""
+    base = BackgroundIndex.build(RECORDS)
+    padded = BackgroundIndex.build(RECORDS + [(f"x{i}", " ".join(words)) for i, words in enumerate(extra)])
+    for steps in (0, 1, 200):
+        a, b = plan(base, max_steps=steps), plan(padded, max_steps=steps)
+        assert [s.text for s in a.steps] == [s.text for s in b.steps]
+        assert a.view.by_attacker == pytest.approx(b.view.by_attacker, abs=1e-12)
+        assert a.view.risk == pytest.approx(b.view.risk, abs=1e-12)
+
+
+def test_records_that_compete_can_only_raise_k(index):
+    # a fifth record that holds "golden seals" too competes with kim: the same words now leave k = 2
+    # before any mask, where kim alone was named for certain
+    padded = BackgroundIndex.build(RECORDS + [("pat", "Pat golden seals painter")])
+    assert plan(index, max_steps=0).view.k == 1
+    assert plan(padded, max_steps=0).view.k == 2
 
 
 # -- the component ---------------------------------------------------------------------------------
@@ -206,11 +309,12 @@ def test_component_masks_words_with_reasons(nlp, index):
     masked = spans[("golden seals", "MISC")]
     assert masked._.masked is True and masked._.source == "reid:reid_risk"
     assert masked._.reasons == [
-        "reid: 'golden' separates 2 of 4 background records",
-        "reid: 'seals' separates 1 of 4 background records",
+        "reid (stem): 'golden' separates 2 of 4 background records",
+        "reid (pair): 'seals' separates 1 of 4 background records",
     ]
     report = doc._.reid_risk
     assert report["k"] == 3 and report["reached"] is True and report["masked"] == ["seals", "golden"]
+    assert report["measured"] is True and report["excluded"] == []
     assert report["top"][0][0] in {"kim", "lee", "ray"}
 
 
@@ -220,7 +324,7 @@ def test_component_masks_a_kept_candidate_whole(nlp, index):
     doc = ReidRisk(k=3, margin=0.1, index=index)(doc)
     org = [s for s in doc.spans[SPANS_KEY] if s.label_ == "ORG"][0]
     assert org._.masked is True
-    assert org._.reasons == ["reid: 'seals' separates 1 of 4 background records"]
+    assert org._.reasons == ["reid (pair): 'seals' separates 1 of 4 background records"]
     assert [s.label_ for s in doc.spans[SPANS_KEY]] == ["PERSON", "ORG"]
 
 
@@ -231,9 +335,36 @@ def test_component_reads_a_known_target(nlp, index):
     assert doc._.reid_risk["target"] == "sam" and doc._.reid_risk["reached"]
 
 
-def test_the_document_itself_is_left_out(index):
-    assert self_records(index, analyse_terms("Kim golden seals painter"), 0.98) == ["kim"]
-    assert self_records(index, analyse_terms("Kim golden seals painter harbour views"), 0.98) == []
+def test_only_the_same_text_or_a_named_record_is_left_out_and_the_report_says_so(nlp, index):
+    # kim's own record, word for word: left out as the document itself, and said so
+    doc = candidate_doc(nlp, "Kim golden  seals painter", [(0, 3, "PERSON", True)])
+    report = ReidRisk(k=3, margin=0.1, index=index)(doc)._.reid_risk
+    assert report["excluded"] == [{"id": "kim", "why": "the same text as this document"}]
+    # nearly the same text is no exclusion: the record stays, and the attack masks what singles it out
+    doc = candidate_doc(nlp, "Kim golden seals painter harbour", [(0, 3, "PERSON", True)])
+    report = ReidRisk(k=3, margin=0.1, index=index)(doc)._.reid_risk
+    assert report["excluded"] == [] and report["masked"] == ["seals", "golden"]
+    # the user names the records that are the document itself: on the doc, or in the config
+    doc = candidate_doc(nlp, TEXT, [(0, 3, "PERSON", True)])
+    doc._.reid_exclude = ["lee"]
+    report = ReidRisk(k=3, margin=0.1, index=index, exclude_ids=["ray"])(doc)._.reid_risk
+    assert report["excluded"] == [{"id": "lee", "why": "excluded by id"}, {"id": "ray", "why": "excluded by id"}]
+    assert report["n_background"] == 2
+    # and nothing is left out by the same text when the setting is off
+    doc = candidate_doc(nlp, "Kim golden seals painter", [(0, 3, "PERSON", True)])
+    assert ReidRisk(k=3, margin=0.1, index=index, exclude_same_text=False)(doc)._.reid_risk["excluded"] == []
+
+
+def test_component_reports_a_person_the_background_does_not_hold(nlp, index):
+    doc = candidate_doc(nlp, "Zed Quorvath, a painter, collects golden seals.", [(0, 12, "PERSON", True)])
+    report = ReidRisk(k=3, margin=0.1, index=index)(doc)._.reid_risk
+    assert report["measured"] is False and report["k"] is None and report["masked"] == []
+    # no record holds "Zed" or "Quorvath": the distinctive words decide, and kim's record (the most like
+    # the text) holds none of them (quorvath: zipf 0; the others are common English)
+    assert report["why"] == (
+        "the background record most like this document shares 0 of its 1 distinctive words: "
+        "the background does not hold this person"
+    )
 
 
 def test_component_fails_closed_without_a_background(nlp, tmp_path):

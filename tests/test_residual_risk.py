@@ -16,6 +16,7 @@ from spacy_textsan.pipeline import load_pipeline
 from spacy_textsan.risk.background import SHIPPED_BACKGROUND, load_index
 from spacy_textsan.risk.kanon_index import InvertedIndex
 from spacy_textsan.risk.phrases import english_count, find_phrases
+from spacy_textsan.run.files import NOT_MEASURED
 
 #   ankara {0,1,2}  teacher {0,1,3}  taxi driver {0}  lawyer {2,4}  izmir {3,4}
 RECORDS = [
@@ -150,6 +151,12 @@ def test_residual_k_and_the_summary(index):
         "k <= 1: 2, unknown (failed): 1; below --min-k 5: 4"
     )
     assert residual_summary(Counter()) is None
+    # documents whose person the background does not hold are counted apart, never as a k
+    ks = Counter([25, NOT_MEASURED, NOT_MEASURED])
+    assert residual_summary(ks, min_k=5) == (
+        "residual risk (background records matching what stays visible): k >= 20: 1, 5-19: 0, 2-4: 0, "
+        "k <= 1: 0, not measured (the background does not hold the person): 2; below --min-k 5: 0"
+    )
 
 
 def test_the_shipped_background_is_the_default(default_pipe_names):
@@ -174,7 +181,15 @@ def test_every_report_row_has_the_residual_risk(tmp_path):
     assert res.exit_code == 0, res.output
     rows = [json.loads(line) for line in (tmp_path / "o.report" / "report.jsonl").read_text().splitlines()]
     assert [r["residual_risk"]["min_k"] for r in rows] == [5, 5]
-    assert all(isinstance(r["residual_risk"]["k"], int) and r["residual_risk"]["k"] >= 5 for r in rows)
+    # the note about Mr Yalman: no record of the shipped background (ECHR judgments) is about him, so the
+    # attack's k is not measured; the term count's k is; the Court of Cassation is in many judgments
+    assert [r["residual_risk"]["measured"] for r in rows] == [False, True]
+    assert rows[0]["residual_risk"]["k"] is None and rows[0]["residual_risk"]["kanon_k"] >= 5
+    assert rows[0]["residual_risk"]["why"] == (
+        "the background record most like this document shares 0 of its 2 distinctive words: "
+        "the background does not hold this person"
+    )
+    assert isinstance(rows[1]["residual_risk"]["k"], int) and rows[1]["residual_risk"]["k"] >= 5
     out = [json.loads(line)["text"] for line in (tmp_path / "o" / "notes.jsonl").read_text().splitlines()]
     assert "taxi driver" not in out[0] and "Galip" not in out[0]
     assert out[1].startswith("The Court of Cassation replied on [DATETIME 1]")  # common: kept

@@ -61,9 +61,10 @@ from ..extensions import (
     masked_offsets,
 )
 from ..risk.background import SHIPPED_BACKGROUND
-from ..risk.reid_attack import Occurrence, Plan, plan_masks
-from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, plan_dense
-from ..risk.reid_index import BackgroundIndex, analyse, is_background_dir, load_background
+from ..risk.reid_attack import DocWords, Plan, plan_masks
+from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, dense_risk, plan_dense
+from ..risk.reid_family import ANALYSERS, words_of
+from ..risk.reid_index import BackgroundIndex, is_background_dir, load_background
 from ..text_folding import fold
 
 logger = logging.getLogger("spacy_textsan")
@@ -81,6 +82,14 @@ def masked_state(doc: Doc, spans_key: str) -> int:
 
 # a masked word grows to the whole written word around it (Montreal-based, O'Connor)
 _WORD_RUN = re.compile(r"[\w'’\-]+")
+
+
+def _zipf(lang: str):
+    """A word's frequency in ``lang`` on wordfreq's Zipf scale (0 for a word it does not know)."""
+    from ..risk.phrases import _wordfreq
+
+    wordfreq = _wordfreq()
+    return lambda word: wordfreq.zipf_frequency(word, lang)
 
 
 @lru_cache(maxsize=2)
@@ -110,7 +119,7 @@ def resolve_background(index_path: str | Path | None, background: bool) -> Backg
 
 
 class _Layout:
-    """The visible words of a doc and the groups they are masked in."""
+    """The words of a doc, the groups they are masked in, and the attack's view of them (:class:`DocWords`)."""
 
     def __init__(self, doc: Doc, spans_key: str, direct_labels: Iterable[str] = ()):
         direct_labels = set(direct_labels)
@@ -123,52 +132,28 @@ class _Layout:
         for e, entity in enumerate(self.entities):
             for span in entity.spans:
                 owner[span.start_char : span.end_char] = e
-        self.group_cost: list[int] = [sum(len(s.text) for s in entity.spans) for entity in self.entities]
+        group_cost: list[int] = [sum(len(s.text) for s in entity.spans) for entity in self.entities]
         self.free: dict[int, tuple[int, int]] = {}  # group -> the word's offsets
-        self.occurrences: list[Occurrence] = []
-        self.spans: list[tuple[int, int]] = []  # where each occurrence stands
         self.hidden = [(s.start_char, s.end_char) for s in masked]
-        self.all_terms: list[str] = []
-        direct = covered_chars(
+        direct_chars = covered_chars(
             doc, [s for s in candidates if s._.identifier_type == DIRECT or s.label_ in direct_labels]
         )
-        self.direct_terms: list[str] = []
-        for token in analyse(self.text):
-            self.all_terms.append(token.term)
-            if direct.find(1, token.start, token.end) != -1:
-                self.direct_terms.append(token.term)
-            if hidden.find(1, token.start, token.end) != -1:
+        words = words_of(self.text)
+        groups: list[int] = []
+        direct: list[bool] = []
+        for word in words:
+            direct.append(direct_chars.find(1, word.start, word.end) != -1)
+            if hidden.find(1, word.start, word.end) != -1 or word.stop:
+                groups.append(-1)
                 continue
-            surface = self.text[token.start : token.end]
-            e = int(owner[token.start])
-            self.spans.append((token.start, token.end))
-            if e >= 0:
-                self.occurrences.append(Occurrence(token.term, surface, e))
-            else:
-                g = len(self.group_cost)
-                self.group_cost.append(token.end - token.start)
-                self.free[g] = (token.start, token.end)
-                self.occurrences.append(Occurrence(token.term, surface, g))
-
-
-def self_records(index: BackgroundIndex, terms: list[str], overlap: float) -> list[str]:
-    """Records that are the document itself: they hold at least ``overlap`` of its distinct
-    terms and their length is within 5 % of its own."""
-    if overlap > 1.0 or not terms:
-        return []
-    distinct = {index.term_id(t) for t in set(terms)}
-    tids = [t for t in distinct if t is not None]
-    if not tids:
-        return []
-    held = np.zeros(index.n_records, dtype=np.int64)
-    for tid in tids:
-        records, _ = index.postings(tid)
-        held[records] += 1
-    need = overlap * len(set(terms))
-    n = len(terms)
-    lengths = np.asarray(index.lengths)
-    hits = np.flatnonzero((held >= need) & (lengths >= 0.95 * n) & (lengths <= 1.05 * n))
-    return [index.ids[int(r)] for r in hits]
+            e = int(owner[word.start])
+            if e < 0:
+                e = len(group_cost)
+                group_cost.append(word.end - word.start)
+                self.free[e] = (word.start, word.end)
+            groups.append(e)
+        self.words = DocWords(self.text, words, groups, group_cost, direct)
+        self.group_cost = group_cost
 
 
 @Language.factory(
@@ -184,7 +169,12 @@ def self_records(index: BackgroundIndex, terms: list[str], overlap: float) -> li
         "max_steps": 200,
         "top_records": 64,
         "cost_power": 0.0,
-        "self_overlap": 0.98,
+        "exclude_same_text": True,
+        "exclude_ids": [],
+        "unknown_zipf": 3.5,
+        "distinct_zipf": 3.0,
+        "common_share": 0.5,
+        "attackers": ["stem", "word", "prefix", "pair"],
         "label": "MISC",
         "direct_labels": ["PERSON", "CODE"],
         "max_share": 1.0,
@@ -204,7 +194,12 @@ def make_reid_risk(
     max_steps: int,
     top_records: int,
     cost_power: float,
-    self_overlap: float,
+    exclude_same_text: bool,
+    exclude_ids: list[str],
+    unknown_zipf: float | None,
+    distinct_zipf: float,
+    common_share: float,
+    attackers: list[str],
     label: str,
     direct_labels: list[str],
     max_share: float,
@@ -222,7 +217,13 @@ def make_reid_risk(
         max_steps=max_steps,
         top_records=top_records,
         cost_power=cost_power,
-        self_overlap=self_overlap,
+        exclude_same_text=exclude_same_text,
+        exclude_ids=exclude_ids,
+        unknown_zipf=unknown_zipf,
+        distinct_zipf=distinct_zipf,
+        common_share=common_share,
+        attackers=attackers,
+        lang=nlp.lang or "en",
         label=label,
         direct_labels=direct_labels,
         max_share=max_share,
@@ -250,7 +251,13 @@ class ReidRisk:
         max_steps: int = 200,
         top_records: int = 64,
         cost_power: float = 0.0,
-        self_overlap: float = 0.98,
+        exclude_same_text: bool = True,
+        exclude_ids: Iterable[str] = (),
+        unknown_zipf: float | None = 3.5,
+        distinct_zipf: float = 3.0,
+        common_share: float = 0.5,
+        attackers: Iterable[str] = ("stem", "word", "prefix", "pair"),
+        lang: str = "en",
         label: str = "MISC",
         direct_labels: Iterable[str] = ("PERSON", "CODE"),
         max_share: float = 1.0,
@@ -273,7 +280,18 @@ class ReidRisk:
         self.max_steps = max_steps
         self.top_records = top_records
         self.cost_power = cost_power
-        self.self_overlap = self_overlap
+        self.exclude_same_text = exclude_same_text
+        self.exclude_ids = tuple(exclude_ids)
+        self.unknown_zipf = unknown_zipf
+        self.distinct_zipf = distinct_zipf
+        if not 0.0 < common_share <= 1.0:
+            raise ValueError(f"reid_risk: common_share must be in (0, 1], got {common_share}")
+        self.common_share = common_share
+        self.attackers = tuple(attackers)
+        unknown = sorted(set(self.attackers) - set(ANALYSERS))
+        if unknown or not self.attackers:
+            raise ValueError(f"reid_risk: attackers must be some of {', '.join(ANALYSERS)}, not {unknown or 'none'}")
+        self.lang = lang
         self.label = label
         self.direct_labels = tuple(direct_labels)
         if not 0.0 < max_share <= 1.0:
@@ -311,36 +329,82 @@ class ReidRisk:
             doc._.reid_risk = {"k": None, "target_k": self.k, "reached": False, "masked": masked, "error": str(error)}
         return doc
 
+    def _exclusions(self, doc: Doc, index: BackgroundIndex, text: str) -> dict[str, str]:
+        """The records left out for ``doc`` (the user's ids, and its very text), and why."""
+        why = {rid: "excluded by id" for rid in [*self.exclude_ids, *(doc._.reid_exclude or ())]}
+        if self.exclude_same_text:
+            for rid in index.same_text(text):
+                why.setdefault(rid, "the same text as this document")
+        return why
+
+    def _plan(self, index: BackgroundIndex, words: DocWords, doc: Doc, why: dict[str, str], **settings) -> Plan:
+        return plan_masks(
+            index,
+            words,
+            k=self.k,
+            margin=self.margin,
+            exclude=list(why),
+            target=doc._.reid_target,
+            top_records=self.top_records,
+            cost_power=self.cost_power,
+            zipf=_zipf(self.lang),
+            distinct_zipf=self.distinct_zipf,
+            common_share=self.common_share,
+            analysers=self.attackers,
+            lang=self.lang,
+            **settings,
+        )
+
+    def rendered_view(self, doc: Doc, text: str) -> dict:
+        """The attacker family's view of ``text``, what will be published for ``doc`` (the words its
+        replacements show are visible), who the person is read from ``doc``'s original text; with the
+        dense attacker too when the background has its part. ``{"k": None, "error"}`` if it fails."""
+        try:
+            if self.index is None:
+                raise LookupError(self._index_error)
+            original = _Layout(doc, self.spans_key, self.direct_labels).words
+            words = words_of(text)
+            group = [-1 if w.stop else i for i, w in enumerate(words)]
+            published = DocWords(text, words, group, [w.end - w.start for w in words])
+            why = self._exclusions(doc, self.index, original.text)
+            plan = self._plan(self.index, published, doc, why, max_steps=0, unknown_zipf=None, prior_doc=original)
+            dense = self._dense()
+            if dense is not None and plan.prior is not None and plan.view is not None and plan.view.measured:
+                encoder, background = dense
+                scores = background.record_scores(encoder.encode([text]))
+                risk = float(dense_risk(scores, plan.prior, self.dense_margin)[0])
+                plan.dense = {"risk": round(risk, 6), "k": int(1.0 / max(risk, 1e-12)), "reached": risk <= 1 / self.k}
+            plan.excluded_why = why
+            return self._report(plan)
+        except Exception as error:
+            return {"k": None, "target_k": self.k, "reached": False, "error": f"{type(error).__name__}: {error}"}
+
     def assess(self, doc: Doc, index: BackgroundIndex, *, max_steps: int) -> Plan:
         """Plan (up to ``max_steps`` masks) and apply the masks to ``doc``."""
         layout = _Layout(doc, self.spans_key, self.direct_labels)
-        exclude = self_records(index, layout.all_terms, self.self_overlap)
-        plan = plan_masks(
+        why = self._exclusions(doc, index, layout.text)
+        plan = self._plan(
             index,
-            layout.occurrences,
-            layout.group_cost,
-            k=self.k,
-            margin=self.margin,
-            prior_terms=layout.direct_terms or layout.all_terms,
-            exclude=exclude,
-            target=doc._.reid_target,
+            layout.words,
+            doc,
+            why,
             max_steps=max_steps,
-            top_records=self.top_records,
-            cost_power=self.cost_power,
             budget=self._budget(layout.text),
+            unknown_zipf=self.unknown_zipf,
         )
         if plan.steps:
             self._apply(doc, layout, plan)
         dense = self._dense()
-        if dense is not None and plan.prior is not None:
+        measured = plan.view is not None and plan.view.measured
+        if dense is not None and plan.prior is not None and measured:
             encoder, background = dense
             layout = _Layout(doc, self.spans_key, self.direct_labels) if plan.steps else layout
             steps, view = plan_dense(
                 encoder,
                 background,
                 layout.text,
-                layout.occurrences,
-                layout.spans,
+                layout.words.occurrences(),
+                layout.words.spans(),
                 layout.group_cost,
                 plan.prior,
                 k=self.k,
@@ -355,6 +419,7 @@ class ReidRisk:
             if steps:
                 plan.steps.extend(steps)
                 self._apply(doc, layout, Plan(steps=steps))
+        plan.excluded_why = {rid: why[rid] for rid in plan.excluded}
         return plan
 
     def _budget(self, text: str) -> int | None:
@@ -399,13 +464,14 @@ class ReidRisk:
         assert plan.view is not None
         report = plan.view.as_dict()
         report["masked"] = [step.text for step in plan.steps]
-        report["excluded"] = plan.excluded
+        report["excluded"] = [{"id": rid, "why": plan.excluded_why.get(rid, "")} for rid in plan.excluded]
         dense = plan.dense
         if dense is not None:
             report["dense"] = dense
             # the document is as safe as the worse of the two attacks
             report["risk"] = max(report["risk"], dense["risk"])
-            report["k"] = min(report["k"], dense["k"])
+            if report["k"] is not None:
+                report["k"] = min(report["k"], dense["k"])
             report["reached"] = report["reached"] and dense["reached"]
         return report
 

@@ -178,6 +178,10 @@ class ResidualRisk:
         view = attacker.view(doc)
         report["kanon_k"] = report["k"]
         report["k"] = view.get("k")
+        # False: the background does not hold this person, and there is no k to report
+        report["measured"] = view.get("measured", view.get("k") is not None)
+        if not report["measured"]:
+            report["why"] = view.get("why") or view.get("error", "")
         report["attack"] = view
         if self.min_k and view.get("k") is not None:
             report["reached"] = bool(report["reached"]) and view["k"] >= self.min_k

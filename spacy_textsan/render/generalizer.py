@@ -47,6 +47,7 @@ privacy_ner is added to ``doc.ents`` first (``add_rules``,
 """
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
@@ -81,6 +82,7 @@ LEAK_REASON = "leak sweep: repeats a masked string"
         "sweep_min_chars": 4,
         "hash_length": 10,
         "add_rules": True,
+        "attack": "reid_risk",
     },
 )
 def make_generalizer(
@@ -97,6 +99,7 @@ def make_generalizer(
     sweep_min_chars: int,
     hash_length: int,
     add_rules: bool,
+    attack: str,
 ) -> "Generalizer":
     return Generalizer(
         name,
@@ -112,6 +115,7 @@ def make_generalizer(
         hash_length=hash_length,
         nlp=nlp,
         add_rules=add_rules,
+        attack=attack,
     )
 
 
@@ -137,6 +141,7 @@ class Generalizer:
         hash_length: int = 10,
         nlp: Language | None = None,
         add_rules: bool = True,
+        attack: str = "reid_risk",
     ):
         names = strategy_names()
         for label, value in [("strategy", strategy), *(strategy_by_label or {}).items()]:
@@ -158,6 +163,8 @@ class Generalizer:
         self.sweep_min_chars = sweep_min_chars
         self.hash_length = hash_length
         self.guard = StageGuard(self, nlp, spans_key=spans_key, add_rules=add_rules)
+        self.attack = attack
+        self._nlp = nlp
         #: one operator instance per strategy used
         self.operators: dict[str, Operator] = {
             n: get_operator(n)() for n in (strategy, *self.strategy_by_label.values())
@@ -209,15 +216,64 @@ class Generalizer:
             user_secret=self.user_secret,
             hash_length=self.hash_length,
         )
+        worded: list[Entity] = []  # entities whose replacement shows words of its own
         for entity in group_entities(masked, by_label=True):  # in order of first mention
             rep = self.replacement(entity, context)
             context.taken.add(rep.casefold())
+            if rep != context.mask_format.format(label=entity.label, n=context.numbers.get(entity.label, 0)):
+                worded.append(entity)
             for span in entity.spans:
                 span._.replacement = rep
+        if worded:
+            self._coarsen(doc, text, masked, worded, context)
         doc._.sanitized_text, doc._.offset_map = render(
             text, [(s.start_char, s.end_char, s._.replacement) for s in masked]
         )
         return doc
+
+    def _attacker(self) -> Any:
+        """The pipeline's re-identification component named ``attack`` (None: there is none)."""
+        nlp = self._nlp
+        if not self.attack or nlp is None or self.attack not in nlp.pipe_names:
+            return None
+        component = nlp.get_pipe(self.attack)
+        return component if hasattr(component, "rendered_view") else None
+
+    def _coarsen(
+        self, doc: Doc, text: str, masked: list[Span], worded: list[Entity], context: ReplacementContext
+    ) -> None:
+        """The attack judges what will be published: while the words that replacements show (``[city in
+        Norway]``, ``born [1963]``, a pseudonym) leave the attacker family a chance above 1 / k of naming
+        the person, the replacement whose masking lowers that chance most is masked."""
+        attacker = self._attacker()
+        if attacker is None:
+            return
+
+        def view(entity: Entity | None = None) -> dict:
+            trial = {(s.start_char, s.end_char) for s in entity.spans} if entity is not None else set()
+            reps = [
+                (s.start_char, s.end_char, f"[{s.label_}]" if (s.start_char, s.end_char) in trial else s._.replacement)
+                for s in masked
+            ]
+            return attacker.rendered_view(doc, render(text, reps)[0])
+
+        current = view()
+        left = list(worded)
+        while left and current.get("measured", True) and current.get("k") is not None and not current["reached"]:
+            trials = [(view(e), e) for e in left]
+            best, entity = min(trials, key=lambda t: t[0].get("risk", 1.0))
+            if best.get("risk", 1.0) >= current.get("risk", 1.0):
+                break
+            rep = context.mask(entity.label)
+            for span in entity.spans:
+                add_reason(
+                    span,
+                    f"reid: the replacement {span._.replacement!r} left the attack's chance at "
+                    f"{current['risk']:.2f} > 1/{current['target_k']}: masked",
+                )
+                span._.replacement = rep
+            left.remove(entity)
+            current = view()
 
     def replacement(self, entity: Entity, context: ReplacementContext) -> str:
         """The replacement of all mentions of ``entity``, from its strategy's operator."""

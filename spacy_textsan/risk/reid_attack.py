@@ -1,72 +1,88 @@
 """The attacker inside the pipeline, as pure functions: rank the background
-records with what a document still shows, and choose what to mask until the
-attacker's best guess is unlikely to be the person.
+records with what a document still shows, and choose what to mask until no
+attacker of a family is likely to name the person.
 
-The attacker is a BM25 search (:class:`~.reid_index.BackgroundSearch`) whose
-query is every visible word of the document, each as often as it is visible.
-A record's score is the sum, over the visible terms it holds, of the term's
-BM25 score in it, so the part each term plays in ranking each record is exact
-and masking a term lowers every score by its own posting.
+**The attacker family.** Each analyser of :mod:`.reid_family` (stems, surface
+words, four-letter prefixes, word pairs) is a search over the background
+records, under two term weightings (:data:`WEIGHTINGS`); the risk is the worst
+of them. A record's score for an analyser is BM25 over the document's visible
+features: ``sum idf(t) * tf / (tf + k1 * (1 - b + b * len / L))``.
 
-**Probabilistic k-anonymity over the attacker's scores.** Another attacker
-does not score exactly as this one (other tokens, stemming, weights, a dense
-model): its scores are modelled as these plus Gumbel noise of scale
-``margin`` times the best score, so it names record ``i`` with probability
-``softmax(s / (margin * max s))_i``. Two term weightings are tried
-(:data:`WEIGHTINGS`) and the worse counts.
+**Records that cannot compete change nothing.** The weights are computed from
+the records that compete, not from the whole background: ``idf`` counts the
+records holding at least one visible feature of the document (``N_c``) and
+``L`` is their mean length. A record that shares no visible feature scores 0,
+and an attacker never picks a record that matches nothing: another attacker's
+scores are modelled as these times a random factor, ``log s + margin * G``
+with ``G`` Gumbel, so it names record ``i`` with probability
+``s_i ** a / sum_j s_j ** a``, ``a = 1 / margin``. Adding records that share no
+visible feature with the document therefore leaves every score and every
+probability as it was (``tests/test_reid_risk.py`` checks it).
 
-Who the person is, the defence does not know; but it has the original
-document, names included. The same search with the document's direct
-identifiers (``prior_terms``: the words of its masked names and codes) gives
-a posterior ``p0`` over the records (the same softmax); when no record holds
-them, ``p0`` is flat and nobody is singled out. The **risk** is the chance that
-the attacker's pick is the person, ``sum_i p0_i * P_attack(i)``; the document
-is ``k``-anonymous when the risk is at most ``1 / k``: the attacker cannot
-tell the person from ``k = 1 / risk`` records. A data owner who knows the
-person's record (``target``) gets the stricter check: ``p0`` is certain of it.
+**Who the person is**: the defence holds the original document. The same
+search over every word of it (the ``stem`` analyser), with the words of its
+direct identifiers counted twice, gives a prior ``p0`` over the records (same
+power law): a wrong name moves it less than the whole text does. The **risk**
+is ``sum_i p0_i * P_attack(i)``; the document is ``k``-anonymous when the risk
+is at most ``1 / k``. A data owner who knows the person's record (``target``)
+makes ``p0`` certain of it.
+
+**Not measured.** When the record the prior finds best shares fewer than two of
+the document's distinctive words (rare in the language), the background does
+not hold this person (a clinical letter against court judgments): the risk is
+reported as not measured (``k = None``) and the attack masks nothing.
+
+**Unknown words.** A visible word that no background record holds cannot move
+any score, yet an attacker with the web or a language model knows it: when it
+is rare in the language too (``zipf`` below ``unknown_zipf``) it is masked.
 
 **The decision** (:func:`plan_masks`): while the risk exceeds ``1 / k``, mask
-the visible term whose removal lowers the risk most (per character masked to
-the power ``cost_power``; ties to the rarer, then the earlier term), and rank
-again, within a ``budget`` of characters. Terms are grouped by *groups* of
-occurrences masked together (a kept candidate entity is masked whole, with
-all its mentions), so masking one term can hide others. Only the records in
-play (the ``top_records`` best by the prior and by the visible text, and the
-target) are re-scored in the loop; leaving the others out only overstates
+the visible word (every occurrence of its folded form, with the groups it
+stands in: a kept candidate is masked whole) whose removal lowers the worst
+risk most (per character masked to the power ``cost_power``; ties to the
+rarer, then the earlier word), within a ``budget`` of characters. Only the
+records in play (the ``top_records`` best by the prior and by each analyser,
+and the target) are scored in the loop; leaving the others out only overstates
 the risk, and the view reported (:func:`view_of`) scores every record.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 
-from .reid_index import BackgroundSearch
+from .reid_family import ANALYSERS, Feature, TermPostings
+from .reid_prior import coverage
+from .reid_prior import prior as prior_of
+from .reid_scores import (
+    WEIGHTINGS,
+    DocWords,
+    FamilyBackground,
+    Occurrence,
+    _weights,
+    attack_probabilities,
+    risk_of,
+)
 
-#: The term weightings of the attackers the risk is the worst of: BM25 with Lucene's idf (every
-#: term counts a little) and with Robertson–Spärck Jones' idf (terms in half the records or more
-#: count almost nothing, so rare terms weigh more).
-WEIGHTINGS = ("lucene", "robertson")
-
-__all__ = ["AttackView", "MaskStep", "Occurrence", "Plan", "attack_probabilities", "risk_of", "plan_masks", "view_of"]
-
-
-@dataclass(frozen=True)
-class Occurrence:
-    """One visible word: its index term, its text, and the group masked with it."""
-
-    term: str
-    text: str
-    group: int
+__all__ = [
+    "AttackView",
+    "DocWords",
+    "FamilyBackground",
+    "MaskStep",
+    "Occurrence",
+    "Plan",
+    "attack_probabilities",
+    "plan_masks",
+    "risk_of",
+]
 
 
 @dataclass
 class MaskStep:
-    """One decision of the loop: the term chosen, the groups it masks, and why."""
+    """One decision of the loop: the word chosen, the groups it masks, and why."""
 
     term: str
     text: str
@@ -78,27 +94,35 @@ class MaskStep:
 
 @dataclass
 class AttackView:
-    """What the attacker sees: how many records it cannot tell the person from, and why."""
+    """What the attacker family sees: how many records it cannot tell the person from, and why."""
 
-    k: int  # 1 / risk: the records the person hides among
+    k: int | None  # 1 / risk: the records the person hides among (None: not measured)
     target_k: int
     margin: float
     n_background: int
     reached: bool
-    top: list[tuple[str, float]]  # best records (id, score)
+    top: list[tuple[str, float]]  # best records (id, score) of the worst attacker
     narrowing: list[tuple[str, int]]  # visible words that hold the riskiest record apart (text, df)
-    risk: float = 0.0  # the chance that the attacker names the person
+    risk: float = 0.0  # the chance that the worst attacker names the person
     target: str | None = None
     target_rank: int | None = None  # 1 = first
+    attacker: str = ""  # the worst attacker: analyser/weighting
+    measured: bool = True
+    why: str = ""  # why the risk is not measured
+    by_attacker: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return {
             "k": self.k,
+            "measured": self.measured,
+            "why": self.why,
             "target_k": self.target_k,
             "margin": self.margin,
             "n_background": self.n_background,
             "reached": self.reached,
             "risk": round(self.risk, 6),
+            "attacker": self.attacker,
+            "by_attacker": {name: round(r, 6) for name, r in self.by_attacker.items()},
             "top": [[rid, round(score, 4)] for rid, score in self.top],
             "narrowing": [[text, df] for text, df in self.narrowing],
             "target": self.target,
@@ -112,147 +136,150 @@ class Plan:
 
     steps: list[MaskStep] = field(default_factory=list)
     view: AttackView | None = None
-    excluded: list[str] = field(default_factory=list)  # records taken for the document itself
+    excluded: list[str] = field(default_factory=list)  # records left out, as the user asked
+    excluded_why: dict[str, str] = field(default_factory=dict)  # and why
     prior: np.ndarray | None = None  # who the person is, over every record
     dense: dict | None = None  # the dense attacker's view (reid_dense), when it ran
 
 
-class _Problem:
-    """The loop's state: terms, how often each is still visible, their postings on the records in
-    play, and the groups of occurrences masked together.
+# -- the loop's state -------------------------------------------------------------------------------
 
-    A term weighs as often as it is visible (a query that repeats a word repeats its score, as BM25
-    implementations sum the clauses of a query), so ``C[t, j]`` is the BM25 score of term ``t`` in
-    record ``records[j]`` once, and a record's score is ``count @ C``.
-    """
+
+class _Analyser:
+    """One analyser's visible features over the records in play: which groups each stands on, its term,
+    and the term's weight in each record in play under each weighting."""
 
     def __init__(
         self,
-        index: BackgroundSearch,
-        occurrences: Sequence[Occurrence],
-        group_cost: Sequence[int],
-        prior_terms: Sequence[str] | None,
-        exclude: set[int],
-        target: int | None,
-        top_records: int,
-        margin: float,
+        name: str,
+        postings: TermPostings,
+        features: Sequence[Feature],
+        word_group: Sequence[int],
+        n_groups: int,
+        excluded: np.ndarray,
     ):
-        self.index = index
-        terms: dict[str, int] = {}
-        self.term_key: list[str] = []
-        self.term_text: list[str] = []
-        self.term_tid: list[int | None] = []
-        term_groups: list[set[int]] = []
-        #: group -> {term: occurrences of the term in the group}
-        self.group_terms: dict[int, Counter[int]] = {}
-        for occ in occurrences:
-            t = terms.get(occ.term)
-            if t is None:
-                t = terms[occ.term] = len(terms)
-                self.term_key.append(occ.term)
-                self.term_text.append(occ.text)
-                self.term_tid.append(index.term_id(occ.term))
-                term_groups.append(set())
-            term_groups[t].add(occ.group)
-            self.group_terms.setdefault(occ.group, Counter())[t] += 1
-        self.term_groups = [sorted(g) for g in term_groups]
-        self.df = np.array([index.df(tid) if tid is not None else 0 for tid in self.term_tid], dtype=np.int64)
-        self.group_cost = list(group_cost)
+        self.name = name
+        terms: dict[int, int] = {}
+        feat_term: list[int] = []
+        feat_groups: list[list[int]] = []
+        for f in features:
+            groups = [word_group[w] for w in f.words]
+            if min(groups) < 0:
+                continue  # a word of it is masked already
+            tid = postings.term_id(f.term)
+            if tid is None:
+                continue
+            feat_term.append(terms.setdefault(tid, len(terms)))
+            feat_groups.append(sorted(set(groups)))
+        self.term_ids = list(terms)
+        self.weights = _weights(postings, self.term_ids, excluded)
+        n_feat = len(feat_term)
+        self.F2T = sparse.csr_matrix(
+            (np.ones(n_feat), (np.arange(n_feat), feat_term)), shape=(n_feat, len(self.term_ids))
+        )
+        rows = [g for groups in feat_groups for g in groups]
+        cols = [i for i, groups in enumerate(feat_groups) for _ in groups]
+        self.G2F = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_groups, n_feat))
+        self.alive = np.ones(n_feat)
+        self.C: dict[str, np.ndarray] = {}
+
+    def counts(self) -> np.ndarray:
+        return np.asarray(self.F2T.T @ self.alive).ravel()
+
+    def full_scores(self, weighting: str, n_records: int) -> np.ndarray:
+        return self.weights.scores(self.counts(), weighting, n_records)
+
+    def set_play(self, play: np.ndarray) -> None:
+        """The weight matrices over the records in ``play`` (ascending positions)."""
+        base = np.zeros((len(self.term_ids), len(play)))
+        for u, (records, part) in enumerate(self.weights.postings):
+            j = np.searchsorted(play, records)
+            inside = (j < len(play)) & (play[np.minimum(j, len(play) - 1)] == records)
+            base[u, j[inside]] = part[inside]
+        self.C = {w: base * self.weights.idf(w)[:, None] for w in WEIGHTINGS}
+
+    def hidden_counts(self, A2G: sparse.csr_matrix) -> sparse.csr_matrix:
+        """Per action (row of ``A2G``, its groups): the visible occurrences of each term it would hide."""
+        touched = (A2G @ self.G2F).tocsr()
+        touched.data[:] = 1.0
+        return (touched.multiply(self.alive[None, :]).tocsr() @ self.F2T).tocsr()
+
+    def mask(self, groups: Sequence[int]) -> None:
+        if len(groups) and self.G2F.shape[1]:
+            hit = np.asarray(self.G2F[list(groups)].sum(axis=0)).ravel() > 0
+            self.alive[hit] = 0.0
+
+
+class _Problem:
+    """The document's actions (a folded word: every group it stands in) and the analysers' state."""
+
+    def __init__(
+        self, background: FamilyBackground, doc: DocWords, excluded: np.ndarray, analysers: Sequence[str] = ANALYSERS
+    ):
+        self.background = background
+        self.doc = doc
+        n_groups = len(doc.group_cost)
+        self.analysers = [
+            _Analyser(name, background.family[name], doc.features[name], doc.group, n_groups, excluded)
+            for name in analysers
+            if name in background.family
+        ]
+        action_of: dict[str, int] = {}
+        self.keys: list[str] = []
+        self.texts: list[str] = []
+        self.groups: list[set[int]] = []
+        self.first: list[int] = []
+        for i, (word, g) in enumerate(zip(doc.words, doc.group, strict=True)):
+            if g < 0 or word.stop:
+                continue
+            a = action_of.get(word.folded)
+            if a is None:
+                a = action_of[word.folded] = len(self.keys)
+                self.keys.append(word.folded)
+                self.texts.append(doc.text[word.start : word.end])
+                self.groups.append(set())
+                self.first.append(i)
+            self.groups[a].add(g)
         self.masked_groups: set[int] = set()
-        self.count = np.zeros(len(terms))
-        for counts in self.group_terms.values():
-            for t, n in counts.items():
-                self.count[t] += n
-        self.exclude = sorted(exclude)
-        self.target = None if target in exclude else target
-        # every record's score with what is visible, and with the original text (the prior)
-        self.postings = {t: index.postings(tid) for t, tid in enumerate(self.term_tid) if tid is not None}
-        visible = np.zeros(index.n_records)
-        for t, (records, scores) in self.postings.items():
-            visible[records] += self.count[t] * scores
-        if prior_terms is None:
-            original = visible.copy()
-        else:
-            original = np.zeros(index.n_records)
-            for term, n in Counter(prior_terms).items():
-                if (tid := index.term_id(term)) is not None:
-                    records, scores = index.postings(tid)
-                    original[records] += n * scores
-        visible[self.exclude] = -np.inf
-        original[self.exclude] = -np.inf
-        self.original = original
-        n_play = max(1, top_records)
-        play = set(top_indices(original, n_play).tolist())
-        play.update(top_indices(visible, n_play).tolist())
-        if self.target is not None:
-            play.add(self.target)
-        play.difference_update(self.exclude)
-        self.records = np.array(sorted(play), dtype=np.int64)
-        self.prior = prior(original, margin, self.target)[self.records]
-        self.C = np.zeros((len(terms), len(self.records)))
-        for t, (records, scores) in self.postings.items():
-            j = np.searchsorted(self.records, records)
-            inside = (j < len(self.records)) & (self.records[np.minimum(j, len(self.records) - 1)] == records)
-            self.C[t, j[inside]] = scores[inside]
-        # groups x terms (occurrences) and terms x groups (membership), so that what masking each of many
-        # terms hides is one sparse product per step, not a loop over terms and their groups
-        self._group_row = {g: i for i, g in enumerate(self.group_terms)}
-        entries = [(self._group_row[g], u, n) for g, counts in self.group_terms.items() for u, n in counts.items()]
-        rows, cols, vals = zip(*entries, strict=True) if entries else ((), (), ())
-        shape = (len(self._group_row), len(terms))
-        self._G = sparse.csr_matrix((np.array(vals, dtype=float), (rows, cols)), shape=shape)
-        member = [(t, self._group_row[g]) for t, groups in enumerate(self.term_groups) for g in groups]
-        t_idx, g_idx = zip(*member, strict=True) if member else ((), ())
-        self._T2G = sparse.csr_matrix((np.ones(len(member)), (t_idx, g_idx)), shape=(len(terms), shape[0]))
-        self._live = np.ones(shape[0])
+        word_postings = background.family.get("word")
+        self.df = np.array(
+            [_df(word_postings, key, excluded) if word_postings is not None else 0 for key in self.keys],
+            dtype=np.int64,
+        )
 
-    @property
-    def visible(self) -> np.ndarray:
-        return self.count > 0
+    def live_groups(self, a: int) -> list[int]:
+        return sorted(self.groups[a] - self.masked_groups)
 
-    def reweight(self, weighting: str) -> np.ndarray:
-        """Per term: its weight for an attacker with ``weighting`` (:data:`WEIGHTINGS`) over its BM25 weight."""
-        ratio = np.ones(len(self.term_tid))
-        if weighting == "robertson":
-            n, df = self.index.n_records, self.df.astype(float)
-            known = np.array([tid is not None for tid in self.term_tid], dtype=bool)
-            lucene = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            robertson = np.maximum(0.1, np.log((n - df + 0.5) / (df + 0.5)))
-            ratio[known] = robertson[known] / lucene[known]
-        return ratio
+    def cost(self, a: int) -> int:
+        return sum(self.doc.group_cost[g] for g in self.live_groups(a))
 
-    def weighted(self, weighting: str) -> np.ndarray:
-        """``C`` as an attacker with another term weighting scores it."""
-        return self.C * self.reweight(weighting)[:, None]
+    def allowed(self, a: int) -> bool:
+        maskable = self.doc.maskable
+        return bool(self.live_groups(a)) and (maskable is None or all(maskable[g] for g in self.groups[a]))
 
-    def hidden_by(self, t: int) -> np.ndarray:
-        """How many visible occurrences of each term masking every group of term ``t`` hides."""
-        out = np.zeros(len(self.count))
-        for g in self.term_groups[t]:
-            if g not in self.masked_groups:
-                for u, n in self.group_terms[g].items():
-                    out[u] += n
-        return out
+    def action_matrix(self, actions: Sequence[int]) -> sparse.csr_matrix:
+        n_groups = len(self.doc.group_cost)
+        rows, cols = [], []
+        for r, a in enumerate(actions):
+            for g in self.live_groups(a):
+                rows.append(r)
+                cols.append(g)
+        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(actions), n_groups))
 
-    def group_scores(self, C: np.ndarray) -> np.ndarray:
-        """Per group: the scores (columns of ``C``, a weighted :attr:`C`) its occurrences carry."""
-        return np.asarray(self._G @ C)
-
-    def hidden_scores(self, candidates: np.ndarray, group_scores: np.ndarray) -> np.ndarray:
-        """Per candidate term: the scores that masking its groups not yet masked takes away
-        (``hidden_by(t) @ C`` for each, with ``group_scores`` from :meth:`group_scores`)."""
-        live = self._T2G[candidates].multiply(self._live[None, :]).tocsr()
-        return np.asarray(live @ group_scores)
-
-    def cost(self, t: int) -> int:
-        return sum(self.group_cost[g] for g in self.term_groups[t] if g not in self.masked_groups)
-
-    def mask(self, t: int) -> list[int]:
-        new = [g for g in self.term_groups[t] if g not in self.masked_groups]
-        self.count -= self.hidden_by(t)
+    def mask(self, a: int) -> list[int]:
+        new = self.live_groups(a)
+        for analyser in self.analysers:
+            analyser.mask(new)
         self.masked_groups.update(new)
-        self._live[[self._group_row[g] for g in new]] = 0.0
         return new
+
+
+def _df(postings: TermPostings, term: str, excluded: np.ndarray) -> int:
+    tid = postings.term_id(term)
+    if tid is None:
+        return 0
+    records, _ = postings.postings(tid)
+    return int(np.count_nonzero(~excluded[records]))
 
 
 def top_indices(values: np.ndarray, n: int) -> np.ndarray:
@@ -269,44 +296,12 @@ def top_indices(values: np.ndarray, n: int) -> np.ndarray:
     return candidates[np.argsort(-values[candidates], kind="stable")][:n]
 
 
-def attack_probabilities(scores: np.ndarray, margin: float, width: int | None = None) -> np.ndarray:
-    """Per row of ``scores`` (records in columns, ``-inf`` for none): the chance that an attacker whose
-    scores are these plus Gumbel noise of scale ``margin`` times the best names each record; a row
-    without a positive score: every one of ``width`` records (default: the columns) alike."""
-    scores = np.atleast_2d(scores)
-    best = scores.max(axis=1, keepdims=True)
-    scale = np.where(best > 0, margin * best, 1.0)
-    z = np.exp(np.where(np.isfinite(scores), (scores - best) / np.maximum(scale, 1e-12), -np.inf))
-    out = z / z.sum(axis=1, keepdims=True)
-    flat = (best <= 0).ravel()
-    if flat.any():
-        out[flat] = np.where(np.isfinite(scores[flat]), 1.0 / (width or scores.shape[1]), 0.0)
-    return out
-
-
-def prior(original: np.ndarray, margin: float, target: int | None) -> np.ndarray:
-    """Who the person is, as the original text tells it (or certainly ``target``)."""
-    if target is not None:
-        out = np.zeros(original.shape[0])
-        out[target] = 1.0
-        return out
-    return attack_probabilities(original[None, :], margin)[0]
-
-
-def risk_of(scores: np.ndarray, prior_play: np.ndarray, margin: float, width: int) -> np.ndarray:
-    """Per row of ``scores``: the chance that the attacker names the person."""
-    return attack_probabilities(scores, margin, width) @ prior_play
-
-
 def plan_masks(
-    index: BackgroundSearch,
-    occurrences: Sequence[Occurrence],
-    group_cost: Sequence[int],
+    background: FamilyBackground,
+    doc: DocWords,
     *,
     k: int,
     margin: float,
-    prior_terms: Sequence[str] | None = None,
-    maskable: Sequence[bool] | None = None,
     exclude: Sequence[str] = (),
     target: str | None = None,
     max_steps: int = 200,
@@ -314,126 +309,241 @@ def plan_masks(
     cost_power: float = 0.0,
     top: int = 3,
     budget: int | None = None,
+    zipf: Callable[[str], float] | None = None,
+    unknown_zipf: float | None = 3.5,
+    distinct_zipf: float = 3.0,
+    lang: str = "en",
+    common_share: float = 0.5,
+    analysers: Sequence[str] = ANALYSERS,
+    prior_doc: DocWords | None = None,
 ) -> Plan:
-    """Choose the terms to mask until the attacker names the person with a chance of at most ``1 / k``.
+    """Choose the words to mask until every attacker of the family names the person with a chance of at
+    most ``1 / k``.
 
-    ``occurrences``: the visible words; ``group_cost[g]``: the characters that
-    masking group ``g`` hides; ``maskable[g]``: whether group ``g`` may be
-    masked (default: all). ``prior_terms``: the terms of the whole original
-    document (default: the visible ones), which say who the person likely is.
-    ``exclude``: record ids that are the document itself (never counted).
-    ``target``: the person's record id, when known. ``budget``: the most
-    characters the masks may take (None: no limit); a term that would pass it
-    is not masked.
+    ``exclude``: record ids left out of the background (the user says they are the document itself).
+    ``target``: the person's record id, when known. ``budget``: the most characters the masks may take
+    (None: no limit). ``zipf``: a word's frequency in the language (wordfreq's Zipf scale), for the
+    unknown words (masked when rarer than ``unknown_zipf``; None: off) and the distinctive words that
+    say whether the background covers the document. ``prior_doc``: the original document, when ``doc`` is
+    what will be published instead (a rendered text): who the person is comes from it.
     """
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     if not 0.0 < margin < 1.0:
         raise ValueError(f"margin must be in (0, 1), got {margin}")
-    excluded = {p for rid in exclude if (p := index.position(rid)) is not None}
-    target_pos = index.position(target) if target is not None else None
-    problem = _Problem(index, occurrences, group_cost, prior_terms, excluded, target_pos, top_records, margin)
-    width = index.n_records - len(excluded)
-    allowed = np.array(
-        [
-            bool(groups) and (maskable is None or all(maskable[g] for g in groups)) and t in problem.postings
-            for t, groups in enumerate(problem.term_groups)
-        ],
-        dtype=bool,
-    )
-    plan = Plan(excluded=[index.ids[p] for p in sorted(excluded)])
-    limit = np.log(1.0 / k)
-    matrices = [problem.weighted(w) for w in WEIGHTINGS]
-    per_group = [problem.group_scores(C) for C in matrices]
+    unknown = sorted(set(analysers) - set(ANALYSERS))
+    if unknown or not analysers:
+        raise ValueError(f"attackers must be some of {', '.join(ANALYSERS)}, not {', '.join(unknown) or 'none'}")
+    n = background.n_records
+    excluded = np.zeros(n, dtype=bool)
+    for rid in exclude:
+        if (p := background.position(rid)) is not None:
+            excluded[p] = True
+    target_pos = background.position(target) if target is not None else None
+    if target_pos is not None and excluded[target_pos]:
+        target_pos = None
+    plan = Plan(excluded=[background.ids[p] for p in np.flatnonzero(excluded)])
+    original = doc if prior_doc is None else prior_doc
+    prior, prior_scores = prior_of(background, original, excluded, margin, target_pos, zipf, distinct_zipf)
+    plan.prior = prior
+    problem = _Problem(background, doc, excluded, analysers)
     spent = 0
-    for _ in range(max_steps):
-        currents = [problem.count @ C for C in matrices]
-        risks = [float(risk_of(c[None, :], problem.prior, margin, width)[0]) for c in currents]
-        risk = max(risks)
-        if np.log(max(risk, 1e-300)) <= limit + 1e-9:
-            break
-        candidates = np.flatnonzero(problem.visible & allowed & problem.C.any(axis=1))
-        if candidates.size == 0:
-            break
-        # ties go to the rarer term, then to the earlier one in the text
-        candidates = candidates[np.argsort(problem.df[candidates], kind="stable")]
-        hidden = [problem.hidden_scores(candidates, g) for g in per_group]
-        after = np.max(
-            [risk_of(c[None, :] - h, problem.prior, margin, width) for c, h in zip(currents, hidden, strict=True)],
-            axis=0,
+
+    # unknown words: no record holds them, the language hardly knows them
+    if unknown_zipf is not None and zipf is not None:
+        for a, key in enumerate(problem.keys):
+            if problem.df[a] or not any(c.isalpha() for c in key) or not problem.allowed(a):
+                continue
+            z = zipf(key)
+            if z >= unknown_zipf:
+                continue
+            cost = problem.cost(a)
+            if budget is not None and spent + cost > budget:
+                continue
+            spent += cost
+            plan.steps.append(
+                MaskStep(
+                    term=key,
+                    text=problem.texts[a],
+                    groups=problem.mask(a),
+                    df=0,
+                    k_before=0,
+                    reason=f"reid: '{problem.texts[a]}' is in no background record and rare in {lang} (zipf {z:.1f})",
+                )
+            )
+
+    best = int(np.argmax(prior)) if prior.any() else -1
+    measured, why = True, ""
+    if target_pos is None:
+        if best < 0 or prior_scores[best] <= 0:
+            measured, why = False, "no background record shares a word with this document"
+        else:
+            measured, why = coverage(background, original, best, excluded, zipf, distinct_zipf)
+
+    if measured and max_steps > 0:
+        spent = _loop(
+            problem,
+            prior,
+            prior_scores,
+            plan,
+            k=k,
+            margin=margin,
+            max_steps=max_steps,
+            top_records=top_records,
+            cost_power=cost_power,
+            budget=budget,
+            spent=spent,
+            target=target_pos,
+            n=n,
+            common_share=common_share,
         )
-        worst = int(np.argmax(risks))
-        current, removed = currents[worst], hidden[worst]
-        gain = np.log(risk) - np.log(np.maximum(after, 1e-300))
-        costs = np.array([max(1, problem.cost(int(t))) for t in candidates], dtype=float)
-        if budget is not None:
-            affordable = spent + costs <= budget
-            if not affordable.any():
-                break
-            gain = np.where(affordable, gain, -np.inf)
+    plan.view = view_of(problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded)
+    if not measured:
+        plan.view.measured, plan.view.why, plan.view.k = False, why, None
+        plan.view.reached = False
+    return plan
+
+
+def _loop(
+    problem: _Problem,
+    prior: np.ndarray,
+    prior_scores: np.ndarray,
+    plan: Plan,
+    *,
+    k: int,
+    margin: float,
+    max_steps: int,
+    top_records: int,
+    cost_power: float,
+    budget: int | None,
+    spent: int,
+    target: int | None,
+    n: int,
+    common_share: float,
+) -> int:
+    """The greedy masking loop over the records in play; returns the characters spent."""
+    play_set = set(top_indices(prior_scores, top_records).tolist())
+    for analyser in problem.analysers:
+        play_set.update(top_indices(analyser.full_scores("lucene", n), top_records).tolist())
+    if target is not None:
+        play_set.add(target)
+    play = np.array(sorted(play_set), dtype=np.int64)
+    prior_play = prior[play]
+    for analyser in problem.analysers:
+        analyser.set_play(play)
+    attackers = [(a, w) for a in problem.analysers for w in WEIGHTINGS]
+    limit = 1.0 / k + 1e-9
+    # a word that most of the competing records hold (and more than k) narrows nobody down: never
+    # masked for the attack (a pair it stands in is broken by masking its other word)
+    n_compete = max([a.weights.n_compete for a in problem.analysers if a.name == "word"], default=n)
+    common = max(common_share * n_compete, k)
+    for _ in range(max_steps):
+        currents = [a.counts() @ a.C[w] for a, w in attackers]
+        risks = [float(risk_of(c[None, :], prior_play, margin)[0]) for c in currents]
+        risk = max(risks)
+        if risk <= limit:
+            break
+        candidates = [a for a in range(len(problem.keys)) if problem.allowed(a) and problem.df[a] <= common]
+        if not candidates:
+            break
+        # ties go to the rarer word, then to the earlier one in the text
+        candidates.sort(key=lambda a: (problem.df[a], problem.first[a]))
+        A2G = problem.action_matrix(candidates)
+        hidden = {a.name: a.hidden_counts(A2G) for a in problem.analysers}
+        removed = [np.asarray(hidden[a.name] @ a.C[w]) for a, w in attackers]
+        afters = np.array(
+            [
+                risk_of(np.maximum(c[None, :] - h, 0.0), prior_play, margin)
+                for c, h in zip(currents, removed, strict=True)
+            ]
+        )
+        costs = np.array([max(1, problem.cost(a)) for a in candidates], dtype=float)
+        gain = np.log(risk) - np.log(np.maximum(afters.max(axis=0), 1e-300))
         if gain.max() <= 1e-12:
-            # no single term lowers the risk: take the one that weighs most in the riskiest record
-            riskiest = int(np.argmax(attack_probabilities(current, margin, width)[0] * problem.prior))
-            weight = removed[:, riskiest] if budget is None else np.where(affordable, removed[:, riskiest], 0.0)
+            # no single word lowers the worst attacker's chance (two attackers tie at the top, say):
+            # what it lowers for the attackers above the limit, added up
+            above = [i for i, r in enumerate(risks) if r > limit]
+            gain = sum(np.log(risks[i]) - np.log(np.maximum(afters[i], 1e-300)) for i in above)
+        affordable = np.ones(len(candidates), dtype=bool) if budget is None else spent + costs <= budget
+        if not affordable.any():
+            break
+        gain = np.where(affordable, gain, -np.inf)
+        worst = int(np.argmax(risks))
+        if gain.max() <= 1e-12:
+            # no single word lowers the risk: take the one that weighs most in the riskiest record
+            current = currents[worst]
+            riskiest = int(np.argmax(attack_probabilities(current, margin)[0] * prior_play))
+            weight = np.where(affordable, removed[worst][:, riskiest], 0.0)
             if weight.max() <= 0:
                 break
             choice = int(np.argmax(np.round(weight / costs**cost_power, 9)))
         else:
             choice = int(np.argmax(np.round(np.where(gain > 0, gain, -np.inf) / costs**cost_power, 9)))
-        t = int(candidates[choice])
+        a = candidates[choice]
         spent += int(costs[choice])
-        groups = problem.mask(t)
-        tid = problem.term_tid[t]
-        df = index.df(tid) if tid is not None else 0
-        text = problem.term_text[t]
+        analyser, weighting = attackers[worst]
+        text = problem.texts[a]
         plan.steps.append(
             MaskStep(
-                term=problem.term_key[t],
+                term=problem.keys[a],
                 text=text,
-                groups=groups,
-                df=df,
+                groups=problem.mask(a),
+                df=int(problem.df[a]),
                 k_before=int(1.0 / risk),
-                reason=f"reid: '{text}' separates {df} of {index.n_records} background records",
+                reason=f"reid ({analyser.name}): '{text}' separates {problem.df[a]} of {n} background records",
             )
         )
-    plan.view = view_of(problem, k=k, margin=margin, top=top, target=target)
-    plan.prior = prior(problem.original, margin, problem.target)
-    return plan
+    return spent
 
 
-def view_of(problem: _Problem, *, k: int, margin: float, top: int, target: str | None) -> AttackView:
-    """The attacker's view of the problem's visible terms, over every record."""
-    index = problem.index
-    width = index.n_records - len(problem.exclude)
-    person = prior(problem.original, margin, problem.target)
-    risk, full, attack = -1.0, np.zeros(index.n_records), np.zeros(index.n_records)
-    for weighting in WEIGHTINGS:
-        ratio = problem.reweight(weighting)
-        scores_w = np.zeros(index.n_records)
-        for t, (records, scores) in problem.postings.items():
-            scores_w[records] += problem.count[t] * ratio[t] * scores
-        scores_w[problem.exclude] = -np.inf
-        attack_w = attack_probabilities(scores_w[None, :], margin, width)[0]
-        if float(attack_w @ person) > risk:
-            risk, full, attack = float(attack_w @ person), scores_w, attack_w
-    order = [int(r) for r in top_indices(full, top) if np.isfinite(full[r])]
+def view_of(
+    problem: _Problem,
+    prior: np.ndarray,
+    *,
+    k: int,
+    margin: float,
+    top: int,
+    target: str | None,
+    n: int,
+    excluded: np.ndarray,
+) -> AttackView:
+    """The attacker family's view of the problem's visible words, over every record."""
+    risk, full, attack, name = -1.0, np.zeros(n), np.zeros(n), ""
+    by_attacker: dict[str, float] = {}
+    worst_analyser: _Analyser | None = None
+    for analyser in problem.analysers:
+        for weighting in WEIGHTINGS:
+            scores = analyser.full_scores(weighting, n)
+            scores[excluded] = 0.0
+            probs = attack_probabilities(scores[None, :], margin)[0]
+            r = float(probs @ prior)
+            by_attacker[f"{analyser.name}/{weighting}"] = r
+            if r > risk:
+                risk, full, attack, name, worst_analyser = r, scores, probs, f"{analyser.name}/{weighting}", analyser
+    risk = max(risk, 0.0)
+    width = n - int(excluded.sum())
+    order = [int(r) for r in top_indices(full, top) if full[r] > 0]
     narrowing: list[tuple[str, int]] = []
-    riskiest = int(np.argmax(attack * person))
-    if full[riskiest] > 0:
-        weights = np.array(
-            [
-                problem.count[t] * float(scores[records == riskiest].sum())
-                for t, (records, scores) in problem.postings.items()
-            ]
-        )
-        keys = list(problem.postings)
-        for i in np.argsort(-weights, kind="stable")[:top]:
-            if weights[i] > 0:
-                t = keys[int(i)]
-                narrowing.append((problem.term_text[t], index.df(problem.term_tid[t] or 0)))
+    riskiest = int(np.argmax(attack * prior)) if (attack * prior).any() else -1
+    actions = [a for a in range(len(problem.keys)) if problem.live_groups(a)]
+    if riskiest >= 0 and worst_analyser is not None and actions:
+        # the visible words with the most weight in the riskiest record, under the worst attacker
+        weighting = name.split("/")[1]
+        idf = worst_analyser.weights.idf(weighting)
+        in_record = np.zeros(len(worst_analyser.term_ids))
+        for u, (records, part) in enumerate(worst_analyser.weights.postings):
+            i = int(np.searchsorted(records, riskiest))
+            if i < len(records) and records[i] == riskiest:
+                in_record[u] = idf[u] * part[i]
+        weight = np.asarray(worst_analyser.hidden_counts(problem.action_matrix(actions)) @ in_record).ravel()
+        for i in np.argsort(-weight, kind="stable")[:top]:
+            if weight[i] > 0:
+                a = actions[int(i)]
+                narrowing.append((problem.texts[a], int(problem.df[a])))
     k_seen = width if risk <= 0 else min(width, int(np.floor(1.0 / risk + 1e-9)))
+    background = problem.background
     target_rank = None
-    if target is not None and (pos := index.position(target)) is not None and np.isfinite(full[pos]):
+    if target is not None and (pos := background.position(target)) is not None:
         target_rank = 1 + int(np.count_nonzero(full > full[pos]))
     return AttackView(
         k=k_seen,
@@ -441,9 +551,11 @@ def view_of(problem: _Problem, *, k: int, margin: float, top: int, target: str |
         margin=margin,
         n_background=width,
         reached=bool(risk <= 1.0 / k + 1e-9),
-        top=[(index.ids[r], float(full[r])) for r in order],
+        top=[(background.ids[r], float(full[r])) for r in order],
         narrowing=narrowing,
         risk=risk,
         target=target,
         target_rank=target_rank,
+        attacker=name,
+        by_attacker=by_attacker,
     )

@@ -206,6 +206,21 @@ def build_dense(
     return DenseBackground(embeddings, np.asarray(owners, dtype=np.int32), n, encoder.name)
 
 
+#: records whose cosine is below this share of the best one's are not close: never named
+CLOSE = 0.75
+
+
+def dense_risk(scores: np.ndarray, prior: np.ndarray, margin: float) -> np.ndarray:
+    """Per row of cosines ``scores``: the chance that the dense attacker names the person. As the
+    lexical attackers (:func:`.reid_attack.attack_probabilities`), with every record whose cosine is
+    under :data:`CLOSE` times the best left out: a record that is not close is never named, so adding
+    such records changes nothing."""
+    scores = np.atleast_2d(scores)
+    best = scores.max(axis=1, keepdims=True)
+    close = np.where(scores >= CLOSE * np.maximum(best, 0.0), scores, 0.0)
+    return risk_of(close, prior, margin)
+
+
 def plan_dense(
     encoder: Encoder,
     background: DenseBackground,
@@ -249,7 +264,7 @@ def plan_dense(
 
     def risk_now() -> tuple[float, np.ndarray]:
         scores = background.record_scores(encoder.encode([query()]))
-        return float(risk_of(scores, prior, margin, background.n_records)[0]), scores[0]
+        return float(dense_risk(scores, prior, margin)[0]), scores[0]
 
     risk, scores = risk_now()
     for _ in range(max_steps):
@@ -272,10 +287,15 @@ def plan_dense(
             mean = vectors[keep].mean(axis=0) if keep.any() else np.zeros(vectors.shape[1])
             rows.append(mean / max(float(np.linalg.norm(mean)), 1e-9))
             costs.append(sum(group_cost[g] for g in groups))
-        after = risk_of(background.record_scores(np.stack(rows)), prior, margin, background.n_records)
+        cosines = background.record_scores(np.stack(rows))
+        after = dense_risk(cosines, prior, margin)
         cost = np.maximum(np.asarray(costs, dtype=float), 1.0)
         allowed = np.ones(len(candidates), dtype=bool) if budget is None else spent + cost <= budget
-        gain = np.where(allowed, risk - after, -np.inf)
+        gain = risk - after
+        if gain.max() <= 1e-12:
+            # every record still far from the person's: what brings them closer, all records counted
+            gain = float(risk_of(scores[None, :], prior, margin)[0]) - risk_of(cosines, prior, margin)
+        gain = np.where(allowed, gain, -np.inf)
         if not allowed.any() or gain.max() <= 1e-12:
             break
         best = int(np.argmax(np.round(gain, 9)))

@@ -23,15 +23,15 @@ package) holds::
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from .reid_family import FAMILY_DIR, TermPostings, build_family, load_family, save_family, text_hash
+from .reid_words import Token, analyse, analyse_terms
 
 __all__ = [
     "BackgroundSearch",
@@ -46,77 +46,12 @@ __all__ = [
 ]
 
 FORMAT = "spacy-textsan-background"
-#: The version of the folder layout and of :func:`analyse`; an index of another version is refused.
-VERSION = 1
+#: The version of the folder layout and of :func:`analyse`; an index of another version is refused
+#: (2: the attacker family's postings and the records' text hashes, ``family/``).
+VERSION = 2
 MANIFEST = "background.json"
 BM25_DIR = "bm25"
 _BM25 = {"k1": 1.5, "b": 0.75, "method": "lucene"}
-
-# words: letters and digits, with inner apostrophes and hyphens split off (o'connor -> o, connor)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-@dataclass(frozen=True)
-class Token:
-    """A word of a text: its index term and where it stands."""
-
-    term: str
-    start: int
-    end: int
-
-
-@lru_cache(maxsize=1)
-def _stopwords() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN
-
-    return frozenset(STOPWORDS_EN) | {"also", "born", "one", "two", "first", "would", "could", "may"}
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    import Stemmer  # PyStemmer
-
-    return Stemmer.Stemmer("english")
-
-
-#: words whose index term is kept (a service's memory stays flat over any number of
-#: new names; the words that recur stay cached)
-WORD_CACHE = 16_384
-
-
-@lru_cache(maxsize=WORD_CACHE)
-def _fold(word: str) -> str:
-    """Lower case without accents (``Ödön`` -> ``odon``)."""
-    word = word.casefold()
-    if word.isascii():
-        return word
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-
-
-@lru_cache(maxsize=WORD_CACHE)
-def _term(word: str) -> str | None:
-    """The index term of a word, or None for a stop word or a lone letter."""
-    folded = _fold(word)
-    if len(folded) < 2 and not folded.isdigit():
-        return None
-    if folded in _stopwords():
-        return None
-    return _stemmer().stemWord(folded) if folded.isalpha() else folded
-
-
-def analyse(text: str) -> list[Token]:
-    """The index terms of ``text`` with their character offsets."""
-    out = []
-    for m in _WORD.finditer(text):
-        term = _term(m.group())
-        if term is not None:
-            out.append(Token(term, m.start(), m.end()))
-    return out
-
-
-def analyse_terms(text: str) -> list[str]:
-    """The index terms of ``text`` in order (what a record is indexed with)."""
-    return [t for m in _WORD.finditer(text) if (t := _term(m.group())) is not None]
 
 
 class BackgroundSearch(Protocol):
@@ -179,8 +114,19 @@ def is_background_dir(path: str | Path) -> bool:
 class BackgroundIndex:
     """BM25 over background records: ids, per-term postings, record lengths."""
 
-    def __init__(self, retriever, ids: Sequence[str], lengths: np.ndarray, manifest: dict | None = None):
+    def __init__(
+        self,
+        retriever,
+        ids: Sequence[str],
+        lengths: np.ndarray,
+        manifest: dict | None = None,
+        family: dict[str, TermPostings] | None = None,
+        hashes: Sequence[str] | None = None,
+    ):
         self.retriever = retriever
+        #: the attacker family's postings (:mod:`.reid_family`) and each record's text hash
+        self.family: dict[str, TermPostings] = dict(family or {})
+        self.hashes: list[str] = list(hashes or [])
         self.ids = list(ids)
         self.lengths = lengths
         self.manifest = dict(manifest or {})
@@ -324,14 +270,17 @@ class BackgroundIndex:
     def build(cls, records: Iterable[tuple[str, str]]) -> BackgroundIndex:
         """The index of ``(id, text)`` records."""
         ids: list[str] = []
+        texts: list[str] = []
 
         def terms() -> Iterator[list[str]]:
             for rid, text in records:
                 ids.append(str(rid))
+                texts.append(text)
                 yield analyse_terms(text)
 
-        term_lists = list(terms())
-        return cls.from_term_lists(ids, term_lists)
+        index = cls.from_term_lists(ids, list(terms()))
+        index.family, index.hashes = build_family(texts)
+        return index
 
     # -- disk --------------------------------------------------------------------
 
@@ -352,6 +301,9 @@ class BackgroundIndex:
             "bm25": dict(_BM25),
             **(extra or {}),
         }
+        if self.family:
+            save_family(path, self.family, self.hashes)
+            manifest["family"] = sorted(self.family)
         (path / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         self.manifest = manifest
 
@@ -368,7 +320,13 @@ class BackgroundIndex:
         lengths = np.load(bm25_dir / "lengths.npy", mmap_mode="r" if mmap else None)
         if len(ids) != len(lengths):
             raise ValueError(f"{bm25_dir}: {len(ids)} ids but {len(lengths)} record lengths")
-        return cls(retriever, ids, lengths, manifest)
+        loaded = load_family(path)
+        if loaded is None:
+            raise ValueError(f"{path}: no attacker family ({FAMILY_DIR}/); rebuild it with textsan background build")
+        family, hashes = loaded
+        if len(hashes) != len(ids) or any(p.n_records != len(ids) for p in family.values()):
+            raise ValueError(f"{path}: the family's records do not match the {len(ids)} ids; rebuild it")
+        return cls(retriever, ids, lengths, manifest, family, hashes)
 
     # -- reading -----------------------------------------------------------------
 
@@ -383,6 +341,11 @@ class BackgroundIndex:
     def position(self, record_id: str) -> int | None:
         """The row of record ``record_id`` (None: not in the background)."""
         return self._position.get(record_id)
+
+    def same_text(self, text: str) -> list[str]:
+        """The records whose text is exactly ``text`` (:func:`.reid_family.text_hash`)."""
+        digest = text_hash(text)
+        return [rid for rid, h in zip(self.ids, self.hashes, strict=False) if h == digest]
 
     def term_id(self, term: str) -> int | None:
         """The column of an index term (None: no record holds it)."""

@@ -35,13 +35,18 @@ Job = tuple[Record, str, str]  # (record, field name, text)
 Outcome = tuple[Record, dict[str, DocResult]]  # a record and the result of each of its fields
 
 
+#: the residual k of a document whose person the background does not hold (reid_risk)
+NOT_MEASURED = "not measured"
+
+
 @dataclass
 class RunResult:
     """What a run did: status counts, the residual k of each document, the
     files it wrote."""
 
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
-    #: residual k (None: failed) -> number of documents, for documents that have one
+    #: residual k (None: failed; NOT_MEASURED: the background does not hold the person) -> number of
+    #: documents, for documents that have one
     residual_ks: Counter[Any] = field(default_factory=Counter)
     written: list[Path] = field(default_factory=list)
     #: --engine spark: the Parquet/JSONL dataset it wrote, if any

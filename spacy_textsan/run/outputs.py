@@ -26,7 +26,7 @@ from ..io import AtomicFile, InputError, InputFile, OutputStream, Record, json_d
 from ..render.keys import Secret
 from ..render.mapping import encrypt_chunk, mapping_segments, text_digest
 from ..tab import masked_spans_json, predictions_to_tab
-from .files import RESERVED_OUTPUTS, RunResult, paired, run_file
+from .files import NOT_MEASURED, RESERVED_OUTPUTS, RunResult, paired, run_file
 from .results import DocResult, report_row, skipped_row
 
 MAPPING_FILE = "mapping.enc"
@@ -259,7 +259,10 @@ class RunWriter:
             return
         self.result.counts[row["status"]] += 1
         if isinstance(res.residual_risk, dict):
-            self.result.residual_ks[res.residual_risk.get("k")] += 1
+            k = res.residual_risk.get("k")
+            self.result.residual_ks[
+                NOT_MEASURED if k is None and res.residual_risk.get("measured") is False else k
+            ] += 1
 
     def add_tab_document(self, f: InputFile, record: Record, name: str, res: DocResult) -> None:
         if record.doc_id in self.masked_spans:
