@@ -75,6 +75,14 @@ eval-reid: $(STAMP)
 		--variant 'default=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_BG)"' \
 		--sweep components.reid_risk.k=2,5,10,20 --sweep-variants default --sweep-variants default_lexical
 
+# padding for the attackers of eval-reid: 20,000 synthetic biographies of other people, Wikipedia-body shaped, in
+# out/wiki553_padding.jsonl (benchmarks/wiki553_padding/generate.py, seed 1234: same bytes on every run); use with
+# `benchmarks/wiki_reid_eval.py --pad out/wiki553_padding.jsonl`
+.PHONY: padding
+PAD_SEED := 1234
+padding: $(STAMP)
+	$(PY) benchmarks/wiki553_padding/generate.py --n 20000 --seed $(PAD_SEED) --out out/wiki553_padding.jsonl
+
 # the offline knowledge base of wikidata_gazetteer (~/.cache/spacy_textsan/kb_offline or $TEXTSAN_KB),
 # which overrides the one shipped in the package
 gazetteer: $(STAMP)

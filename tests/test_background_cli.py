@@ -9,7 +9,8 @@ import srsly
 from typer.testing import CliRunner
 
 from spacy_textsan.cli import app
-from spacy_textsan.cli import background as background_cli
+from spacy_textsan.cli import background_chunks as background_cli
+from spacy_textsan.risk.reid_family import ANALYSERS, build_family, record_terms, save_family
 from spacy_textsan.risk.reid_index import BackgroundIndex, analyse_terms, load_background
 
 FIX = Path(__file__).parent / "fixtures" / "background"
@@ -62,7 +63,8 @@ def test_jsonl_with_id_field(tmp_path):
         {"file": "bios.jsonl", "format": "jsonl", "records": 4}
     ]
     assert "built" in manifest and not (tmp_path / "bg" / ".partial").exists()
-    assert sorted(p.name for p in (tmp_path / "bg").iterdir()) == ["background.json", "bm25"]
+    assert sorted(p.name for p in (tmp_path / "bg").iterdir()) == ["background.json", "bm25", "family"]
+    assert index.family["word"].n_records == 4 and len(index.hashes) == 4
     # the same records, terms given as lists: the same index, byte for byte
     ref = BackgroundIndex.from_term_lists(["p1", "p2", "p3", "p4"], BIO_TERMS)
     ref.save(tmp_path / "ref")
@@ -124,6 +126,40 @@ def test_jsonl_two_fields(tmp_path):
     assert index.lengths.tolist() == [15, 13, 14, 14]  # the name's two words, then the bio
 
 
+def family_files(folder: Path) -> dict[str, bytes]:
+    """Every file of the background's attacker family, by its path under ``family/``."""
+    root = folder / "family"
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
+def test_the_chunked_family_is_the_one_build_family_gives(tmp_path):
+    docs = ["--docs", FIX / "bios.jsonl", "--docs", FIX / "cases.json", "--docs", FIX / "note.txt"]
+    res = build(tmp_path / "bg", *docs, "--field", "bio", "--chunk-size", "2")
+    assert res.exit_code == 0, res.output
+    texts = [json.loads(line)["bio"] for line in (FIX / "bios.jsonl").read_text().splitlines() if line.strip()]
+    texts += [case["text"] for case in json.loads((FIX / "cases.json").read_text())]
+    texts.append((FIX / "note.txt").read_text())
+    family, hashes = build_family(texts)
+    index = load_background(tmp_path / "bg")
+    assert index.hashes == hashes and len(hashes) == index.n_records == 7
+    assert index.same_text(texts[4]) == ["case-1"]
+    assert sorted(index.family) == sorted(ANALYSERS)
+    for name in ANALYSERS:
+        built, ref = index.family[name], family[name]
+        assert built.vocab == ref.vocab, name
+        assert list(built.vocab) == list(ref.vocab), name  # the same order
+        for field in ("indptr", "records", "tf", "lengths"):
+            got, want = np.asarray(getattr(built, field)), np.asarray(getattr(ref, field))
+            assert got.dtype == want.dtype and np.array_equal(got, want), (name, field)
+    assert family["pair"].n_records == 7 and len(family["pair"].vocab) > 0
+    # and the files, byte for byte: one chunk, the in-memory build and save_family
+    res = build(tmp_path / "one", *docs, "--field", "bio")
+    assert res.exit_code == 0, res.output
+    save_family(tmp_path / "ref", family, hashes)
+    assert family_files(tmp_path / "bg") == family_files(tmp_path / "one") == family_files(tmp_path / "ref")
+    assert srsly.read_json(tmp_path / "bg" / "background.json")["family"] == sorted(ANALYSERS)
+
+
 def test_interrupted_build_resumes_to_the_same_bytes(tmp_path, monkeypatch):
     docs = ["--docs", FIX / "bios.jsonl", "--docs", FIX / "cases.json", "--field", "bio", "--chunk-size", "2"]
     assert build(tmp_path / "ref", *docs).exit_code == 0
@@ -150,13 +186,15 @@ def test_interrupted_build_resumes_to_the_same_bytes(tmp_path, monkeypatch):
     # a lost chunk is made again; the finished one is not
     (out / ".partial" / "chunk-00001.json").unlink()
     calls = []
-    monkeypatch.setattr(background_cli, "analyse_terms", lambda text: calls.append(text) or analyse_terms(text))
+    monkeypatch.setattr(background_cli, "record_terms", lambda text: calls.append(text) or record_terms(text))
     res = build(out, *docs)
     assert res.exit_code == 0, res.output
     assert "resuming the interrupted build: 1 finished chunk(s)" in said(res)
     assert len(calls) == 4  # chunks 1 and 3 (the bios 1-2, the cases), not chunk 2
     for f in (tmp_path / "ref" / "bm25").iterdir():
         assert f.read_bytes() == (out / "bm25" / f.name).read_bytes(), f.name
+    assert family_files(out) == family_files(tmp_path / "ref") and len(family_files(out)) == 4 * 5 + 1
+    assert srsly.read_json(out / "background.json") == srsly.read_json(tmp_path / "ref" / "background.json")
     assert not (out / ".partial").exists()
     # changed options start over
     monkeypatch.setattr(background_cli, "_save_chunk", interrupt_at_third)
@@ -164,6 +202,30 @@ def test_interrupted_build_resumes_to_the_same_bytes(tmp_path, monkeypatch):
     monkeypatch.setattr(background_cli, "_save_chunk", real_save)
     res = build(out, *docs)
     assert res.exit_code == 0 and "starting over" in said(res) and "resuming" not in said(res)
+    assert family_files(out) == family_files(tmp_path / "ref")
+
+
+def test_partial_chunks_of_another_format_start_over(tmp_path, monkeypatch):
+    docs = ["--docs", FIX / "bios.jsonl", "--field", "bio", "--chunk-size", "2"]
+    out = tmp_path / "bg"
+    real_save = background_cli._save_chunk
+
+    def interrupt_at_second(partial, number, *args):
+        if number == 2:
+            raise KeyboardInterrupt
+        real_save(partial, number, *args)
+
+    monkeypatch.setattr(background_cli, "_save_chunk", interrupt_at_second)
+    assert build(out, *docs).exit_code == 130
+    monkeypatch.setattr(background_cli, "_save_chunk", real_save)
+    # a partial build of the chunk format before the family's (its fingerprint has no chunk_format)
+    stamp = out / ".partial" / "fingerprint.json"
+    old = json.loads(stamp.read_text())
+    del old["chunk_format"]
+    stamp.write_text(json.dumps(old))
+    res = build(out, *docs)
+    assert res.exit_code == 0 and "starting over" in said(res) and "resuming" not in said(res)
+    assert load_background(out).family["pair"].n_records == 4
 
 
 def test_force_and_rebuild_keep_kanon_files(tmp_path):
@@ -286,6 +348,7 @@ def test_terms_builds_the_kanon_index_of_the_same_records(tmp_path):
     assert sorted(p.name for p in (tmp_path / "bg").iterdir()) == [
         "background.json",
         "bm25",
+        "family",
         "index.msgpack",
         "meta.json",
     ]

@@ -247,3 +247,48 @@ def test_generalize_same_entity_same_replacement_and_per_label_strategy():
     ]
     with pytest.raises(ValueError, match="strategy \\(LOC\\) must be one of"):
         nlp.add_pipe("generalizer", name="g2", config={"strategy_by_label": {"LOC": "shuffle"}})
+
+
+class _NorwayAttack:
+    """An attacker for the generalizer's check, by hand: a published text that says "Norway" names the
+    person with a chance of 0.5, one that also says "educator" 0.6, any other 0.05 (k = 10)."""
+
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def __call__(self, doc):
+        return doc
+
+    def rendered_view(self, doc, text):
+        self.seen.append(text)
+        risk = (0.5 if "Norway" in text else 0.05) + (0.1 if "educator" in text and "Norway" in text else 0.0)
+        return {"k": int(1 / risk), "risk": risk, "reached": risk <= 0.1, "target_k": 10, "measured": True}
+
+
+@spacy.Language.factory("norway_attack")
+def _make_norway_attack(nlp, name):
+    return _NorwayAttack()
+
+
+def test_generalize_masks_a_replacement_that_keeps_the_attack_above_one_in_k():
+    nlp = spacy.blank("en")
+    attack = nlp.add_pipe("norway_attack")
+    gen = nlp.add_pipe("generalizer", config={"strategy": "generalize", "attack": "norway_attack"})
+    doc = gen(_gen_doc(nlp))
+    # "[city in Norway]" (Bergen) and "[national capital]" (Oslo, whose chain says Norway too): masking
+    # Bergen's replacement leaves no "Norway", so the chance falls to 0.05; the others stay generalized
+    assert doc._.sanitized_text == (
+        "Mr [PERSON 1], a [educator] from [LOC 1], paid [X EUR] on [2009] under no. ***. "
+        "[PERSON 1] moved to [national capital] and to *** in [date in the 2010s]."
+    )
+    bergen = [s for s in doc.spans["textsan"] if s.text == "Bergen"][0]
+    assert bergen._.reasons[-1] == (
+        "reid: the replacement '[city in Norway]' left the attack's chance at 0.60 > 1/10: masked"
+    )
+    # the attack read the published text, first as generalized, then once with each of the 8 replacements
+    # that are not a numbered mask ("***" included) masked in turn, then after the change
+    assert "[city in Norway]" in attack.seen[0] and len(attack.seen) == 1 + 8 + 1
+    # without the attacker in the pipeline: as generalized
+    plain = spacy.blank("en")
+    doc = plain.add_pipe("generalizer", config={"strategy": "generalize"})(_gen_doc(plain))
+    assert "[city in Norway]" in doc._.sanitized_text

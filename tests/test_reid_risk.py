@@ -2,7 +2,8 @@
 
 Four records of four words each, so every record has the mean length and BM25 (k1 = 1.5, b = 0.75) scores
 a word held once as 0.4 * idf, with idf = ln(1 + (N_c - df + 0.5) / (df + 0.5)) over the N_c records that
-hold any visible word (here all four):
+hold any visible word (here all four), under each of three weightings (Lucene's and Robertson's idf, and a
+tf-idf cosine); the risk is the worst attacker's:
 
     df 1: idf = ln(1 + 3.5 / 1.5) = 1.2040 -> 0.4816
     df 2: idf = ln(2)             = 0.6931 -> 0.2773
@@ -10,11 +11,11 @@ hold any visible word (here all four):
 
 The document "Kim, a painter, collects golden seals." shows (its name masked) painter (df 3), golden (df 2:
 kim, sam), seals (df 1: kim) and collects (no record). An attacker names record i with probability
-s_i ** 10 / sum s_j ** 10 (margin 0.1). Under the stem attacker: kim 0.1427 + 0.2773 + 0.4816 = 0.9016,
-sam 0.2773, lee = ray = 0.1427; the pair attacker finds "golden seals" in kim's record alone and names it
-for certain: k = 1. Masking "seals" leaves kim 0.4200 against sam 0.2773 (P(kim) = 1 / (1 + 0.660 ** 10 +
-2 * 0.340 ** 10) = 0.984); masking "golden" then leaves kim, lee and ray tied at 0.1427 and sam at 0: sam is
-never named, so P(kim) = 1 / 3 exactly and k = 3.
+s_i ** 10 / sum s_j ** 10 (margin 0.1) over the records scored at least 0.75 of the best (the others are not
+close: never named). Under the stem attacker: kim 0.1427 + 0.2773 + 0.4816 = 0.9016, sam 0.2773, lee = ray =
+0.1427, none close to kim: every attacker names kim for certain, k = 1. Masking "seals" leaves kim 0.4200
+against sam 0.2773 (0.66 of kim: still not close, P(kim) = 1); masking "golden" then leaves kim, lee and
+ray tied at 0.1427 and sam at 0: P(kim) = 1 / 3 exactly and k = 3.
 """
 
 import json
@@ -33,6 +34,7 @@ from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk.reid_attack import DocWords, attack_probabilities, plan_masks
 from spacy_textsan.risk.reid_family import TermPostings, family_features, text_hash, words_of
 from spacy_textsan.risk.reid_index import VERSION, BackgroundIndex, analyse, analyse_terms, load_background
+from spacy_textsan.risk.reid_scores import _weights
 
 RECORDS = [
     ("kim", "Kim golden seals painter"),
@@ -43,6 +45,7 @@ RECORDS = [
 TEXT = "Kim, a painter, collects golden seals."
 #: word frequencies in the language (wordfreq's Zipf scale), by hand: names and "seals" rare, the rest common
 ZIPF = {"kim": 1.0, "zed": 1.0, "seals": 2.0, "collects": 2.0, "golden": 4.0, "painter": 4.0, "gmm": 1.0}
+ZIPF |= {"whomersley": 1.0, "quorvath": 0.5}
 
 
 def zipf(word: str) -> float:
@@ -55,13 +58,13 @@ def index() -> BackgroundIndex:
 
 
 def doc_words(text: str, masked: Set[str] = frozenset(), direct: Set[str] = frozenset()) -> DocWords:
-    """One group per word (its own length as cost); the words in ``masked`` already masked, those in
-    ``direct`` part of a direct identifier."""
+    """One group per word (its own length as cost; a stop word's is never masked, but a pair stands on
+    it); the words in ``masked`` already masked, those in ``direct`` part of a direct identifier."""
     words = words_of(text)
     group: list[int] = []
     cost: list[int] = []
     for w in words:
-        if w.folded in masked or w.stop:
+        if w.folded in masked:
             group.append(-1)
         else:
             group.append(len(cost))
@@ -91,9 +94,9 @@ def test_family_features_of_each_attacker():
     assert terms["stem"] == ["norwegian", "footbal", "golden", "seal", "odon"]
     assert terms["word"] == ["norwegian", "footballers", "golden", "seals", "odon"]
     assert terms["prefix"] == ["norw", "foot", "gold", "seal", "odon"]
-    # pairs skip stop words ("seals of Ödön") but never cross a sentence end ("footballers. Golden")
-    assert terms["pair"] == ["norwegian footballers", "golden seals", "seals odon"]
-    assert [f.words for f in features["pair"]] == [(1, 2), (3, 4), (4, 6)]
+    # pairs may hold one stop word ("seals of", "of odon"), never cross a sentence end ("footballers. Golden")
+    assert terms["pair"] == ["the norwegian", "norwegian footballers", "golden seals", "seals of", "of odon"]
+    assert [f.words for f in features["pair"]] == [(0, 1), (1, 2), (3, 4), (4, 5), (5, 6)]
 
 
 def test_term_postings_count_and_save(tmp_path):
@@ -150,11 +153,27 @@ def test_duplicate_record_ids_are_refused():
 # -- the attacker and the decision loop (pure functions) -------------------------------------------
 
 
-def test_attack_probabilities_are_a_power_of_the_scores():
-    # margin 0.5: s ** 2; a record scored 0 is never named; nothing scored: nobody is named
-    p = attack_probabilities(np.array([[1.0, 0.5, 0.0]]), 0.5)[0]
-    assert p == pytest.approx([1 / 1.25, 0.25 / 1.25, 0.0])
+def test_attack_probabilities_are_a_power_of_the_close_scores():
+    # margin 0.5: s ** 2 over the records within 0.75 of the best; a record scored 0, or under 0.75 of the
+    # best, is never named, however many there are; nothing scored: nobody is named
+    p = attack_probabilities(np.array([[1.0, 0.9, 0.5, 0.0]]), 0.5)[0]
+    assert p == pytest.approx([1 / 1.81, 0.81 / 1.81, 0.0, 0.0])
+    crowd = attack_probabilities(np.array([[1.0] + [0.7] * 10_000]), 0.5)[0]
+    assert crowd[0] == 1.0 and crowd[1:].sum() == 0.0
+    assert attack_probabilities(np.array([[1.0, 0.5, 0.0]]), 0.5, close=0.0)[0] == pytest.approx([0.8, 0.2, 0.0])
     assert attack_probabilities(np.zeros((1, 4)), 0.1)[0].tolist() == [0.0] * 4
+
+
+def test_the_weightings_of_the_family():
+    # two records holding "golden" (once) and "seals" (twice in the short one): lengths 3 and 5, mean 4
+    postings = TermPostings.from_term_lists([["golden", "seals", "seals"], ["golden", "seals", "a", "b", "c"]])
+    weights = _weights(postings, [postings.term_id("seals")], np.zeros(2, dtype=bool))
+    assert weights.n_compete == 2 and weights.mean_length == 4.0 and weights.df.tolist() == [2]
+    # BM25: tf / (tf + 1.5 (0.25 + 0.75 len / 4)); idf ln(1 + 0.5 / 2.5) (lucene), at least 0.1 (robertson)
+    assert weights.part(0, "lucene") == pytest.approx([2 / (2 + 1.5 * (0.25 + 0.75 * 0.75)), 1 / (1 + 1.5 * 1.1875)])
+    assert weights.idf("lucene") == pytest.approx([math.log(1.2)]) and weights.idf("robertson").tolist() == [0.1]
+    # cosine: (1 + ln tf) / sqrt(len / 4): the short record weighs more
+    assert weights.part(0, "cosine") == pytest.approx([(1 + math.log(2)) / math.sqrt(0.75), 1 / math.sqrt(1.25)])
 
 
 def test_plan_masks_the_words_that_single_the_person_out(index):
@@ -163,7 +182,7 @@ def test_plan_masks_the_words_that_single_the_person_out(index):
     after = plan(index)
     assert [s.text for s in after.steps] == ["seals", "golden"]
     assert [s.reason for s in after.steps] == [
-        "reid (pair): 'seals' separates 1 of 4 background records",
+        "reid (stem): 'seals' separates 1 of 4 background records",
         "reid (stem): 'golden' separates 2 of 4 background records",
     ]
     view = after.view
@@ -173,10 +192,15 @@ def test_plan_masks_the_words_that_single_the_person_out(index):
     assert [rid for rid, _ in view.top] == ["kim", "lee", "ray"]
     assert view.top[0][1] == pytest.approx(0.4 * math.log(1 + 1.5 / 3.5))
     assert view.narrowing == [("painter", 3)]
-    # the numbers of the docstring, one step in: kim 0.4200 against sam 0.2773, lee and ray 0.1427
-    one = plan(index, max_steps=1)
-    p_kim = 1 / (1 + (0.2773 / 0.4200) ** 10 + 2 * (0.1427 / 0.4200) ** 10)
-    assert one.view.by_attacker["stem/lucene"] == pytest.approx(p_kim, abs=2e-3)
+    # one step in: kim 0.4200 against sam 0.2773 (0.66 of kim, not close): kim still named for certain, and
+    # with the target not reached the step is undone unless the partial masks are to be kept
+    kept = plan(index, max_steps=1, unreached="keep")
+    assert [s.text for s in kept.steps] == ["seals"] and kept.view.by_attacker["stem/lucene"] == 1.0
+    undone = plan(index, max_steps=1)
+    assert undone.steps == [] and undone.unreachable == (
+        "masking 1 words left the chance at 1.00 > 1/3: what singles the person out is held by most records; "
+        "nothing masked for it"
+    )
 
 
 def test_plan_stops_at_a_smaller_k_sooner(index):
@@ -231,8 +255,9 @@ def test_known_target_is_the_stricter_check(index):
 
 
 def test_budget_stops_the_loop(index):
-    result = plan(index, budget=5)
+    result = plan(index, budget=5, unreached="keep")
     assert [s.text for s in result.steps] == ["seals"] and not result.view.reached
+    assert plan(index, budget=5).steps == []  # not reached: undone
 
 
 def test_groups_mask_together(index):
@@ -310,7 +335,7 @@ def test_component_masks_words_with_reasons(nlp, index):
     assert masked._.masked is True and masked._.source == "reid:reid_risk"
     assert masked._.reasons == [
         "reid (stem): 'golden' separates 2 of 4 background records",
-        "reid (pair): 'seals' separates 1 of 4 background records",
+        "reid (stem): 'seals' separates 1 of 4 background records",
     ]
     report = doc._.reid_risk
     assert report["k"] == 3 and report["reached"] is True and report["masked"] == ["seals", "golden"]
@@ -324,7 +349,7 @@ def test_component_masks_a_kept_candidate_whole(nlp, index):
     doc = ReidRisk(k=3, margin=0.1, index=index)(doc)
     org = [s for s in doc.spans[SPANS_KEY] if s.label_ == "ORG"][0]
     assert org._.masked is True
-    assert org._.reasons == ["reid (pair): 'seals' separates 1 of 4 background records"]
+    assert org._.reasons == ["reid (stem): 'seals' separates 1 of 4 background records"]
     assert [s.label_ for s in doc.spans[SPANS_KEY]] == ["PERSON", "ORG"]
 
 
@@ -403,3 +428,45 @@ def test_in_a_pipeline_with_residual_risk(index, tmp_path):
     assert residual["k"] == 3 and residual["attack"]["reached"] is True
     assert residual["attack"]["narrowing"] == [["painter", 3]]
     assert "kanon_k" in residual
+
+
+def test_rendered_view_reads_what_will_be_published(nlp, index):
+    # who the person is comes from the original (Kim); the attack reads the published text: with "golden
+    # seals" shown, the pair and word attackers name kim for certain; with both words masked, P = 1/3
+    doc = candidate_doc(nlp, TEXT, [(0, 3, "PERSON", True)])
+    component = ReidRisk(k=3, margin=0.1, index=index)
+    shown = component.rendered_view(doc, "[PERSON 1], a painter, collects golden seals.")
+    hidden = component.rendered_view(doc, "[PERSON 1], a painter, collects [MISC 1].")
+    assert shown["risk"] == 1.0 and shown["k"] == 1 and not shown["reached"]
+    assert hidden["risk"] == pytest.approx(1 / 3) and hidden["k"] == 3 and hidden["reached"]
+
+
+def test_unknown_words_that_look_like_names_are_masked_sooner(index):
+    # "eels" is in no record, zipf 3.0: rarer than 3.5 but not than 2.5; masked where it is written with a
+    # capital inside a sentence (a band, a club), kept as an ordinary lower-case word
+    ZIPF["eels"] = 3.0
+    try:
+        named = plan(index, "Kim, a painter, collects golden seals and the Eels.", unknown_zipf=3.5, max_steps=0)
+        plain = plan(index, "Kim, a painter, collects golden seals and eels.", unknown_zipf=3.5, max_steps=0)
+    finally:
+        del ZIPF["eels"]
+    assert [s.text for s in named.steps] == ["collects", "Eels"]
+    assert [s.text for s in plain.steps] == ["collects"]
+
+
+def test_a_name_that_many_records_hold_says_nobody_is_the_person():
+    # "Whomersley" (a government agent) is in four records: it is no one's own name; the document's own
+    # name (Quorvath) is in no record, so the distinctive words decide, and the record most like the
+    # document (one of his) holds one of the two (whomersley, quorvath): not measured
+    records = [(f"r{i}", f"Whomersley pleaded for the Government in case {w}") for i, w in enumerate("abcd")]
+    background = BackgroundIndex.build([*records, ("kim", "Kim golden seals painter")])
+    text = "Mr Quorvath, represented by Mr Whomersley, pleaded his case."
+    result = plan(background, text, masked={"quorvath", "whomersley"}, direct={"quorvath", "whomersley"})
+    assert not result.view.measured and result.steps == []
+    assert result.view.why == (
+        "the background record most like this document shares 1 of its 2 distinctive words: "
+        "the background does not hold this person"
+    )
+    # held by three records, the name is taken as the person's and the risk is measured
+    background = BackgroundIndex.build([*records[:3], ("kim", "Kim golden seals painter")])
+    assert plan(background, text, masked={"quorvath", "whomersley"}, direct={"quorvath", "whomersley"}).view.measured

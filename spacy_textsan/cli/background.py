@@ -9,10 +9,15 @@ the record starts on).
 
 Every input is read through once before anything is written (bad records and
 repeated ids stop the build there). The expensive part, the terms of each
-record, is done in chunks saved in ``OUT/.partial``, with a fingerprint of the
-inputs and options: an interrupted build run again skips the chunks it
-finished (``--force`` starts over). The finished index replaces ``OUT/bm25``
-and ``OUT/background.json``; kanon_risk's term index in the same folder
+record for every analyser of the attacker family (:mod:`..risk.reid_family`;
+the ``stem`` terms are BM25's) and its text hash, is done in chunks saved in
+``OUT/.partial``, with a fingerprint of the inputs and options: an interrupted
+build run again skips the chunks it finished (``--force`` starts over). The
+chunks are then merged one analyser at a time (the family's postings, written
+into ``OUT/.partial/family`` and freed before the next analyser), BM25 last, so
+that the memory a build needs is that of one analyser's postings, not of all.
+The finished index replaces ``OUT/bm25``, ``OUT/family`` and
+``OUT/background.json``; kanon_risk's term index in the same folder
 (``index.msgpack``, ``meta.json``) is left alone, or rebuilt from the same
 records with ``--terms``.
 """
@@ -23,21 +28,19 @@ import json
 import os
 import shutil
 import time
-from array import array
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
-import numpy as np
 import typer
 from tqdm import tqdm
 from wasabi import msg
 
-from ..io import InputError, InputFile, Record, id_string, open_input
-from ..io.jsonl import json_type
+from ..io import InputError, Record, open_input
 from ..risk.reid_dense import DENSE_DIR
-from ..risk.reid_index import BM25_DIR, MANIFEST, VERSION, BackgroundIndex, analyse_terms
+from ..risk.reid_family import ANALYSERS, FAMILY_DIR
+from ..risk.reid_index import BM25_DIR, MANIFEST
+from .background_chunks import _Source, input_fingerprint, merge_chunks, merge_family, prepare_partial, write_chunks
 from .util import fail as _fail
 
 __all__ = ["background_app", "build", "is_background_folder"]
@@ -45,10 +48,9 @@ __all__ = ["background_app", "build", "is_background_folder"]
 #: Records whose terms are saved together in ``OUT/.partial`` (one step of a resumable build).
 CHUNK_SIZE = 50_000
 PARTIAL = ".partial"
-FINGERPRINT = "fingerprint.json"
 KANON_FILES = ("index.msgpack", "meta.json")
 #: What a background folder may hold.
-OWN = frozenset({MANIFEST, BM25_DIR, PARTIAL, DENSE_DIR, *KANON_FILES})
+OWN = frozenset({MANIFEST, BM25_DIR, FAMILY_DIR, PARTIAL, DENSE_DIR, *KANON_FILES})
 ON_DUPLICATE = ("error", "first")
 
 background_app = typer.Typer(
@@ -62,55 +64,6 @@ background_app = typer.Typer(
 @background_app.callback()
 def background() -> None:
     """The background records of reid_risk (BM25 index)."""
-
-
-@dataclass
-class _Source:
-    """One input file and how its records' ids and texts are read."""
-
-    file: InputFile
-    name: str
-    fields: list[str]  # JSONL: the text fields (the reader checks the first)
-    id_field: str | None
-    id_column: int | None = None  # CSV/TSV: the column of --id-field
-
-    def records(self) -> Iterator[Record]:
-        return self.file.iter_records()
-
-    def record_id(self, rec: Record) -> str:
-        fmt = self.file.fmt
-        if fmt in ("csv", "tsv") and self.id_column is not None:
-            assert isinstance(rec.raw, list)
-            value = rec.raw[self.id_column]
-            if not value.strip():
-                raise InputError(self.file.path, rec.line, f"empty id in column {self.id_field!r}")
-            return value
-        key = self.id_field or ("doc_id" if fmt == "tab" else None)
-        if key is not None and fmt in ("jsonl", "tab"):
-            assert isinstance(rec.raw, dict)
-            rid = id_string(rec.raw.get(key))
-            if rid is None:
-                problem = "no" if key not in rec.raw else f"{json_type(rec.raw[key])} as its"
-                raise InputError(self.file.path, rec.line, f"the record has {problem} id {key!r} (a string or integer)")
-            return rid
-        return f"{self.name}:{rec.line}"
-
-    def texts(self, rec: Record) -> dict[str, str]:
-        """The record's selected texts, by field."""
-        if self.file.fmt != "jsonl" or len(self.fields) < 2:
-            return rec.texts
-        assert isinstance(rec.raw, dict)
-        texts = {}
-        for name in self.fields:
-            value = rec.raw.get(name)
-            if not isinstance(value, str):
-                problem = "missing field" if name not in rec.raw else f"{json_type(value)} in field"
-                raise InputError(self.file.path, rec.line, f"{problem} {name!r}, not a string; pass --field")
-            texts[name] = value
-        return texts
-
-    def text(self, rec: Record) -> str:
-        return "\n".join(self.texts(rec).values())
 
 
 @background_app.command()
@@ -191,8 +144,14 @@ def build(
         except KeyboardInterrupt:
             msg.warn(f"interrupted: the finished chunks are kept in {partial}; run the same command again to resume")
             raise typer.Exit(130) from None
+        staged = partial / FAMILY_DIR
+        merge_family(partial, n_chunks, len(ids), staged)  # one analyser at a time, before BM25's arrays
         index = merge_chunks(partial, n_chunks, ids)
-        for stale in (out_dir / MANIFEST, out_dir / BM25_DIR):  # the manifest first: no half-replaced index is read
+        for stale in (
+            out_dir / MANIFEST,
+            out_dir / BM25_DIR,
+            out_dir / FAMILY_DIR,
+        ):  # the manifest first: no half-replaced index is read
             if stale.is_dir():
                 shutil.rmtree(stale)
             elif stale.exists():
@@ -201,7 +160,10 @@ def build(
         if nlp is not None:  # the term index of earlier records goes with them
             for name in KANON_FILES:
                 (out_dir / name).unlink(missing_ok=True)
-        index.save(out_dir, extra={"sources": sources_info, "built": date.today().isoformat()})
+        os.replace(staged, out_dir / FAMILY_DIR)
+        # the family is on disk already: the manifest names it as BackgroundIndex.save does
+        extra = {"sources": sources_info, "built": date.today().isoformat(), "family": sorted(ANALYSERS)}
+        index.save(out_dir, extra=extra)
         shutil.rmtree(partial)
         if (out_dir / DENSE_DIR).exists():  # embeddings of earlier records never go with new ones
             shutil.rmtree(out_dir / DENSE_DIR)
@@ -218,6 +180,7 @@ def build(
     if resumed:
         rows.append(("chunks resumed", f"{resumed:,}"))
     rows.append(("index size", human_size(folder_size(out_dir / BM25_DIR) + (out_dir / MANIFEST).stat().st_size)))
+    rows.append(("attacker family", f"{', '.join(ANALYSERS)}: {human_size(folder_size(out_dir / FAMILY_DIR))}"))
     if (out_dir / DENSE_DIR / "meta.json").exists():
         meta = json.loads((out_dir / DENSE_DIR / "meta.json").read_text(encoding="utf-8"))
         rows.append(("dense passages", f"{meta['n_passages']:,} ({meta['model']})"))
@@ -316,130 +279,6 @@ def scan_ids(sources: list[_Source], on_duplicate: str) -> tuple[list[str], set[
     if not first:
         _fail(f"{', '.join(s.name for s in sources)}: no records")
     return list(first), dropped
-
-
-def input_fingerprint(docs: list[Path], *options) -> dict:
-    """What the chunks of ``.partial`` were made from: the inputs (path, size, time) and the options."""
-    inputs = []
-    for path in docs:
-        stat = path.stat()
-        inputs.append({"path": str(path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns})
-    return {"version": VERSION, "inputs": inputs, "options": json.loads(json.dumps(options))}
-
-
-def prepare_partial(partial: Path, fingerprint: dict, force: bool) -> int:
-    """Make ``partial`` hold the chunks of this build only; the number of finished chunks kept."""
-    stamp = partial / FINGERPRINT
-    if partial.exists():
-        try:
-            same = json.loads(stamp.read_text(encoding="utf-8")) == fingerprint
-        except (OSError, ValueError):
-            same = False
-        kept = len(list(partial.glob("chunk-*.json")))
-        if force or not same:
-            if not force and kept:
-                msg.info(f"{partial}: the inputs or options changed since the interrupted build: starting over")
-            shutil.rmtree(partial)
-        else:
-            if kept:
-                msg.info(f"resuming the interrupted build: {kept} finished chunk(s) in {partial}")
-            return kept
-    partial.mkdir(parents=True)
-    _write_atomic(stamp, json.dumps(fingerprint, indent=1).encode("utf-8"))
-    return 0
-
-
-def _chunk(partial: Path, number: int, suffix: str) -> Path:
-    return partial / f"chunk-{number:05d}{suffix}"
-
-
-def _chunk_done(partial: Path, number: int, n_records: int) -> bool:
-    meta = _chunk(partial, number, ".json")
-    if not meta.is_file() or not _chunk(partial, number, ".npz").is_file():
-        return False
-    try:
-        return json.loads(meta.read_text(encoding="utf-8")).get("records") == n_records
-    except (OSError, ValueError):
-        return False
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def _save_chunk(partial: Path, number: int, vocab: dict[str, int], tokens: array, lengths: array) -> None:
-    """``chunk-N.npz`` (the records' term ids, in the chunk's vocabulary, and lengths), then ``chunk-N.json``
-    (the vocabulary, in order of first occurrence): a chunk is finished when its .json is there."""
-    npz = _chunk(partial, number, ".npz")
-    tmp = npz.with_name(npz.name + ".tmp")
-    with open(tmp, "wb") as out:
-        np.savez(out, tokens=np.frombuffer(tokens, dtype=np.int32), lengths=np.frombuffer(lengths, dtype=np.int32))
-    os.replace(tmp, npz)
-    meta = {"records": len(lengths), "tokens": len(tokens), "vocab": list(vocab)}
-    _write_atomic(_chunk(partial, number, ".json"), json.dumps(meta, ensure_ascii=False).encode("utf-8"))
-
-
-def write_chunks(
-    sources: list[_Source], dropped: set[tuple[int, int]], partial: Path, chunk_size: int, total: int
-) -> int:
-    """Save the terms of the kept records, ``chunk_size`` records a chunk, skipping the chunks
-    already finished; the number of chunks."""
-    n_chunks = (total + chunk_size - 1) // chunk_size
-
-    def size(number: int) -> int:
-        return min(chunk_size, total - (number - 1) * chunk_size)
-
-    number, filled = 1, 0
-    todo = not _chunk_done(partial, 1, size(1))
-    vocab: dict[str, int] = {}
-    tokens, lengths = array("i"), array("i")
-    changed = InputError(sources[-1].file.path, None, "the inputs changed while they were read; run the build again")
-    with tqdm(total=total, desc="terms", unit="rec", disable=None) as bar:
-        for s, source in enumerate(sources):
-            for rec in source.records():
-                if (s, rec.index) in dropped:
-                    continue
-                if number > n_chunks:
-                    raise changed
-                if todo:
-                    terms = analyse_terms(source.text(rec))
-                    tokens.extend([vocab.setdefault(t, len(vocab)) for t in terms])
-                    lengths.append(len(terms))
-                filled += 1
-                bar.update()
-                if filled == size(number):
-                    if todo:
-                        _save_chunk(partial, number, vocab, tokens, lengths)
-                    number, filled = number + 1, 0
-                    vocab, tokens, lengths = {}, array("i"), array("i")
-                    todo = number <= n_chunks and not _chunk_done(partial, number, size(number))
-    if number != n_chunks + 1:
-        raise changed
-    return n_chunks
-
-
-def merge_chunks(partial: Path, n_chunks: int, ids: list[str]) -> BackgroundIndex:
-    """The BM25 index of every chunk's records: the chunks' vocabularies merged in order of first
-    occurrence, so the index is the one :meth:`BackgroundIndex.from_term_lists` would build."""
-    metas = [json.loads(_chunk(partial, n, ".json").read_text(encoding="utf-8")) for n in range(1, n_chunks + 1)]
-    n_tokens = sum(meta["tokens"] for meta in metas)
-    tokens = np.empty(n_tokens, dtype=np.int32)
-    lengths = np.empty(len(ids), dtype=np.int32)
-    vocab: dict[str, int] = {}
-    at_token = at_record = 0
-    for n, meta in enumerate(tqdm(metas, desc="merging", unit="chunk", disable=None), start=1):
-        local = np.fromiter((vocab.setdefault(t, len(vocab)) for t in meta["vocab"]), dtype=np.int32)
-        with np.load(_chunk(partial, n, ".npz")) as arrays:
-            chunk_tokens, chunk_lengths = arrays["tokens"], arrays["lengths"]
-        tokens[at_token : at_token + len(chunk_tokens)] = local[chunk_tokens] if len(chunk_tokens) else chunk_tokens
-        lengths[at_record : at_record + len(chunk_lengths)] = chunk_lengths
-        at_token += len(chunk_tokens)
-        at_record += len(chunk_lengths)
-    if at_record != len(ids) or at_token != n_tokens:
-        raise OSError(f"{partial}: the chunks hold {at_record} records, not {len(ids)}; run again with --force")
-    return BackgroundIndex.from_term_ids(ids, list(vocab), tokens, lengths)
 
 
 def build_dense_part(encoder, sources: list[_Source], dropped: set[tuple[int, int]], out_dir: Path, total: int):

@@ -143,7 +143,7 @@ class _Layout:
         direct: list[bool] = []
         for word in words:
             direct.append(direct_chars.find(1, word.start, word.end) != -1)
-            if hidden.find(1, word.start, word.end) != -1 or word.stop:
+            if hidden.find(1, word.start, word.end) != -1:
                 groups.append(-1)
                 continue
             e = int(owner[word.start])
@@ -175,6 +175,7 @@ class _Layout:
         "distinct_zipf": 3.0,
         "common_share": 0.5,
         "attackers": ["stem", "word", "prefix", "pair"],
+        "unreached": "undo",
         "label": "MISC",
         "direct_labels": ["PERSON", "CODE"],
         "max_share": 1.0,
@@ -200,6 +201,7 @@ def make_reid_risk(
     distinct_zipf: float,
     common_share: float,
     attackers: list[str],
+    unreached: str,
     label: str,
     direct_labels: list[str],
     max_share: float,
@@ -223,6 +225,7 @@ def make_reid_risk(
         distinct_zipf=distinct_zipf,
         common_share=common_share,
         attackers=attackers,
+        unreached=unreached,
         lang=nlp.lang or "en",
         label=label,
         direct_labels=direct_labels,
@@ -257,6 +260,7 @@ class ReidRisk:
         distinct_zipf: float = 3.0,
         common_share: float = 0.5,
         attackers: Iterable[str] = ("stem", "word", "prefix", "pair"),
+        unreached: str = "undo",
         lang: str = "en",
         label: str = "MISC",
         direct_labels: Iterable[str] = ("PERSON", "CODE"),
@@ -288,6 +292,9 @@ class ReidRisk:
             raise ValueError(f"reid_risk: common_share must be in (0, 1], got {common_share}")
         self.common_share = common_share
         self.attackers = tuple(attackers)
+        if unreached not in ("undo", "keep"):
+            raise ValueError(f"reid_risk: unreached must be 'undo' or 'keep', not {unreached!r}")
+        self.unreached = unreached
         unknown = sorted(set(self.attackers) - set(ANALYSERS))
         if unknown or not self.attackers:
             raise ValueError(f"reid_risk: attackers must be some of {', '.join(ANALYSERS)}, not {unknown or 'none'}")
@@ -351,6 +358,7 @@ class ReidRisk:
             distinct_zipf=self.distinct_zipf,
             common_share=self.common_share,
             analysers=self.attackers,
+            unreached=self.unreached,
             lang=self.lang,
             **settings,
         )
@@ -364,7 +372,7 @@ class ReidRisk:
                 raise LookupError(self._index_error)
             original = _Layout(doc, self.spans_key, self.direct_labels).words
             words = words_of(text)
-            group = [-1 if w.stop else i for i, w in enumerate(words)]
+            group = list(range(len(words)))
             published = DocWords(text, words, group, [w.end - w.start for w in words])
             why = self._exclusions(doc, self.index, original.text)
             plan = self._plan(self.index, published, doc, why, max_steps=0, unknown_zipf=None, prior_doc=original)
@@ -465,6 +473,8 @@ class ReidRisk:
         report = plan.view.as_dict()
         report["masked"] = [step.text for step in plan.steps]
         report["excluded"] = [{"id": rid, "why": plan.excluded_why.get(rid, "")} for rid in plan.excluded]
+        if plan.unreachable:
+            report["why"] = plan.unreachable
         dense = plan.dense
         if dense is not None:
             report["dense"] = dense

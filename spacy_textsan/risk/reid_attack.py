@@ -52,17 +52,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import sparse
 
-from .reid_family import ANALYSERS, Feature, TermPostings
+from .reid_family import ANALYSERS
 from .reid_prior import coverage
 from .reid_prior import prior as prior_of
+from .reid_problem import _Analyser, _Problem, top_indices
 from .reid_scores import (
     WEIGHTINGS,
     DocWords,
     FamilyBackground,
     Occurrence,
-    _weights,
     attack_probabilities,
     risk_of,
 )
@@ -140,160 +139,7 @@ class Plan:
     excluded_why: dict[str, str] = field(default_factory=dict)  # and why
     prior: np.ndarray | None = None  # who the person is, over every record
     dense: dict | None = None  # the dense attacker's view (reid_dense), when it ran
-
-
-# -- the loop's state -------------------------------------------------------------------------------
-
-
-class _Analyser:
-    """One analyser's visible features over the records in play: which groups each stands on, its term,
-    and the term's weight in each record in play under each weighting."""
-
-    def __init__(
-        self,
-        name: str,
-        postings: TermPostings,
-        features: Sequence[Feature],
-        word_group: Sequence[int],
-        n_groups: int,
-        excluded: np.ndarray,
-    ):
-        self.name = name
-        terms: dict[int, int] = {}
-        feat_term: list[int] = []
-        feat_groups: list[list[int]] = []
-        for f in features:
-            groups = [word_group[w] for w in f.words]
-            if min(groups) < 0:
-                continue  # a word of it is masked already
-            tid = postings.term_id(f.term)
-            if tid is None:
-                continue
-            feat_term.append(terms.setdefault(tid, len(terms)))
-            feat_groups.append(sorted(set(groups)))
-        self.term_ids = list(terms)
-        self.weights = _weights(postings, self.term_ids, excluded)
-        n_feat = len(feat_term)
-        self.F2T = sparse.csr_matrix(
-            (np.ones(n_feat), (np.arange(n_feat), feat_term)), shape=(n_feat, len(self.term_ids))
-        )
-        rows = [g for groups in feat_groups for g in groups]
-        cols = [i for i, groups in enumerate(feat_groups) for _ in groups]
-        self.G2F = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_groups, n_feat))
-        self.alive = np.ones(n_feat)
-        self.C: dict[str, np.ndarray] = {}
-
-    def counts(self) -> np.ndarray:
-        return np.asarray(self.F2T.T @ self.alive).ravel()
-
-    def full_scores(self, weighting: str, n_records: int) -> np.ndarray:
-        return self.weights.scores(self.counts(), weighting, n_records)
-
-    def set_play(self, play: np.ndarray) -> None:
-        """The weight matrices over the records in ``play`` (ascending positions)."""
-        base = np.zeros((len(self.term_ids), len(play)))
-        for u, (records, part) in enumerate(self.weights.postings):
-            j = np.searchsorted(play, records)
-            inside = (j < len(play)) & (play[np.minimum(j, len(play) - 1)] == records)
-            base[u, j[inside]] = part[inside]
-        self.C = {w: base * self.weights.idf(w)[:, None] for w in WEIGHTINGS}
-
-    def hidden_counts(self, A2G: sparse.csr_matrix) -> sparse.csr_matrix:
-        """Per action (row of ``A2G``, its groups): the visible occurrences of each term it would hide."""
-        touched = (A2G @ self.G2F).tocsr()
-        touched.data[:] = 1.0
-        return (touched.multiply(self.alive[None, :]).tocsr() @ self.F2T).tocsr()
-
-    def mask(self, groups: Sequence[int]) -> None:
-        if len(groups) and self.G2F.shape[1]:
-            hit = np.asarray(self.G2F[list(groups)].sum(axis=0)).ravel() > 0
-            self.alive[hit] = 0.0
-
-
-class _Problem:
-    """The document's actions (a folded word: every group it stands in) and the analysers' state."""
-
-    def __init__(
-        self, background: FamilyBackground, doc: DocWords, excluded: np.ndarray, analysers: Sequence[str] = ANALYSERS
-    ):
-        self.background = background
-        self.doc = doc
-        n_groups = len(doc.group_cost)
-        self.analysers = [
-            _Analyser(name, background.family[name], doc.features[name], doc.group, n_groups, excluded)
-            for name in analysers
-            if name in background.family
-        ]
-        action_of: dict[str, int] = {}
-        self.keys: list[str] = []
-        self.texts: list[str] = []
-        self.groups: list[set[int]] = []
-        self.first: list[int] = []
-        for i, (word, g) in enumerate(zip(doc.words, doc.group, strict=True)):
-            if g < 0 or word.stop:
-                continue
-            a = action_of.get(word.folded)
-            if a is None:
-                a = action_of[word.folded] = len(self.keys)
-                self.keys.append(word.folded)
-                self.texts.append(doc.text[word.start : word.end])
-                self.groups.append(set())
-                self.first.append(i)
-            self.groups[a].add(g)
-        self.masked_groups: set[int] = set()
-        word_postings = background.family.get("word")
-        self.df = np.array(
-            [_df(word_postings, key, excluded) if word_postings is not None else 0 for key in self.keys],
-            dtype=np.int64,
-        )
-
-    def live_groups(self, a: int) -> list[int]:
-        return sorted(self.groups[a] - self.masked_groups)
-
-    def cost(self, a: int) -> int:
-        return sum(self.doc.group_cost[g] for g in self.live_groups(a))
-
-    def allowed(self, a: int) -> bool:
-        maskable = self.doc.maskable
-        return bool(self.live_groups(a)) and (maskable is None or all(maskable[g] for g in self.groups[a]))
-
-    def action_matrix(self, actions: Sequence[int]) -> sparse.csr_matrix:
-        n_groups = len(self.doc.group_cost)
-        rows, cols = [], []
-        for r, a in enumerate(actions):
-            for g in self.live_groups(a):
-                rows.append(r)
-                cols.append(g)
-        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(actions), n_groups))
-
-    def mask(self, a: int) -> list[int]:
-        new = self.live_groups(a)
-        for analyser in self.analysers:
-            analyser.mask(new)
-        self.masked_groups.update(new)
-        return new
-
-
-def _df(postings: TermPostings, term: str, excluded: np.ndarray) -> int:
-    tid = postings.term_id(term)
-    if tid is None:
-        return 0
-    records, _ = postings.postings(tid)
-    return int(np.count_nonzero(~excluded[records]))
-
-
-def top_indices(values: np.ndarray, n: int) -> np.ndarray:
-    """The positions of the ``n`` largest ``values``, best first (ties: the lower position first), in
-    time linear in the length (a partition, then a sort of the ``n``)."""
-    n = min(n, values.shape[0])
-    if n <= 0:
-        return np.zeros(0, dtype=np.int64)
-    if n < values.shape[0]:
-        threshold = np.partition(values, values.shape[0] - n)[values.shape[0] - n]
-        candidates = np.flatnonzero(values >= threshold)
-    else:
-        candidates = np.arange(values.shape[0])
-    return candidates[np.argsort(-values[candidates], kind="stable")][:n]
+    unreachable: str = ""  # why masking words cannot reach 1 / k (nothing was masked)
 
 
 def plan_masks(
@@ -316,6 +162,7 @@ def plan_masks(
     common_share: float = 0.5,
     analysers: Sequence[str] = ANALYSERS,
     prior_doc: DocWords | None = None,
+    unreached: str = "undo",
 ) -> Plan:
     """Choose the words to mask until every attacker of the family names the person with a chance of at
     most ``1 / k``.
@@ -334,6 +181,8 @@ def plan_masks(
     unknown = sorted(set(analysers) - set(ANALYSERS))
     if unknown or not analysers:
         raise ValueError(f"attackers must be some of {', '.join(ANALYSERS)}, not {', '.join(unknown) or 'none'}")
+    if unreached not in ("undo", "keep"):
+        raise ValueError(f"unreached must be 'undo' or 'keep', not {unreached!r}")
     n = background.n_records
     excluded = np.zeros(n, dtype=bool)
     for rid in exclude:
@@ -349,13 +198,14 @@ def plan_masks(
     problem = _Problem(background, doc, excluded, analysers)
     spent = 0
 
-    # unknown words: no record holds them, the language hardly knows them
+    # unknown words: no record holds them, the language hardly knows them (a name-like word, written with
+    # a capital inside a sentence, rarer than unknown_zipf; any other word, rarer than unknown_zipf - 1)
     if unknown_zipf is not None and zipf is not None:
         for a, key in enumerate(problem.keys):
             if problem.df[a] or not any(c.isalpha() for c in key) or not problem.allowed(a):
                 continue
             z = zipf(key)
-            if z >= unknown_zipf:
+            if z >= unknown_zipf or (z >= unknown_zipf - 1.0 and not problem.name_like(a)):
                 continue
             cost = problem.cost(a)
             if budget is not None and spent + cost > budget:
@@ -378,9 +228,10 @@ def plan_masks(
         if best < 0 or prior_scores[best] <= 0:
             measured, why = False, "no background record shares a word with this document"
         else:
-            measured, why = coverage(background, original, best, excluded, zipf, distinct_zipf)
+            measured, why = coverage(background, original, best, excluded, zipf, distinct_zipf, k)
 
     if measured and max_steps > 0:
+        before = len(plan.steps)
         spent = _loop(
             problem,
             prior,
@@ -397,6 +248,19 @@ def plan_masks(
             n=n,
             common_share=common_share,
         )
+        if unreached == "undo" and len(plan.steps) > before:
+            worst = max(_risks(problem, prior, margin, n, excluded))
+            if worst > 1.0 / k + 1e-9:
+                # the words masked one by one did not bring the chance to 1 / k: what singles the person
+                # out is held by most records (a near copy, boilerplate), so those masks buy little
+                plan.unreachable = (
+                    f"masking {len(plan.steps) - before} words left the chance at {worst:.2f} > 1/{k}: "
+                    "what singles the person out is held by most records; nothing masked for it"
+                )
+                plan.steps = plan.steps[:before]
+                problem = _Problem(background, doc, excluded, analysers)
+                for step in plan.steps:
+                    problem.mask_groups(step.groups)
     plan.view = view_of(problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded)
     if not measured:
         plan.view.measured, plan.view.why, plan.view.k = False, why, None
@@ -464,6 +328,14 @@ def _loop(
             # what it lowers for the attackers above the limit, added up
             above = [i for i, r in enumerate(risks) if r > limit]
             gain = sum(np.log(risks[i]) - np.log(np.maximum(afters[i], 1e-300)) for i in above)
+        if np.max(gain) <= 1e-12:
+            # nor theirs (no competitor comes close yet): what brings the others closer, all records counted
+            above = [i for i, r in enumerate(risks) if r > limit]
+            gain = sum(
+                float(risk_of(currents[i][None, :], prior_play, margin, 0.0)[0])
+                - risk_of(np.maximum(currents[i][None, :] - removed[i], 0.0), prior_play, margin, 0.0)
+                for i in above
+            )
         affordable = np.ones(len(candidates), dtype=bool) if budget is None else spent + costs <= budget
         if not affordable.any():
             break
@@ -494,6 +366,17 @@ def _loop(
             )
         )
     return spent
+
+
+def _risks(problem: _Problem, prior: np.ndarray, margin: float, n: int, excluded: np.ndarray) -> list[float]:
+    """Every attacker's chance of naming the person with what ``problem`` leaves visible, over every record."""
+    out = []
+    for analyser in problem.analysers:
+        for weighting in WEIGHTINGS:
+            scores = analyser.full_scores(weighting, n)
+            scores[excluded] = 0.0
+            out.append(float(attack_probabilities(scores[None, :], margin)[0] @ prior))
+    return out
 
 
 def view_of(
@@ -529,12 +412,11 @@ def view_of(
     if riskiest >= 0 and worst_analyser is not None and actions:
         # the visible words with the most weight in the riskiest record, under the worst attacker
         weighting = name.split("/")[1]
-        idf = worst_analyser.weights.idf(weighting)
         in_record = np.zeros(len(worst_analyser.term_ids))
-        for u, (records, part) in enumerate(worst_analyser.weights.postings):
+        for u, (records, weights) in enumerate(worst_analyser.weights.rows(weighting)):
             i = int(np.searchsorted(records, riskiest))
             if i < len(records) and records[i] == riskiest:
-                in_record[u] = idf[u] * part[i]
+                in_record[u] = weights[i]
         weight = np.asarray(worst_analyser.hidden_counts(problem.action_matrix(actions)) @ in_record).ravel()
         for i in np.argsort(-weight, kind="stable")[:top]:
             if weight[i] > 0:

@@ -35,7 +35,8 @@ from typing import Protocol
 
 import numpy as np
 
-from .reid_attack import MaskStep, Occurrence, risk_of
+from .reid_attack import MaskStep
+from .reid_scores import Occurrence, risk_of
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -206,19 +207,11 @@ def build_dense(
     return DenseBackground(embeddings, np.asarray(owners, dtype=np.int32), n, encoder.name)
 
 
-#: records whose cosine is below this share of the best one's are not close: never named
-CLOSE = 0.75
-
-
 def dense_risk(scores: np.ndarray, prior: np.ndarray, margin: float) -> np.ndarray:
-    """Per row of cosines ``scores``: the chance that the dense attacker names the person. As the
-    lexical attackers (:func:`.reid_attack.attack_probabilities`), with every record whose cosine is
-    under :data:`CLOSE` times the best left out: a record that is not close is never named, so adding
-    such records changes nothing."""
-    scores = np.atleast_2d(scores)
-    best = scores.max(axis=1, keepdims=True)
-    close = np.where(scores >= CLOSE * np.maximum(best, 0.0), scores, 0.0)
-    return risk_of(close, prior, margin)
+    """Per row of cosines ``scores``: the chance that the dense attacker names the person, as the lexical
+    attackers' (:func:`.reid_scores.risk_of`): a record under :data:`.reid_scores.CLOSE` times the best
+    cosine is not close and never named, so adding such records changes nothing."""
+    return risk_of(np.maximum(np.atleast_2d(scores), 0.0), prior, margin)
 
 
 def plan_dense(
@@ -294,7 +287,7 @@ def plan_dense(
         gain = risk - after
         if gain.max() <= 1e-12:
             # every record still far from the person's: what brings them closer, all records counted
-            gain = float(risk_of(scores[None, :], prior, margin)[0]) - risk_of(cosines, prior, margin)
+            gain = float(risk_of(scores[None, :], prior, margin, 0.0)[0]) - risk_of(cosines, prior, margin, 0.0)
         gain = np.where(allowed, gain, -np.inf)
         if not allowed.any() or gain.max() <= 1e-12:
             break

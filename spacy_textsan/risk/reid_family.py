@@ -9,7 +9,8 @@ real ones differ, and takes the worst (:mod:`.reid_attack`):
 ``word``    the same words unstemmed: an attacker that matches surface forms (``eels`` is not ``eel``)
 ``prefix``  the first four letters of each word: an attacker of character n-grams or a cruder stemmer
             (``Norwegian`` and ``Norway`` meet in ``norw``, ``Golovin`` and ``Golovina`` in ``golo``)
-``pair``    adjacent words (stop words skipped, not across a sentence end): an attacker that scores phrases
+``pair``    adjacent words (``born in``, ``golden seals``; never two stop words, never across a sentence
+            end): an attacker that scores phrases
 
 Every feature of a text stands on one or two words (:class:`Feature`); a
 feature is visible while all its words are. The postings of each analyser
@@ -89,8 +90,11 @@ def family_features(text: str, words: Sequence[Word] | None = None) -> dict[str,
     """The features of ``text`` for every analyser of :data:`ANALYSERS`."""
     words = words_of(text) if words is None else words
     out: dict[str, list[Feature]] = {name: [] for name in ANALYSERS}
-    previous: int | None = None
     for i, word in enumerate(words):
+        # a pair of adjacent words (a stop word may be one of them: "born in", "of Oslo"), never two stop
+        # words, never across a sentence or clause end
+        if i and not (word.stop and words[i - 1].stop) and not _BREAK.search(text, words[i - 1].end, word.start):
+            out["pair"].append(Feature(f"{words[i - 1].folded} {word.folded}", (i - 1, i)))
         if word.stop:
             continue
         stem = _term(text[word.start : word.end])
@@ -98,9 +102,6 @@ def family_features(text: str, words: Sequence[Word] | None = None) -> dict[str,
         out["stem"].append(Feature(stem, (i,)))
         out["word"].append(Feature(word.folded, (i,)))
         out["prefix"].append(Feature(_prefix(word.folded), (i,)))
-        if previous is not None and not _BREAK.search(text, words[previous].end, word.start):
-            out["pair"].append(Feature(f"{words[previous].folded} {word.folded}", (previous, i)))
-        previous = i
     return out
 
 

@@ -23,6 +23,8 @@ __all__ = ["MIN_SHARED", "NAME_ZIPF", "coverage", "prior"]
 MIN_SHARED = 2
 #: a word of a direct identifier commoner than this (Zipf) is no name (Mr, Ms, Judge)
 NAME_ZIPF = 5.0
+#: a name that this many records hold or more is no one's own (a lawyer, a government agent, a common surname)
+PERSONAL_DF = 4
 #: the prior counts a distinctive word this many times more than a common one, and a distinctive word
 #: of a direct identifier (a name, a code) this many times more again
 DISTINCT_WEIGHT = 3
@@ -35,6 +37,12 @@ def _distinctive(word: Word, zipf: Callable[[str], float] | None, distinct_zipf:
     return (
         not word.stop and any(c.isalpha() for c in word.folded) and (zipf is None or zipf(word.folded) < distinct_zipf)
     )
+
+
+def _name(word: Word, zipf: Callable[[str], float] | None) -> bool:
+    """A word of a direct identifier that can name someone: letters, no title or other word commoner than
+    :data:`NAME_ZIPF` (Mr, Ms, Judge)."""
+    return not word.stop and any(c.isalpha() for c in word.folded) and (zipf is None or zipf(word.folded) < NAME_ZIPF)
 
 
 def prior(
@@ -56,7 +64,7 @@ def prior(
         if (tid := postings.term_id(f.term)) is None:
             continue
         distinctive = all(_distinctive(doc.words[w], zipf, distinct_zipf) for w in f.words)
-        direct = distinctive and any(doc.direct[w] for w in f.words)
+        direct = any(doc.direct[w] and _name(doc.words[w], zipf) for w in f.words)
         counts[tid] += 1 + DISTINCT_WEIGHT * int(distinctive) + DIRECT_WEIGHT * int(direct)
     tids = list(counts)
     weights = _weights(postings, tids, excluded)
@@ -86,30 +94,35 @@ def coverage(
     excluded: np.ndarray,
     zipf: Callable[[str], float] | None,
     distinct_zipf: float,
+    k: int,
 ) -> tuple[bool, str]:
     """Whether the background holds the document's person, judged on record ``best`` (the prior's).
 
-    A document whose names (the words of its direct identifiers, but titles and other words commoner
-    than :data:`NAME_ZIPF`) some record holds is measured when ``best`` holds one of them: a person's
-    record carries the person's names. Otherwise (no names, or names no record knows: a wrong label, a
-    new person) ``best`` must hold :data:`MIN_SHARED` of the document's distinctive words.
-    ``(measured, why not)``."""
+    A document whose own names (the words of its direct identifiers but titles and other words commoner
+    than :data:`NAME_ZIPF`, held by fewer than :data:`PERSONAL_DF` records: not a lawyer's, a government
+    agent's or a common surname) some record holds is measured when ``best`` holds one of them: a
+    person's record carries the person's names. A document with common names only is measured when
+    ``best`` holds one. Otherwise (no names, or names no record knows: a wrong label, a new person)
+    ``best`` must hold :data:`MIN_SHARED` of the document's distinctive words. ``(measured, why not)``."""
     postings = background.family.get("word")
     if postings is None:
         return False, "the background has no word postings"
-    names = {
-        w.folded
-        for w, d in zip(doc.words, doc.direct, strict=True)
-        if d and not w.stop and any(c.isalpha() for c in w.folded) and (zipf is None or zipf(w.folded) < NAME_ZIPF)
-    }
-    held = _holders(postings, names, excluded) if names else np.zeros(1, dtype=np.int64)
+    names = {w.folded for w, d in zip(doc.words, doc.direct, strict=True) if d and _name(w, zipf)}
+    personal = set()
+    for name in names:
+        tid = postings.term_id(name)
+        if tid is None or int(np.count_nonzero(~excluded[postings.postings(tid)[0]])) < PERSONAL_DF:
+            personal.add(name)
+    held = _holders(postings, personal, excluded) if personal else np.zeros(1, dtype=np.int64)
     if held.any():
         if held[best] > 0:
             return True, ""
         return False, (
-            f"the background record most like this document holds none of its {len(names)} names: "
+            f"the background record most like this document holds none of its {len(personal)} names: "
             "the background does not hold this person"
         )
+    if names and not personal and _holders(postings, names, excluded)[best] > 0:
+        return True, ""  # common names only (Brown, Malcolm), one of them in the record
     distinctive = {w.folded for w in doc.words if _distinctive(w, zipf, distinct_zipf)}
     shared = int(_holders(postings, distinctive, excluded)[best]) if distinctive else 0
     if distinctive and shared >= min(MIN_SHARED, len(distinctive)):

@@ -22,9 +22,12 @@ from .reid_words import WORD_CACHE  # noqa: F401  (one reading of words for the 
 __all__ = ["WEIGHTINGS", "DocWords", "FamilyBackground", "Occurrence", "attack_probabilities", "risk_of"]
 
 #: The term weightings: BM25 with Lucene's idf (every term counts a little) and with
-#: Robertson–Spärck Jones' idf (terms in half the competing records or more count almost nothing).
-WEIGHTINGS = ("lucene", "robertson")
+#: Robertson–Spärck Jones' idf (terms in half the competing records or more count almost nothing), and a
+#: tf-idf cosine (log tf, short records weigh more), the way most vector-space attackers score.
+WEIGHTINGS = ("lucene", "robertson", "cosine")
 K1, B = 1.5, 0.75
+#: records scored under this share of the best are not close: an attacker never names them
+CLOSE = 0.75
 
 
 class FamilyBackground(Protocol):
@@ -81,12 +84,15 @@ class DocWords:
 # -- scores and probabilities --------------------------------------------------------------------------
 
 
-def attack_probabilities(scores: np.ndarray, margin: float) -> np.ndarray:
+def attack_probabilities(scores: np.ndarray, margin: float, close: float = CLOSE) -> np.ndarray:
     """Per row of ``scores`` (records in columns): the chance that an attacker whose log-scores are
-    these plus Gumbel noise of scale ``margin`` names each record, ``s ** (1 / margin)`` normalised. A
-    record scored 0 is never named; a row without a positive score names nobody (all 0)."""
+    these plus Gumbel noise of scale ``margin`` names each record, ``s ** (1 / margin)`` normalised over
+    the records within ``close`` of the best (a record scored under ``close`` times the best is never
+    named, however many there are: a crowd of weak matches hides nobody); a row without a positive score
+    names nobody (all 0)."""
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
-    positive = scores > 0
+    top = scores.max(axis=1, keepdims=True)
+    positive = (scores > 0) & (scores >= close * top)
     logs = np.where(positive, np.log(np.where(positive, scores, 1.0)) / margin, -np.inf)
     best = logs.max(axis=1, keepdims=True)
     z = np.where(positive, np.exp(logs - np.where(np.isfinite(best), best, 0.0)), 0.0)
@@ -94,19 +100,23 @@ def attack_probabilities(scores: np.ndarray, margin: float) -> np.ndarray:
     return np.divide(z, total, out=np.zeros_like(z), where=total > 0)
 
 
-def risk_of(scores: np.ndarray, prior: np.ndarray, margin: float) -> np.ndarray:
+def risk_of(scores: np.ndarray, prior: np.ndarray, margin: float, close: float = CLOSE) -> np.ndarray:
     """Per row of ``scores``: the chance that the attacker names the person (``prior`` over the columns)."""
-    return attack_probabilities(scores, margin) @ prior
+    return attack_probabilities(scores, margin, close) @ prior
 
 
 @dataclass
 class _Weights:
-    """One analyser's BM25 parts for a set of terms over the records that compete."""
+    """One analyser's postings of a set of terms over the records that compete, and their weights under
+    each weighting of :data:`WEIGHTINGS`."""
 
     terms: list[int]  # term ids in the postings
-    postings: list[tuple[np.ndarray, np.ndarray]]  # per term: records, tf part
+    records: list[np.ndarray]  # per term: the records that hold it (the competing ones)
+    tf: list[np.ndarray]  # and how often
+    lengths: list[np.ndarray]  # and those records' lengths
     df: np.ndarray
     n_compete: int
+    mean_length: float
 
     def idf(self, weighting: str) -> np.ndarray:
         n, df = float(self.n_compete), self.df.astype(float)
@@ -114,32 +124,42 @@ class _Weights:
             return np.maximum(0.1, np.log((n - df + 0.5) / (df + 0.5)))
         return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
+    def part(self, u: int, weighting: str) -> np.ndarray:
+        """Term ``u``'s weight in each record that holds it, before its idf: BM25's saturated tf, or for
+        ``cosine`` the log tf over the square root of the record's relative length (a short record that
+        holds the word weighs more, as in a tf-idf cosine)."""
+        tf, length = self.tf[u], self.lengths[u] / self.mean_length
+        if weighting == "cosine":
+            return (1.0 + np.log(tf)) / np.sqrt(np.maximum(length, 1e-3))
+        return tf / (tf + K1 * ((1 - B) + B * length))
+
+    def rows(self, weighting: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per term: the records that hold it and its weight in each."""
+        idf = self.idf(weighting)
+        return [(records, idf[u] * self.part(u, weighting)) for u, records in enumerate(self.records)]
+
     def scores(self, counts: np.ndarray, weighting: str, n_records: int) -> np.ndarray:
         """Every record's score for ``counts[u]`` occurrences of each term."""
         out = np.zeros(n_records)
-        for (records, part), w in zip(self.postings, counts * self.idf(weighting), strict=True):
-            if w:
-                out[records] += w * part
+        for (records, weight), n in zip(self.rows(weighting), counts, strict=True):
+            if n:
+                out[records] += n * weight
         return out
 
 
 def _weights(postings: TermPostings, term_ids: Sequence[int], excluded: np.ndarray) -> _Weights:
-    """The BM25 parts of ``term_ids`` over the records that hold any of them (``excluded`` left out):
-    ``idf`` from how many of those records hold each term, the length norm from their mean length."""
-    raw = []
+    """The postings of ``term_ids`` over the records that hold any of them (``excluded`` left out):
+    ``idf`` counts those records, the length norm is their mean length."""
+    records_of, tf_of = [], []
     compete = np.zeros(postings.n_records, dtype=bool)
     for tid in term_ids:
         records, tf = postings.postings(tid)
         keep = ~excluded[records]
-        records, tf = records[keep], tf[keep]
-        compete[records] = True
-        raw.append((records, tf))
+        records_of.append(records[keep])
+        tf_of.append(tf[keep])
+        compete[records[keep]] = True
     n_compete = int(compete.sum())
     lengths = np.asarray(postings.lengths)
-    mean = float(lengths[compete].mean()) if n_compete else 1.0
-    parts = []
-    for records, tf in raw:
-        norm = K1 * ((1 - B) + B * lengths[records] / max(mean, 1.0))
-        parts.append((records, tf / (tf + norm)))
-    df = np.array([len(r) for r, _ in raw], dtype=np.int64)
-    return _Weights(list(term_ids), parts, df, n_compete)
+    mean = max(float(lengths[compete].mean()), 1.0) if n_compete else 1.0
+    df = np.array([len(r) for r in records_of], dtype=np.int64)
+    return _Weights(list(term_ids), records_of, tf_of, [lengths[r] for r in records_of], df, n_compete, mean)

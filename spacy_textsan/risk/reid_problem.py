@@ -1,0 +1,182 @@
+"""The state of the attack's decision loop (:mod:`.reid_attack`): per analyser of the family, the visible
+features, the groups each stands on and their weights over the records in play; per action (a folded
+word), the groups masking it hides."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import sparse
+
+from .reid_family import ANALYSERS, Feature, TermPostings
+from .reid_scores import WEIGHTINGS, DocWords, FamilyBackground, _weights
+
+__all__ = ["top_indices"]
+
+
+class _Analyser:
+    """One analyser's visible features over the records in play: which groups each stands on, its term,
+    and the term's weight in each record in play under each weighting."""
+
+    def __init__(
+        self,
+        name: str,
+        postings: TermPostings,
+        features: Sequence[Feature],
+        word_group: Sequence[int],
+        n_groups: int,
+        excluded: np.ndarray,
+    ):
+        self.name = name
+        terms: dict[int, int] = {}
+        feat_term: list[int] = []
+        feat_groups: list[list[int]] = []
+        for f in features:
+            groups = [word_group[w] for w in f.words]
+            if min(groups) < 0:
+                continue  # a word of it is masked already
+            tid = postings.term_id(f.term)
+            if tid is None:
+                continue
+            feat_term.append(terms.setdefault(tid, len(terms)))
+            feat_groups.append(sorted(set(groups)))
+        self.term_ids = list(terms)
+        self.weights = _weights(postings, self.term_ids, excluded)
+        n_feat = len(feat_term)
+        self.F2T = sparse.csr_matrix(
+            (np.ones(n_feat), (np.arange(n_feat), feat_term)), shape=(n_feat, len(self.term_ids))
+        )
+        rows = [g for groups in feat_groups for g in groups]
+        cols = [i for i, groups in enumerate(feat_groups) for _ in groups]
+        self.G2F = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_groups, n_feat))
+        self.alive = np.ones(n_feat)
+        self.C: dict[str, np.ndarray] = {}
+
+    def counts(self) -> np.ndarray:
+        return np.asarray(self.F2T.T @ self.alive).ravel()
+
+    def full_scores(self, weighting: str, n_records: int) -> np.ndarray:
+        return self.weights.scores(self.counts(), weighting, n_records)
+
+    def set_play(self, play: np.ndarray) -> None:
+        """The weight matrices over the records in ``play`` (ascending positions)."""
+        self.C = {}
+        for weighting in WEIGHTINGS:
+            matrix = np.zeros((len(self.term_ids), len(play)))
+            for u, (records, weight) in enumerate(self.weights.rows(weighting)):
+                j = np.searchsorted(play, records)
+                inside = (j < len(play)) & (play[np.minimum(j, len(play) - 1)] == records)
+                matrix[u, j[inside]] = weight[inside]
+            self.C[weighting] = matrix
+
+    def hidden_counts(self, A2G: sparse.csr_matrix) -> sparse.csr_matrix:
+        """Per action (row of ``A2G``, its groups): the visible occurrences of each term it would hide."""
+        touched = (A2G @ self.G2F).tocsr()
+        touched.data[:] = 1.0
+        return (touched.multiply(self.alive[None, :]).tocsr() @ self.F2T).tocsr()
+
+    def mask(self, groups: Sequence[int]) -> None:
+        if len(groups) and self.G2F.shape[1]:
+            hit = np.asarray(self.G2F[list(groups)].sum(axis=0)).ravel() > 0
+            self.alive[hit] = 0.0
+
+
+class _Problem:
+    """The document's actions (a folded word: every group it stands in) and the analysers' state."""
+
+    def __init__(
+        self, background: FamilyBackground, doc: DocWords, excluded: np.ndarray, analysers: Sequence[str] = ANALYSERS
+    ):
+        self.background = background
+        self.doc = doc
+        n_groups = len(doc.group_cost)
+        self.analysers = [
+            _Analyser(name, background.family[name], doc.features[name], doc.group, n_groups, excluded)
+            for name in analysers
+            if name in background.family
+        ]
+        action_of: dict[str, int] = {}
+        self.keys: list[str] = []
+        self.texts: list[str] = []
+        self.groups: list[set[int]] = []
+        self.first: list[int] = []
+        for i, (word, g) in enumerate(zip(doc.words, doc.group, strict=True)):
+            if g < 0 or word.stop:
+                continue
+            a = action_of.get(word.folded)
+            if a is None:
+                a = action_of[word.folded] = len(self.keys)
+                self.keys.append(word.folded)
+                self.texts.append(doc.text[word.start : word.end])
+                self.groups.append(set())
+                self.first.append(i)
+            self.groups[a].add(g)
+        self.masked_groups: set[int] = set()
+        word_postings = background.family.get("word")
+        self.df = np.array(
+            [_df(word_postings, key, excluded) if word_postings is not None else 0 for key in self.keys],
+            dtype=np.int64,
+        )
+
+    def name_like(self, a: int) -> bool:
+        """Whether some occurrence of word ``a`` is written with a capital inside a sentence (``the Eels``)."""
+        doc = self.doc
+        for i, word in enumerate(doc.words):
+            if word.folded != self.keys[a] or doc.group[i] < 0 or not doc.text[word.start].isupper():
+                continue
+            before = doc.text[: word.start].rstrip()
+            if before and before[-1] not in '.!?:;"“\n':
+                return True
+        return False
+
+    def live_groups(self, a: int) -> list[int]:
+        return sorted(self.groups[a] - self.masked_groups)
+
+    def cost(self, a: int) -> int:
+        return sum(self.doc.group_cost[g] for g in self.live_groups(a))
+
+    def allowed(self, a: int) -> bool:
+        maskable = self.doc.maskable
+        return bool(self.live_groups(a)) and (maskable is None or all(maskable[g] for g in self.groups[a]))
+
+    def action_matrix(self, actions: Sequence[int]) -> sparse.csr_matrix:
+        n_groups = len(self.doc.group_cost)
+        rows, cols = [], []
+        for r, a in enumerate(actions):
+            for g in self.live_groups(a):
+                rows.append(r)
+                cols.append(g)
+        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(actions), n_groups))
+
+    def mask(self, a: int) -> list[int]:
+        new = self.live_groups(a)
+        self.mask_groups(new)
+        return new
+
+    def mask_groups(self, groups: Sequence[int]) -> None:
+        for analyser in self.analysers:
+            analyser.mask(groups)
+        self.masked_groups.update(groups)
+
+
+def _df(postings: TermPostings, term: str, excluded: np.ndarray) -> int:
+    tid = postings.term_id(term)
+    if tid is None:
+        return 0
+    records, _ = postings.postings(tid)
+    return int(np.count_nonzero(~excluded[records]))
+
+
+def top_indices(values: np.ndarray, n: int) -> np.ndarray:
+    """The positions of the ``n`` largest ``values``, best first (ties: the lower position first), in
+    time linear in the length (a partition, then a sort of the ``n``)."""
+    n = min(n, values.shape[0])
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if n < values.shape[0]:
+        threshold = np.partition(values, values.shape[0] - n)[values.shape[0] - n]
+        candidates = np.flatnonzero(values >= threshold)
+    else:
+        candidates = np.arange(values.shape[0])
+    return candidates[np.argsort(-values[candidates], kind="stable")][:n]
