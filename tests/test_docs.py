@@ -541,6 +541,7 @@ FIXTURES = {
     "trained_dev": TRAINED,
     "reid_attack": REID,
     "wiki_reid": WIKI,
+    "wiki_reid_padded": WIKI,
     "wiki_reid_calibration": CALIBRATION,
     "hostile_inputs": HOSTILE,
     "gazetteer_dev": GAZETTEER_DEV,
@@ -658,6 +659,13 @@ EXPECTED = {
 | default k=2 | 0.143 (3) | 0.147 | 0.835 | 0.937 | 1.000 | 0.605 |
 | **default k=10 (as configured)** | 0.095 (2) | 0.099 | 0.835 | 0.937 | 1.000 | 0.605 |""",
     "wiki_reid": """\
+| Wiki553 dev, 186 abstracts, 548 background records | BM25 top-1 | dense top-1 | chars kept |
+|---|---|---|---|
+| clear text | 78.0 % | 84.9 % | 100.0 % |
+| textsan default, Wiki553 background, lexical only (`dense = off`), k = 5 | 7.5 % | 11.3 % | 52.9 % |
+| **textsan default, Wiki553 background with its dense part, k = 10 (as configured)** | 3.2 % | 3.8 % | 51.2 % |
+| other | 0.0 % | 0.0 % | 50.0 % |""",
+    "wiki_reid_padded": """\
 | Wiki553 dev, 186 abstracts, 548 background records | BM25 top-1 | dense top-1 | chars kept |
 |---|---|---|---|
 | clear text | 78.0 % | 84.9 % | 100.0 % |

@@ -470,3 +470,17 @@ def test_a_name_that_many_records_hold_says_nobody_is_the_person():
     # held by three records, the name is taken as the person's and the risk is measured
     background = BackgroundIndex.build([*records[:3], ("kim", "Kim golden seals painter")])
     assert plan(background, text, masked={"quorvath", "whomersley"}, direct={"quorvath", "whomersley"}).view.measured
+
+
+def test_a_word_half_masked_already_is_masked_in_what_is_left(nlp):
+    # "Timor" is masked already (a candidate); the attack needs "Leste": the written word around it is
+    # "Timor-Leste", so the new span is what no candidate covers ("Leste"), not an error
+    background = BackgroundIndex.build(
+        [("ana", "Ana Leste forward painter"), ("bo", "Bo painter"), ("cy", "Cy painter"), ("di", "Di painter")]
+    )
+    text = "Ana, a painter, played for Timor-Leste."
+    doc = candidate_doc(nlp, text, [(0, 3, "PERSON", True), (27, 32, "LOC", True)])
+    doc = ReidRisk(k=3, margin=0.1, index=background)(doc)
+    assert doc._.sanitize_errors is None or doc._.sanitize_errors == []
+    added = [(s.text, s._.masked) for s in doc.spans[SPANS_KEY] if s._.source == "reid:reid_risk"]
+    assert added == [("Leste", True)]

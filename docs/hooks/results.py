@@ -565,10 +565,13 @@ def _wiki_label(point_label: str) -> str:
         "presidio": "Presidio defaults",
         "mask_all": "textsan `mask_all.cfg`",
         "default_shipped_background": "textsan default, shipped (TAB) background",
+        "default_generalize": "textsan default, Wiki553 background with its dense part, `--strategy generalize`",
+        "default_lexical_padded": "textsan default, lexical only, background padded with 20,000 other biographies",
     }
     if point_label in fixed:
         return fixed[point_label]
     variant, _, k = point_label.partition(" k=")
+    k = k or "10"
     if variant == "default_lexical":
         return f"textsan default, Wiki553 background, lexical only (`dense = off`), k = {k}"
     if variant == "default":
@@ -577,18 +580,29 @@ def _wiki_label(point_label: str) -> str:
     return point_label
 
 
+#: the attackers of benchmarks/attackers, in the order of the table's columns, and "any" of them
+WIKI_ATTACKERS = (
+    ("bm25", "BM25"),
+    ("dense", "dense"),
+    ("bm25_plain", "BM25, words as written"),
+    ("pairs", "words + pairs"),
+    ("chargram", "character n-grams"),
+    ("tantivy", "tantivy"),
+    ("any", "any of them"),
+)
+
+
 def render_wiki_reid(wiki: Results) -> str:
-    rows = [
-        (
-            _wiki_label(wiki.get("label", node=p)),
-            pct(wiki.get("attack", "bm25", "top1", node=p)),
-            pct(wiki.get("attack", "dense", "top1", node=p)),
-            pct(wiki.get("chars_kept", node=p)),
-        )
-        for p in wiki.get("points")
-    ]
+    points = wiki.get("points")
+    columns = [(key, label) for key, label in WIKI_ATTACKERS if any(key in (p.get("attack") or {}) for p in points)]
+    rows = []
+    for p in points:
+        cells = [_wiki_label(wiki.get("label", node=p))]
+        for key, _ in columns:
+            cells.append(pct(wiki.get("attack", key, "top1", node=p)) if key in (p.get("attack") or {}) else "–")
+        rows.append((*cells, pct(wiki.get("chars_kept", node=p))))
     title = f"Wiki553 dev, {wiki.get('n_docs')} abstracts, {wiki.get('n_background')} background records"
-    return table((title, "BM25 top-1", "dense top-1", "chars kept"), rows)
+    return table((title, *(f"{label} top-1" for _, label in columns), "chars kept"), rows)
 
 
 def render_wiki_reid_calibration(cal: Results) -> str:
@@ -884,6 +898,7 @@ TABLES: dict[str, tuple[tuple[str, ...], Callable[..., str]]] = {
     "trained_attack": (("trained_dev",), render_trained_attack),
     "reid_attack": (("reid_attack",), render_reid_attack),
     "wiki_reid": (("wiki_reid",), render_wiki_reid),
+    "wiki_reid_padded": (("wiki_reid_padded",), render_wiki_reid),
     "wiki_reid_calibration": (("wiki_reid_calibration",), render_wiki_reid_calibration),
     "hostile_inputs": (("hostile_inputs",), render_hostile_inputs),
     "gazetteer": (("gazetteer_dev",), render_gazetteer),

@@ -502,7 +502,12 @@ class ReidRisk:
                 words.append((start, end, reason))
         covered = covered_chars(doc, get_candidates(doc, self.spans_key))
         new: list[Span] = []
-        for start, end, reasons in _merge(layout.text, words):
+        stretches = [
+            (a, b, reasons)
+            for start, end, reasons in _merge(layout.text, words)
+            for a, b in _uncovered(layout.text, covered, start, end)
+        ]
+        for start, end, reasons in stretches:
             found = doc.char_span(start, end, label=self.label, alignment_mode="expand")
             if found is None or covered.find(1, found.start_char, found.end_char) != -1:
                 found = doc.char_span(start, end, label=self.label, alignment_mode="contract")
@@ -558,4 +563,26 @@ def _merge(text: str, words: list[tuple[int, int, str]]) -> list[tuple[int, int,
             out[-1] = (s, max(e, end), reasons + [reason] if reason not in reasons else reasons)
         else:
             out.append((start, end, [reason]))
+    return out
+
+
+def _uncovered(text: str, covered: bytearray, start: int, end: int) -> list[tuple[int, int]]:
+    """The stretches of ``[start, end)`` that no candidate covers, without the punctuation at their edges
+    (``Timor-Leste`` with ``Timor`` masked already: ``Leste``)."""
+    out: list[tuple[int, int]] = []
+    i = start
+    while i < end:
+        while i < end and covered[i]:
+            i += 1
+        j = i
+        while j < end and not covered[j]:
+            j += 1
+        a, b = i, j
+        while a < b and not text[a].isalnum():
+            a += 1
+        while b > a and not text[b - 1].isalnum():
+            b -= 1
+        if a < b:
+            out.append((a, b))
+        i = j
     return out
