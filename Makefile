@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test chromium lint background background-bm25 background-kanon test-slow evaluate bench eval-multidomain eval-reid gazetteer kb train clean
+.PHONY: demo test chromium lint background background-bm25 background-kanon test-slow evaluate bench eval-multidomain eval-reid eval-reid-padded padding gazetteer kb train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -60,25 +60,41 @@ eval-multidomain: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) benchmarks/multidomain_eval.py --n 1000
 
-# issue 24: re-identification by search on the Wiki553 dev abstracts (benchmarks/results/wiki_reid.{json,png}):
-# the attacker's background (public Wikipedia bodies) as the pipeline's background, with its dense part, then two
-# independent attackers (benchmarks/attackers: BM25 and all-MiniLM-L6-v2) on clear text, the human masks, Presidio,
-# mask_all and the default pipeline, with a k sweep
+# re-identification by search on the Wiki553 dev abstracts (benchmarks/results/wiki_reid.{json,png}): the attacker's
+# background (public Wikipedia bodies) as the pipeline's background, with its dense part, then a family of attackers
+# written apart from the defence (benchmarks/attackers: BM25, dense MiniLM, BM25 over words as written, words + pairs,
+# character n-grams, tantivy) on clear text, the human masks, Presidio, mask_all and the default pipeline (lexical only,
+# with its dense part, and with --strategy generalize); the calibration table by reported k
 WIKI_BG := out/wiki553_background
+WIKI_PADDED_BG := out/wiki553_padded_background
 eval-reid: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench,dense]"
 	$(VENV)/bin/textsan background build $(WIKI_BG) --docs ../shared/data/wiki553/background.jsonl \
 		--field text --id-field id --dense
 	$(PY) benchmarks/wiki_reid_eval.py --variant mask_all=spacy_textsan/configs/mask_all.cfg \
-		--variant default_shipped_background=spacy_textsan/configs/default.cfg \
 		--variant 'default_lexical=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_BG)";components.reid_risk.dense="off"' \
 		--variant 'default=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_BG)"' \
-		--sweep components.reid_risk.k=2,5,10,20 --sweep-variants default --sweep-variants default_lexical
+		--variant 'default_generalize=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_BG)";components.generalizer.strategy="generalize"'
+	$(PY) benchmarks/wiki_reid_calibration.py --variant default --variant default_lexical
 
-# padding for the attackers of eval-reid: 20,000 synthetic biographies of other people, Wikipedia-body shaped, in
-# out/wiki553_padding.jsonl (benchmarks/wiki553_padding/generate.py, seed 1234: same bytes on every run); use with
-# `benchmarks/wiki_reid_eval.py --pad out/wiki553_padding.jsonl`
-.PHONY: padding
+# the same with the background padded by 20,000 biographies of other people (make padding), the defence's and the
+# attackers' alike; lexical attackers (embedding 20,000 padding records takes hours on two cores)
+LEXICAL_ATTACKERS := bm25,bm25_plain,pairs,chargram,tantivy
+eval-reid-padded: $(STAMP) padding
+	$(PY) -m pip install --quiet -e ".[bench]"
+	$(VENV)/bin/textsan background build $(WIKI_BG)_lexical --docs ../shared/data/wiki553/background.jsonl \
+		--field text --id-field id
+	$(VENV)/bin/textsan background build $(WIKI_PADDED_BG) --docs ../shared/data/wiki553/background.jsonl \
+		--docs out/wiki553_padding.jsonl --field text --id-field id
+	$(PY) benchmarks/wiki_reid_eval.py --skip presidio --attackers $(LEXICAL_ATTACKERS) \
+		--variant 'default_lexical=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_BG)_lexical";components.reid_risk.dense="off"' \
+		--output benchmarks/results/wiki_reid_lexical.json --docs-output out/wiki_reid_lexical_docs.jsonl --png out/wiki_reid_lexical.png
+	$(PY) benchmarks/wiki_reid_eval.py --skip presidio --attackers $(LEXICAL_ATTACKERS) --pad out/wiki553_padding.jsonl \
+		--variant 'default_lexical_padded=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_PADDED_BG)";components.reid_risk.dense="off"' \
+		--output benchmarks/results/wiki_reid_padded.json --docs-output out/wiki_reid_padded_docs.jsonl --png out/wiki_reid_padded.png
+
+# 20,000 synthetic biographies of other people, Wikipedia-body shaped, in out/wiki553_padding.jsonl
+# (benchmarks/wiki553_padding/generate.py, seed 1234: the same bytes on every run)
 PAD_SEED := 1234
 padding: $(STAMP)
 	$(PY) benchmarks/wiki553_padding/generate.py --n 20000 --seed $(PAD_SEED) --out out/wiki553_padding.jsonl

@@ -609,18 +609,19 @@ def render_wiki_reid_calibration(cal: Results) -> str:
     parts = []
     for variant, label in (("default", "with its dense part"), ("default_lexical", "lexical only")):
         bands = cal.get("variants", variant, "calibration", "attack.k", "bands")
+        attackers = [(key, label) for key, label in WIKI_ATTACKERS if any(f"{key}_n_reid" in b for b in bands)]
         rows = []
         for b in bands:
             n = cal.get("n", node=b)
             cells = [cal.get("band", node=b), str(n)]
-            for attacker in ("bm25", "dense"):
+            for attacker, _ in attackers:
                 hits = cal.get(f"{attacker}_n_reid", node=b)
                 share = cal.get(f"{attacker}_reid", node=b, optional=True)
                 cells.append(f"{hits} ({pct(share)})" if share is not None else f"{hits}")
             rows.append(cells)
         n_docs = cal.get("variants", variant, "n_documents")
         title = f"reported k ({label}, {n_docs} documents)"
-        parts.append(table((title, "documents", "BM25 re-identified", "dense re-identified"), rows))
+        parts.append(table((title, "documents", *(f"{label} re-identified" for _, label in attackers)), rows))
     return "\n\n".join(parts)
 
 

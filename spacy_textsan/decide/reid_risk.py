@@ -2,33 +2,38 @@
 decides what else to mask.
 
 It runs after the decision on the candidates (``mask_optimizer``): every word
-still visible (kept candidates and the plain text around them) is a query
-term of a BM25 search over the background records (:mod:`.reid_index`), and
-the document's direct identifiers (its masked names and codes) say who the
-person likely is. While the chance that the attacker names the person is
-above ``1 / k`` (:mod:`.reid_attack`: probabilistic k-anonymity over the
-attacker's scores, ``margin``), it masks the visible word that lowers that
+still visible (kept candidates and the plain text around them) is read by a
+family of attackers, searches over the background records that tokenise,
+stem, pair and weigh differently (:mod:`.reid_family`, :mod:`.reid_attack`),
+and the whole original text, its names weighing most, says who the person
+likely is (:mod:`.reid_prior`). While the chance that the worst attacker names
+the person is above ``1 / k``, it masks the visible word that lowers that
 chance most and searches again. A word inside a kept candidate masks the
 candidate's whole entity; a word outside any candidate becomes a new masked
 span (``label``, source ``reid:<name>``), with every other occurrence of the
-same term, and masked words next to each other become one span. Each mask
-says why::
+same word, and masked words next to each other become one span. Each mask
+says which attacker asked for it::
 
-    reid: 'golden seals' separates 1 of 548 background records
+    reid (pair): 'seals' separates 1 of 548 background records
 
-With a background built with ``--dense`` the same is done against a sentence
-encoder (:mod:`.reid_dense`, ``dense``, ``dense_margin``). ``doc._.reid_risk``
-holds the attacker's view after the masks (``k``, the ``risk``, whether
-``target_k`` was reached, the best records, the words that narrow most). A
-data owner who knows the person's background record sets
-``doc._.reid_target`` to its id for the stricter check. ``max_share`` caps
-the share of a document the attack may mask (beyond it the document is
-reported unreached).
+Words that no record holds but that are rare in the language are masked too
+(``unknown_zipf``). With a background built with ``--dense`` the same is done
+against a sentence encoder (:mod:`.reid_dense`, ``dense``, ``dense_margin``).
+``doc._.reid_risk`` holds the family's view after the masks (``k``, the
+``risk``, the worst ``attacker``, whether ``target_k`` was reached, the best
+records, the words that narrow most, the records left out and why). When the
+background does not hold the person, the risk is *not measured* (``k: null``,
+``measured: false``, ``why``) and nothing is masked for it. A data owner who
+knows the person's background record sets ``doc._.reid_target`` to its id for
+the stricter check. ``max_share`` caps the share of a document the attack may
+mask (beyond it the document is reported unreached); words that do not reach
+``1 / k`` are undone unless ``unreached = "keep"``.
 
-A background record that *is* the document (a copy of it in the archive: it
-holds at least ``self_overlap`` of the document's terms and is about as long)
-is left out; otherwise nothing but masking everything could hide the
-document from itself.
+A record is left out only when the user names it (``exclude_ids``,
+``doc._.reid_exclude``) or when its text is exactly the document's
+(``exclude_same_text``); the report lists each one. :meth:`ReidRisk.rendered_view`
+judges the text that will be published (the generalizer's replacements
+visible).
 
 Without a background (or if anything raises) every kept candidate is masked
 and the error is reported: fail closed.

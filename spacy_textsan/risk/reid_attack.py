@@ -4,46 +4,44 @@ attacker of a family is likely to name the person.
 
 **The attacker family.** Each analyser of :mod:`.reid_family` (stems, surface
 words, four-letter prefixes, word pairs) is a search over the background
-records, under two term weightings (:data:`WEIGHTINGS`); the risk is the worst
-of them. A record's score for an analyser is BM25 over the document's visible
-features: ``sum idf(t) * tf / (tf + k1 * (1 - b + b * len / L))``.
+records, under three weightings (:data:`.reid_scores.WEIGHTINGS`: BM25 with
+Lucene's and with Robertson's idf, a tf-idf cosine); the risk is the worst of
+them (:mod:`.reid_scores`).
 
-**Records that cannot compete change nothing.** The weights are computed from
-the records that compete, not from the whole background: ``idf`` counts the
-records holding at least one visible feature of the document (``N_c``) and
-``L`` is their mean length. A record that shares no visible feature scores 0,
-and an attacker never picks a record that matches nothing: another attacker's
-scores are modelled as these times a random factor, ``log s + margin * G``
-with ``G`` Gumbel, so it names record ``i`` with probability
-``s_i ** a / sum_j s_j ** a``, ``a = 1 / margin``. Adding records that share no
-visible feature with the document therefore leaves every score and every
-probability as it was (``tests/test_reid_risk.py`` checks it).
+**Records that cannot compete change nothing.** The weights come from the
+records holding at least one visible feature (their number and mean length),
+and an attacker names record ``i`` with probability ``s_i ** (1 / margin)``
+over the records scored at least :data:`.reid_scores.CLOSE` of the best: a
+record that shares no visible feature, or a crowd of weak matches, is never
+named. Adding records that share no visible feature leaves every score and
+every probability as it was (``tests/test_reid_risk.py`` checks it).
 
-**Who the person is**: the defence holds the original document. The same
-search over every word of it (the ``stem`` analyser), with the words of its
-direct identifiers counted twice, gives a prior ``p0`` over the records (same
-power law): a wrong name moves it less than the whole text does. The **risk**
-is ``sum_i p0_i * P_attack(i)``; the document is ``k``-anonymous when the risk
-is at most ``1 / k``. A data owner who knows the person's record (``target``)
-makes ``p0`` certain of it.
+**Who the person is** (:mod:`.reid_prior`): the defence holds the original
+document; a search over all of it, its names and distinctive words weighing
+more, gives a prior ``p0``. The **risk** is ``sum_i p0_i * P_attack(i)``; the
+document is ``k``-anonymous when the risk is at most ``1 / k``. A data owner
+who knows the person's record (``target``) makes ``p0`` certain of it.
 
-**Not measured.** When the record the prior finds best shares fewer than two of
-the document's distinctive words (rare in the language), the background does
-not hold this person (a clinical letter against court judgments): the risk is
-reported as not measured (``k = None``) and the attack masks nothing.
+**Not measured.** When the record the prior finds best holds none of the
+document's own names (or, without names, too few of its distinctive words), the
+background does not hold this person: the risk is reported as not measured
+(``k = None``, ``why``) and the attack masks nothing (:func:`.reid_prior.coverage`).
 
 **Unknown words.** A visible word that no background record holds cannot move
 any score, yet an attacker with the web or a language model knows it: when it
-is rare in the language too (``zipf`` below ``unknown_zipf``) it is masked.
+is rare in the language (a name-like word under ``unknown_zipf``, any other
+under ``unknown_zipf - 1``) it is masked.
 
 **The decision** (:func:`plan_masks`): while the risk exceeds ``1 / k``, mask
 the visible word (every occurrence of its folded form, with the groups it
 stands in: a kept candidate is masked whole) whose removal lowers the worst
 risk most (per character masked to the power ``cost_power``; ties to the
-rarer, then the earlier word), within a ``budget`` of characters. Only the
-records in play (the ``top_records`` best by the prior and by each analyser,
-and the target) are scored in the loop; leaving the others out only overstates
-the risk, and the view reported (:func:`view_of`) scores every record.
+rarer, then the earlier word), within a ``budget`` of characters; a word most
+competing records hold is never a candidate. Masks that do not reach ``1 / k``
+are undone (``unreached = "undo"``) and the plan says why. Only the records in
+play (the ``top_records`` best by the prior and by each analyser, and the
+target) are scored in the loop; the view reported (:func:`view_of`) scores
+every record.
 """
 
 from __future__ import annotations
