@@ -226,7 +226,7 @@ def plan_masks(
         if best < 0 or prior_scores[best] <= 0:
             measured, why = False, "no background record shares a word with this document"
         else:
-            measured, why = coverage(background, original, best, excluded, zipf, distinct_zipf, k)
+            measured, why = coverage(background, original, best, excluded, zipf, distinct_zipf)
 
     if measured and max_steps > 0:
         before = len(plan.steps)

@@ -94,7 +94,6 @@ def coverage(
     excluded: np.ndarray,
     zipf: Callable[[str], float] | None,
     distinct_zipf: float,
-    k: int,
 ) -> tuple[bool, str]:
     """Whether the background holds the document's person, judged on record ``best`` (the prior's).
 
