@@ -17,7 +17,6 @@ from typing import Protocol
 import numpy as np
 
 from .reid_family import TermPostings, Word, family_features
-from .reid_words import WORD_CACHE  # noqa: F401  (one reading of words for the whole attack)
 
 __all__ = ["WEIGHTINGS", "DocWords", "FamilyBackground", "Occurrence", "attack_probabilities", "risk_of"]
 
