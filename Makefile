@@ -94,10 +94,10 @@ eval-reid-padded: $(STAMP) padding
 		--output benchmarks/results/wiki_reid_padded.json --docs-output out/wiki_reid_padded_docs.jsonl --png out/wiki_reid_padded.png
 
 # 20,000 synthetic biographies of other people, Wikipedia-body shaped, in out/wiki553_padding.jsonl
-# (benchmarks/wiki553_padding/generate.py, seed 1234: the same bytes on every run)
+# (benchmarks/padding_bios/generate.py, seed 1234: the same bytes on every run)
 PAD_SEED := 1234
 padding: $(STAMP)
-	$(PY) benchmarks/wiki553_padding/generate.py --n 20000 --seed $(PAD_SEED) --out out/wiki553_padding.jsonl
+	$(PY) benchmarks/padding_bios/generate.py --n 20000 --seed $(PAD_SEED) --out out/wiki553_padding.jsonl
 
 # the offline knowledge base of wikidata_gazetteer (~/.cache/spacy_textsan/kb_offline or $TEXTSAN_KB),
 # which overrides the one shipped in the package

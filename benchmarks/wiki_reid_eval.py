@@ -24,7 +24,7 @@ Snowball and weights with Lucene's BM25; each attacker departs from it somewhere
 All strip the sanitizer's placeholders (``[PERSON 1]``, ``[MASK]``, ``<LOCATION>``, ``[REDACTED...]``)
 from the query. ``--attackers`` picks some of them (default: all six). ``--pad FILE.jsonl`` (``{id, text}``
 a line, e.g. ``make padding``: 20,000 synthetic biographies of other people,
-benchmarks/wiki553_padding/generate.py) adds records to the *attackers'* background, so that an abstract
+benchmarks/padding_bios/generate.py) adds records to the *attackers'* background, so that an abstract
 has to stand out among more people; the defence's background is whatever the variant's config names.
 The lexical attackers score 186 abstracts against 20,548 records in seconds to a couple of minutes each;
 the dense attacker has to embed every padding passage once (about 66,000 for 20,000 records: hours on

@@ -1,6 +1,6 @@
 """Padding for the re-identification evaluation: synthetic biographies of *other* people, Wikipedia-body shaped.
 
-    python benchmarks/wiki553_padding/generate.py [--n 20000] [--seed 1234] [--out out/wiki553_padding.jsonl]
+    python benchmarks/padding_bios/generate.py [--n 20000] [--seed 1234] [--out out/wiki553_padding.jsonl]
 
 The attackers of benchmarks/wiki_reid_eval.py rank the 548 public Wikipedia bodies of Wiki553 for a sanitized
 abstract; with ``--pad FILE`` the records written here join that background, so that a sanitized abstract has to
