@@ -228,8 +228,8 @@ def plan_masks(
         else:
             measured, why = coverage(background, original, best, excluded, zipf, distinct_zipf)
 
+    before = len(plan.steps)
     if measured and max_steps > 0:
-        before = len(plan.steps)
         spent = _loop(
             problem,
             prior,
@@ -246,20 +246,19 @@ def plan_masks(
             n=n,
             common_share=common_share,
         )
-        if unreached == "undo" and len(plan.steps) > before:
-            worst = max(_risks(problem, prior, margin, n, excluded))
-            if worst > 1.0 / k + 1e-9:
-                # the words masked one by one did not bring the chance to 1 / k: what singles the person
-                # out is held by most records (a near copy, boilerplate), so those masks buy little
-                plan.unreachable = (
-                    f"masking {len(plan.steps) - before} words left the chance at {worst:.2f} > 1/{k}: "
-                    "what singles the person out is held by most records; nothing masked for it"
-                )
-                plan.steps = plan.steps[:before]
-                problem = _Problem(background, doc, excluded, analysers)
-                for step in plan.steps:
-                    problem.mask_groups(step.groups)
     plan.view = view_of(problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded)
+    if unreached == "undo" and len(plan.steps) > before and not plan.view.reached:
+        # the words masked one by one did not bring the chance to 1 / k: what singles the person out is
+        # held by most records (a near copy, boilerplate), so those masks buy little
+        plan.unreachable = (
+            f"masking {len(plan.steps) - before} words left the chance at {plan.view.risk:.2f} > 1/{k}: "
+            "what singles the person out is held by most records; nothing masked for it"
+        )
+        plan.steps = plan.steps[:before]
+        problem = _Problem(background, doc, excluded, analysers)
+        for step in plan.steps:
+            problem.mask_groups(step.groups)
+        plan.view = view_of(problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded)
     if not measured:
         plan.view.measured, plan.view.why, plan.view.k = False, why, None
         plan.view.reached = False
@@ -364,17 +363,6 @@ def _loop(
             )
         )
     return spent
-
-
-def _risks(problem: _Problem, prior: np.ndarray, margin: float, n: int, excluded: np.ndarray) -> list[float]:
-    """Every attacker's chance of naming the person with what ``problem`` leaves visible, over every record."""
-    out = []
-    for analyser in problem.analysers:
-        for weighting in WEIGHTINGS:
-            scores = analyser.full_scores(weighting, n)
-            scores[excluded] = 0.0
-            out.append(float(attack_probabilities(scores[None, :], margin)[0] @ prior))
-    return out
 
 
 def view_of(
