@@ -158,7 +158,6 @@ class _Layout:
                 self.free[e] = (word.start, word.end)
             groups.append(e)
         self.words = DocWords(self.text, words, groups, group_cost, direct)
-        self.group_cost = group_cost
 
 
 @Language.factory(
@@ -418,7 +417,7 @@ class ReidRisk:
                 layout.text,
                 layout.words.occurrences(),
                 layout.words.spans(),
-                layout.group_cost,
+                layout.words.group_cost,
                 plan.prior,
                 k=self.k,
                 margin=self.dense_margin,
