@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test chromium lint background background-bm25 background-kanon test-slow evaluate bench eval-multidomain eval-reid eval-reid-padded padding gazetteer kb train clean
+.PHONY: demo test chromium lint background background-bm25 background-kanon test-slow evaluate bench eval-multidomain eval-reid eval-reid-padded calibrate-reid padding gazetteer kb train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,23 @@ eval-reid-padded: $(STAMP) padding
 	$(PY) benchmarks/wiki_reid_eval.py --skip presidio --attackers $(LEXICAL_ATTACKERS) --pad out/wiki553_padding.jsonl \
 		--variant 'default_lexical_padded=spacy_textsan/configs/default.cfg;paths.background="$(WIKI_PADDED_BG)";components.reid_risk.dense="off"' \
 		--output benchmarks/results/wiki_reid_padded.json --docs-output out/wiki_reid_padded_docs.jsonl --png out/wiki_reid_padded.png
+
+# reid_risk's k and margin, chosen on a calibration set made from the Wikipedia bodies alone (no abstract):
+# benchmarks/reid_calibration/make_set.py (seed 553), a sweep of k x margin scored by the evaluation's attackers,
+# and the choice with the calibration table in benchmarks/results/reid_calibration.json
+CALIB := out/reid_calibration
+CALIB_SEED := 553
+calibrate-reid: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[bench,dense]"
+	mkdir -p out
+	$(PY) benchmarks/reid_calibration/make_set.py --seed $(CALIB_SEED) --out $(CALIB) | tee $(CALIB).log
+	$(VENV)/bin/textsan background build $(CALIB)_background --docs $(CALIB)/background.jsonl \
+		--field text --id-field id --dense --force
+	$(PY) benchmarks/wiki_reid_eval.py --data-dir $(CALIB) --skip presidio --skip "human masks" \
+		--variant 'default=spacy_textsan/configs/default.cfg;paths.background="$(CALIB)_background"' \
+		--sweep components.reid_risk.k=5,10,20 --sweep components.reid_risk.margin=0.06,0.12,0.24 \
+		--sweep-variants default --output out/reid_calibration_sweep.json --png out/reid_calibration_sweep.png
+	$(PY) benchmarks/reid_calibration/choose.py --run out/reid_calibration_sweep.json --set-info $(CALIB).log
 
 # 20,000 synthetic biographies of other people, Wikipedia-body shaped, in out/wiki553_padding.jsonl
 # (benchmarks/padding_bios/generate.py, seed 1234: the same bytes on every run)

@@ -32,7 +32,7 @@ kanon_risk background index is built once if missing (``textsan kanon build`` ov
 
     python benchmarks/reid_attack.py                      # the defaults on TAB dev
     python benchmarks/reid_attack.py --variant mask_all --variant default \\
-        --variant "mine=my.cfg;components.kanon_risk.index_path={kanon_index}" \\
+        --variant "mine=my.cfg;components.kanon_risk.background.path={kanon_index}" \\
         --sweep k=5,10,20,40,80 --sweep components.lm_risk.threshold=-10,-12,-14
 """
 

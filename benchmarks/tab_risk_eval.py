@@ -17,6 +17,7 @@ TAB dev documents (unlabelled use: no annotation is read). Build it first:
 web_risk needs a search engine (SearXNG or a JSON API) and is not run here:
 this machine reaches none.
 """
+
 import argparse
 import datetime
 import json
@@ -34,13 +35,19 @@ HERE = Path(__file__).resolve().parent
 
 def variants(index: str, k: int, lm_threshold):
     lm = ("lm_risk", {} if lm_threshold is None else {"threshold": lm_threshold})
-    kanon = ("kanon_risk", {"index_path": index, "k": k})
+    kanon = ("kanon_risk", {"background": {"@misc": "spacy_textsan.background.v1", "path": index}, "k": k})
     opt = ("mask_optimizer", {})
     return {
         "mask_all": [("mask_all", {})],
         "lm + optimizer": [lm, opt],
         "kanon + optimizer": [kanon, opt],
-        "kanon greedy (seed 002 Alg. 1)": [("kanon_risk", {"index_path": index, "k": k, "selection": "greedy"}), opt],
+        "kanon greedy (seed 002 Alg. 1)": [
+            (
+                "kanon_risk",
+                {"background": {"@misc": "spacy_textsan.background.v1", "path": index}, "k": k, "selection": "greedy"},
+            ),
+            opt,
+        ],
         "lm + kanon + optimizer": [lm, kanon, opt],
     }
 
@@ -70,6 +77,7 @@ def main():
     args = ap.parse_args()
 
     from spacy_textsan.risk.lm_backends import WordfreqBackend, token_weighting
+
     weights = token_weighting(WordfreqBackend())
     gold = read_tab(os.path.join(args.tab_dir, f"{args.split}.json"))
     texts = [d.text for d in gold]
@@ -87,23 +95,37 @@ def main():
         results[name] = {
             "components": [c for c, _ in comps],
             "config": {c: cfg for c, cfg in comps},
-            "recall": m["recall"], "er_di": m["er_di"], "er_qi": m["er_qi"],
-            "precision": m["precision"], "weighted_precision": m["weighted_precision"],
-            "per_type_recall": m["per_type_recall"], "counts": m["counts"],
+            "recall": m["recall"],
+            "er_di": m["er_di"],
+            "er_qi": m["er_qi"],
+            "precision": m["precision"],
+            "weighted_precision": m["weighted_precision"],
+            "per_type_recall": m["per_type_recall"],
+            "counts": m["counts"],
             "docs_per_s": len(docs) / elapsed,
-            "solve_ms_p50": percentile(solve, 0.5), "solve_ms_p99": percentile(solve, 0.99),
+            "solve_ms_p50": percentile(solve, 0.5),
+            "solve_ms_p99": percentile(solve, 0.99),
             "solve_ms_max": max(solve) if solve else None,
             "fallbacks": sum(1 for d in docs if d._.decision_info and d._.decision_info["fallback"]),
             "errors": sum(len(d._.sanitize_errors or []) for d in docs),
         }
         r = results[name]
-        print(f"{name:32s} R={r['recall']:.3f} ERdi={r['er_di']:.3f} ERqi={r['er_qi']:.3f} "
-              f"P={r['precision']:.3f} WP={r['weighted_precision']:.3f} docs/s={r['docs_per_s']:.1f} "
-              f"solve p50/p99={r['solve_ms_p50']}/{r['solve_ms_p99']} ms", flush=True)
+        print(
+            f"{name:32s} R={r['recall']:.3f} ERdi={r['er_di']:.3f} ERqi={r['er_qi']:.3f} "
+            f"P={r['precision']:.3f} WP={r['weighted_precision']:.3f} docs/s={r['docs_per_s']:.1f} "
+            f"solve p50/p99={r['solve_ms_p50']}/{r['solve_ms_p99']} ms",
+            flush=True,
+        )
     out = {
-        "split": args.split, "n_docs": len(gold), "k": args.k, "index": args.index,
-        "date": datetime.date.today().isoformat(), "machine": platform.machine(), "cpus": os.cpu_count(),
-        "weights": "wordfreq information content (-log P) per token", "variants": results,
+        "split": args.split,
+        "n_docs": len(gold),
+        "k": args.k,
+        "index": args.index,
+        "date": datetime.date.today().isoformat(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "weights": "wordfreq information content (-log P) per token",
+        "variants": results,
     }
     path = Path(args.out or HERE / "results" / f"risk_{args.split}.json")
     path.write_text(json.dumps(out, indent=1))

@@ -165,7 +165,7 @@ def test_no_index_fails_closed():
     nlp = pipeline(None)
     doc = nlp(make_doc(nlp))
     assert doc._.sanitize_errors == [
-        "kanon_risk: no index (set index_path or call initialize); every candidate treated as risky"
+        "kanon_risk: no background (set background or call initialize); every candidate treated as risky"
     ]
     assert doc._.risky_sets == [
         {"measure": "kanon", "spans": [span], "reason": "no index (fail closed)"}
@@ -174,12 +174,16 @@ def test_no_index_fails_closed():
     assert all(r == {"kanon": 1.0} for _, r in risks(doc))
 
 
-def test_missing_index_path_warns_and_fails_closed(tmp_path):
+def background_block(path) -> dict:
+    return {"@misc": "spacy_textsan.background.v1", "path": str(path)}
+
+
+def test_missing_background_warns_and_fails_closed(tmp_path):
     nlp = spacy.blank("en")
-    with pytest.warns(UserWarning, match="cannot load index_path"):
-        nlp.add_pipe("kanon_risk", config={"index_path": str(tmp_path / "missing")})
+    with pytest.warns(UserWarning, match="cannot load the background .*missing"):
+        nlp.add_pipe("kanon_risk", config={"background": background_block(tmp_path / "missing")})
     doc = nlp(make_doc(nlp))
-    assert len(doc._.risky_sets) == 5 and "cannot load index_path" in doc._.sanitize_errors[0]
+    assert len(doc._.risky_sets) == 5 and "cannot load the background" in doc._.sanitize_errors[0]
     with pytest.raises(ValueError, match="not a k-anonymity index directory"):
         nlp.initialize()
 
@@ -244,23 +248,22 @@ def test_default_config():
         "seed": 0,
         "max_combinations": 100_000,
         "spans_key": "textsan",
-        "index_path": None,
         "exclude_labels": [],
-        "background": False,
+        "background": None,
         "phrases": False,
         "english_prior": False,
         "rare_words": False,
     }
 
 
-def test_index_path_and_initialize(index, tmp_path):
+def test_background_block_and_initialize(index, tmp_path):
     index.to_disk(tmp_path / "idx")
     nlp = spacy.blank("en")
-    nlp.add_pipe("kanon_risk", config={"k": 2, "index_path": str(tmp_path / "idx")})
+    nlp.add_pipe("kanon_risk", config={"k": 2, "background": background_block(tmp_path / "idx")})
     assert nlp(make_doc(nlp))._.risky_sets[0]["spans"] == [GALIP]
     nlp = spacy.blank("en")
     comp = nlp.add_pipe("kanon_risk", config={"k": 2})
-    comp.initialize(index_path=tmp_path / "idx")
+    comp.initialize(background=tmp_path / "idx")
     assert comp.index.n_records == 6 and len(nlp(make_doc(nlp))._.risky_sets) == 3
 
 

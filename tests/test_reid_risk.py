@@ -31,11 +31,13 @@ from spacy.tokens import Span
 
 from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import SPANS_KEY
+from spacy_textsan.risk.background import Background
 from spacy_textsan.risk.reid_attack import DocWords, attack_probabilities, plan_masks
 from spacy_textsan.risk.reid_family import TermPostings, family_features, text_hash, words_of
 from spacy_textsan.risk.reid_index import VERSION, BackgroundIndex, analyse, analyse_terms, load_background
 from spacy_textsan.risk.reid_scores import _weights
 
+BACKGROUND_BLOCK = {"@misc": "spacy_textsan.background.v1", "path": None}
 RECORDS = [
     ("kim", "Kim golden seals painter"),
     ("lee", "Lee silver coins painter"),
@@ -394,7 +396,7 @@ def test_component_reports_a_person_the_background_does_not_hold(nlp, index):
 
 def test_component_fails_closed_without_a_background(nlp, tmp_path):
     doc = candidate_doc(nlp, TEXT, [(0, 3, "PERSON", True), (25, 31, "MISC", False)])
-    component = ReidRisk(index_path=str(tmp_path))
+    component = ReidRisk(background=Background(tmp_path))
     doc = component(doc)
     assert all(s._.masked is True for s in doc.spans[SPANS_KEY])
     assert doc._.reid_risk["k"] is None and "not a background folder" in doc._.reid_risk["error"]
@@ -414,8 +416,8 @@ def test_in_a_pipeline_with_residual_risk(index, tmp_path):
     """reid_risk through spaCy's config and residual_risk's report of the attacker's view."""
     index.save(tmp_path / "bg")
     nlp = spacy.blank("en")
-    nlp.add_pipe("reid_risk", config={"index_path": str(tmp_path / "bg"), "k": 3})
-    nlp.add_pipe("residual_risk", config={"background": True})
+    nlp.add_pipe("reid_risk", config={"background": {**BACKGROUND_BLOCK, "path": str(tmp_path / "bg")}, "k": 3})
+    nlp.add_pipe("residual_risk", config={"background": BACKGROUND_BLOCK})
     nlp.add_pipe("generalizer")
     doc = nlp.make_doc(TEXT)
     span = Span(doc, 0, 1, label="PERSON")

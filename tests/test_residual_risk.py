@@ -139,7 +139,7 @@ def test_without_an_index_k_is_unknown_and_min_k_masks_everything_kept():
     assert doc._.residual_risk["k"] is None and doc._.residual_risk["reached"] is False
     assert doc._.residual_risk["masked_for_min_k"] == ["teacher", "Ankara"]
     assert all(s._.masked for s in doc.spans["textsan"])
-    assert any("no background index" in e for e in doc._.sanitize_errors)
+    assert any("no background (set background" in e for e in doc._.sanitize_errors)
 
 
 def test_residual_k_and_the_summary(index):

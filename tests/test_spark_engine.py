@@ -306,9 +306,11 @@ sources = []
 [components.kanon_risk]
 factory = "kanon_risk"
 k = 2
-index_path = ${{paths.background}}
-background = true
 phrases = true
+
+[components.kanon_risk.background]
+@misc = "spacy_textsan.background.v1"
+path = ${{paths.background}}
 
 [components.mask_optimizer]
 factory = "mask_optimizer"
@@ -318,15 +320,19 @@ seed = 0
 
 [components.reid_risk]
 factory = "reid_risk"
-index_path = ${{paths.background}}
-background = true
 k = 2
+
+[components.reid_risk.background]
+@misc = "spacy_textsan.background.v1"
+path = ${{paths.background}}
 
 [components.residual_risk]
 factory = "residual_risk"
-index_path = ${{paths.background}}
-background = true
 phrases = true
+
+[components.residual_risk.background]
+@misc = "spacy_textsan.background.v1"
+path = ${{paths.background}}
 
 [components.generalizer]
 factory = "generalizer"

@@ -8,7 +8,9 @@ Two sources:
   document, its terms the normalised texts of the candidate spans that the
   pipeline (``--pipeline``, default the bundled one) finds in it.
 
-The index directory is what ``kanon_risk``'s ``index_path`` setting loads.
+The index directory is what the ``path`` of ``kanon_risk``'s ``background`` block
+(``spacy_textsan.background.v1``) loads; ``textsan background build`` writes it
+together with the rest of a background.
 """
 
 from __future__ import annotations

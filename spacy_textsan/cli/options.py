@@ -253,7 +253,12 @@ def check_background_used(nlp, background: Path | None, pipeline: str | None) ->
     if background is None:
         return
     components = nlp.config.get("components", {})
-    if not any(str(components.get(name, {}).get("index_path")) == str(background) for name in nlp.component_names):
+
+    def reads(name: str) -> bool:
+        block = components.get(name, {}).get("background")
+        return isinstance(block, dict) and str(block.get("path")) == str(background)
+
+    if not any(reads(name) for name in nlp.component_names):
         _fail(
             f"--background: the pipeline {pipeline or '(default)'} has no component that reads paths.background "
             "(reid_risk, kanon_risk, residual_risk)"

@@ -65,16 +65,16 @@ from ..extensions import (
     get_candidates,
     masked_offsets,
 )
-from ..risk.background import SHIPPED_BACKGROUND
+from ..risk.background import Background
 from ..risk.reid_attack import DocWords, Plan, plan_masks
 from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, dense_risk, plan_dense
 from ..risk.reid_family import ANALYSERS, words_of
-from ..risk.reid_index import BackgroundIndex, is_background_dir, load_background
+from ..risk.reid_index import BackgroundIndex
 from ..text_folding import fold
 
 logger = logging.getLogger("spacy_textsan")
 
-__all__ = ["ReidRisk", "make_reid_risk", "resolve_background"]
+__all__ = ["ReidRisk", "make_reid_risk"]
 
 #: where a doc keeps what was masked when reid_risk reported (doc.user_data)
 _STATE_KEY = ("spacy_textsan", "reid_masked")
@@ -101,26 +101,6 @@ def _zipf(lang: str):
 def _encoder(model: str | None) -> Encoder:
     """The dense attack's encoder, loaded once per process (``None``: the packaged all-MiniLM-L6-v2)."""
     return TransformerEncoder(model)
-
-
-def background_folder(index_path: str | Path | None, background: bool) -> Path | None:
-    """The background folder of a configuration: ``index_path``, else the shipped one (None: neither)."""
-    if index_path:
-        return Path(index_path)
-    return SHIPPED_BACKGROUND if background else None
-
-
-def resolve_background(index_path: str | Path | None, background: bool) -> BackgroundIndex:
-    """The BM25 background of a configuration: the folder ``index_path``, else the shipped one."""
-    folder = background_folder(index_path, background)
-    if folder is None:
-        raise LookupError("no background (set index_path, paths.background or background = true)")
-    if not is_background_dir(folder):
-        raise LookupError(
-            f"{folder} is not a background folder (no background.json): build one with "
-            "textsan background build DIR --docs FILE"
-        )
-    return load_background(folder)
 
 
 class _Layout:
@@ -166,8 +146,7 @@ class _Layout:
     assigns=["doc._.reid_risk"],
     default_config={
         "spans_key": SPANS_KEY,
-        "index_path": None,
-        "background": True,
+        "background": {"@misc": "spacy_textsan.background.v1", "path": None},
         "k": 10,
         "margin": 0.12,
         "max_steps": 200,
@@ -192,8 +171,7 @@ def make_reid_risk(
     nlp: Language,
     name: str,
     spans_key: str,
-    index_path: str | None,
-    background: bool,
+    background: Background | None,
     k: int,
     margin: float,
     max_steps: int,
@@ -216,7 +194,6 @@ def make_reid_risk(
     return ReidRisk(
         name,
         spans_key=spans_key,
-        index_path=index_path,
         background=background,
         k=k,
         margin=margin,
@@ -251,8 +228,7 @@ class ReidRisk:
         name: str = "reid_risk",
         *,
         spans_key: str = SPANS_KEY,
-        index_path: str | Path | None = None,
-        background: bool = True,
+        background: Background | None = None,
         k: int = 10,
         margin: float = 0.12,
         max_steps: int = 200,
@@ -316,14 +292,17 @@ class ReidRisk:
         self.dense_margin = dense_margin
         self.dense_model = dense_model
         self._dense_state: tuple[Encoder, DenseBackground] | bool | None = dense_parts
-        self.index_path_resolved = background_folder(index_path, background) if index is None else None
+        self.background = background if index is None else None
         self.index = index
         self._index_error: str | None = None
         if index is None:
-            try:
-                self.index = resolve_background(index_path, background)
-            except (OSError, ValueError, LookupError) as error:
-                self._index_error = f"cannot load the background: {error}"
+            if background is None:
+                self._index_error = "no background (set background, paths.background or --background)"
+            else:
+                try:
+                    self.index = background.search()
+                except (OSError, ValueError, LookupError) as error:
+                    self._index_error = f"cannot load the background: {error}"
 
     def __call__(self, doc: Doc) -> Doc:
         try:
@@ -440,15 +419,13 @@ class ReidRisk:
 
     def _dense(self) -> tuple[Encoder, DenseBackground] | None:
         """The dense attacker and its passages (None: off, or the background has no dense part)."""
-        if self.dense == "off" or self.index_path_resolved is None:
+        if self.dense == "off" or self.background is None:
             return None
         if self._dense_state is None:
-            background = DenseBackground.load(self.index_path_resolved)
+            background = self.background.dense()
             if background is None:
                 if self.dense == "on":
-                    raise LookupError(
-                        f"{self.index_path_resolved} has no dense part (textsan background build --dense)"
-                    )
+                    raise LookupError(f"{self.background.path} has no dense part (textsan background build --dense)")
                 self._dense_state = False
             else:
                 self._dense_state = (_encoder(self.dense_model), background)

@@ -43,7 +43,7 @@ from ..extensions import (
     is_covered,
     new_candidate,
 )
-from ..risk.background import resolve_index
+from ..risk.background import Background
 from ..risk.kanon_index import InvertedIndex, normalize_term
 from ..risk.phrases import english_word_count, find_phrases
 
@@ -58,8 +58,7 @@ __all__ = ["ResidualRisk", "make_residual_risk", "residual_k"]
     assigns=["doc._.residual_risk"],
     default_config={
         "spans_key": SPANS_KEY,
-        "index_path": None,
-        "background": False,
+        "background": None,
         "min_k": 0,
         "phrases": False,
         "english_prior": False,
@@ -71,8 +70,7 @@ def make_residual_risk(
     nlp: Language,
     name: str,
     spans_key: str,
-    index_path: str | None,
-    background: bool,
+    background: Background | None,
     min_k: int,
     phrases: bool,
     english_prior: bool,
@@ -82,7 +80,6 @@ def make_residual_risk(
     return ResidualRisk(
         name,
         spans_key=spans_key,
-        index_path=index_path,
         background=background,
         min_k=min_k,
         phrases=phrases,
@@ -110,8 +107,7 @@ class ResidualRisk:
         name: str = "residual_risk",
         *,
         spans_key: str = SPANS_KEY,
-        index_path: str | Path | None = None,
-        background: bool = False,
+        background: Background | None = None,
         min_k: int = 0,
         phrases: bool = False,
         english_prior: bool = False,
@@ -131,12 +127,16 @@ class ResidualRisk:
         self.attack = attack
         self._nlp = nlp
         self.index = index
+        self.background = background if index is None else None
         self._index_error: str | None = None
         if index is None:
-            self.index, _, error = resolve_index(index_path, background)
-            self._index_error = error or (
-                None if self.index is not None else "no background index (set index_path or background = true)"
-            )
+            if background is None:
+                self._index_error = "no background (set background, paths.background or --background)"
+            else:
+                try:
+                    self.index = background.terms()
+                except (OSError, ValueError, LookupError) as error:
+                    self._index_error = f"cannot load the background: {error}"
 
     def __call__(self, doc: Doc) -> Doc:
         try:

@@ -1,66 +1,128 @@
-"""The background knowledge of the k-anonymity measures.
+"""The background: what an attacker may know, as one object that every risk measure takes.
 
-The package ships a background index (``risk/data/background``): one record
-per document of TAB's train split and of the 127 texts of its dev split
-(ECHR judgments, MIT; texts only, no annotation), whose terms are the
-normalised candidates of the default detectors and the cued phrases of
-:mod:`.phrases`. ``make background`` rebuilds it
-(``textsan kanon build spacy_textsan/risk/data/background --docs ...``).
-A user's own archive is the better background ("who else in our records
-matches this?"): ``textsan kanon build`` indexes it and
-``--set paths.background=DIR`` uses it.
+A background is a folder written by ``textsan background build``: the
+records' texts and their BM25 postings (:mod:`.reid_index`, the search of
+``reid_risk``), the term index of the k-anonymity measures
+(:mod:`.kanon_index`, ``kanon_risk`` and ``residual_risk``) and, built with
+``--dense``, the passages' embeddings (:mod:`.reid_dense`). The package ships
+one (``risk/data/background``): the 219 ECHR judgments of TAB's train split
+and the 127 texts of its dev split (texts only, no annotation). A user's own
+archive is the better background ("who else in our records matches this?").
 
-Indexes are loaded once per process and path (:func:`load_index`), so
-``kanon_risk`` and ``residual_risk`` share one copy.
+The registered block ``spacy_textsan.background.v1`` is the single setting
+``background`` of ``kanon_risk``, ``reid_risk`` and ``residual_risk``::
+
+    [components.reid_risk.background]
+    @misc = "spacy_textsan.background.v1"
+    path = ${paths.background}
+
+``path = null`` is the shipped background (``shipped = false``: none). Each part is read on first use
+and once per process and folder while its files are unchanged (the postings
+and embeddings memory-mapped), so the three components of a pipeline share
+one copy. A folder of ``textsan kanon build`` (a term index only) serves the
+k-anonymity measures; a background folder built with ``--no-terms`` takes its
+term counts from the shipped background.
 """
+
+from __future__ import annotations
 
 import logging
 from functools import lru_cache
 from pathlib import Path
 
-from .kanon_index import InvertedIndex
-from .reid_index import is_background_dir
+import spacy
 
-__all__ = ["SHIPPED_BACKGROUND", "load_index", "resolve_index"]
+from .kanon_index import InvertedIndex
+from .reid_dense import DENSE_DIR, DenseBackground
+from .reid_index import BackgroundIndex, is_background_dir, load_background
+
+__all__ = ["SHIPPED_BACKGROUND", "Background", "create_background", "load_index"]
 
 SHIPPED_BACKGROUND = Path(__file__).parent / "data" / "background"
 logger = logging.getLogger("spacy_textsan")
 
 
-def _search_only(path: str | Path) -> bool:
-    """A background folder (:func:`~.reid_index.is_background_dir`) without kanon's term index (``meta.json``)."""
-    return is_background_dir(path) and not (Path(path) / "meta.json").is_file()
+def _stamp(path: Path) -> float:
+    """The newest modification time of ``path``'s files (0.0: none)."""
+    if not path.exists():
+        return 0.0
+    times = [p.stat().st_mtime for p in sorted(path.iterdir())] if path.is_dir() else [path.stat().st_mtime]
+    return max(times, default=0.0)
 
 
 @lru_cache(maxsize=8)
-def _load(path: str, mtime: float) -> InvertedIndex:
+def _load_terms(path: str, stamp: float) -> InvertedIndex:
     return InvertedIndex.from_disk(path)
 
 
+@lru_cache(maxsize=8)
+def _load_dense(path: str, stamp: float) -> DenseBackground | None:
+    return DenseBackground.load(path)
+
+
 def load_index(path: str | Path) -> InvertedIndex:
-    """The index saved at ``path`` (loaded once per process while the files are unchanged)."""
+    """The term index saved at ``path`` (loaded once per process while its files are unchanged)."""
     path = Path(path)
-    meta = [p.stat().st_mtime for p in sorted(path.iterdir())] if path.is_dir() else [path.stat().st_mtime]
-    return _load(str(path.resolve()), max(meta, default=0.0))
+    return _load_terms(str(path.resolve()), _stamp(path))
 
 
-def resolve_index(
-    index_path: str | Path | None, background: bool
-) -> tuple[InvertedIndex | None, str | None, str | None]:
-    """``(index, path, error)`` of a component's configuration: the index at
-    ``index_path``, else the shipped background when ``background``; a path
-    that cannot be loaded gives ``(None, path, error)`` (the component fails
-    closed), no path at all ``(None, None, None)``."""
-    if not index_path and background:
-        index_path = SHIPPED_BACKGROUND
-    if not index_path:
-        return None, None, None
-    if _search_only(index_path):
-        # a background folder of ``textsan background build --no-terms``: its records serve the
-        # re-identification search (reid_risk); the term counts come from the shipped background
-        logger.info("%s holds no term index: kanon measures use the shipped background", index_path)
-        index_path = SHIPPED_BACKGROUND
-    try:
-        return load_index(index_path), str(index_path), None
-    except (OSError, ValueError) as error:
-        return None, str(index_path), f"cannot load index_path: {error}"
+class Background:
+    """A background folder and its three parts, each loaded on first use.
+
+    path (str | Path | None): The folder; ``None`` is the shipped background.
+    """
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else SHIPPED_BACKGROUND
+
+    @property
+    def shipped(self) -> bool:
+        """Whether this is the background shipped with the package."""
+        return self.path.resolve() == SHIPPED_BACKGROUND.resolve()
+
+    def __repr__(self) -> str:
+        return f"Background({str(self.path)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Background) and self.path.resolve() == other.path.resolve()
+
+    def __hash__(self) -> int:
+        return hash(self.path.resolve())
+
+    def terms(self) -> InvertedIndex:
+        """The term index of the k-anonymity measures.
+
+        RAISES (OSError, ValueError): the folder holds no index that can be read.
+        """
+        if is_background_dir(self.path) and not (self.path / "meta.json").is_file():
+            # a background folder built with --no-terms: its records serve the search only
+            logger.info("%s holds no term index: kanon measures use the shipped background", self.path)
+            return load_index(SHIPPED_BACKGROUND)
+        return load_index(self.path)
+
+    def search(self) -> BackgroundIndex:
+        """The records and the attackers' postings (``reid_risk``).
+
+        RAISES (LookupError): the folder is not a background folder;
+            (OSError, ValueError): it cannot be read.
+        """
+        if not is_background_dir(self.path):
+            raise LookupError(
+                f"{self.path} is not a background folder (no background.json): build one with "
+                "textsan background build DIR --docs FILE"
+            )
+        return load_background(self.path)
+
+    def dense(self) -> DenseBackground | None:
+        """The passages' embeddings (None: the folder was built without ``--dense``)."""
+        return _load_dense(str(self.path.resolve()), _stamp(self.path / DENSE_DIR))
+
+
+@spacy.registry.misc("spacy_textsan.background.v1")
+def create_background(path: str | None = None, shipped: bool = True) -> Background | None:
+    """The background folder ``path``; without one, the background shipped with
+    the package, or none when ``shipped = false`` (the component then fails
+    closed until ``initialize`` gives it one)."""
+    if not path and not shipped:
+        return None
+    return Background(path)

@@ -51,7 +51,7 @@ from ..extensions import (
     new_candidate,
     set_risk,
 )
-from .background import resolve_index
+from .background import Background
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
 from .kanon_index import InvertedIndex, normalize_term
 from .phrases import english_word_count, find_phrases, find_words, is_rare_word, word_term
@@ -72,9 +72,8 @@ DEFAULT_CONFIG = {
     "seed": 0,
     "max_combinations": 100_000,
     "spans_key": SPANS_KEY,
-    "index_path": None,
     "exclude_labels": [],
-    "background": False,
+    "background": None,
     "phrases": False,
     "english_prior": False,
     "rare_words": False,
@@ -96,9 +95,8 @@ def make_kanon_risk(
     seed: int,
     max_combinations: int,
     spans_key: str,
-    index_path: str | None,
     exclude_labels: list[str],
-    background: bool,
+    background: Background | None,
     phrases: bool,
     english_prior: bool,
     rare_words: bool,
@@ -111,7 +109,6 @@ def make_kanon_risk(
         seed=seed,
         max_combinations=max_combinations,
         spans_key=spans_key,
-        index_path=index_path,
         exclude_labels=exclude_labels,
         background=background,
         phrases=phrases,
@@ -196,10 +193,9 @@ class KanonRisk:
         seed: int = 0,
         max_combinations: int = 100_000,
         spans_key: str = SPANS_KEY,
-        index_path: str | Path | None = None,
         exclude_labels: Iterable[str] = (),
         index: InvertedIndex | None = None,
-        background: bool = False,
+        background: Background | None = None,
         phrases: bool = False,
         english_prior: bool = False,
         rare_words: bool = False,
@@ -217,7 +213,7 @@ class KanonRisk:
         self.seed = seed
         self.max_combinations = max_combinations
         self.spans_key = spans_key
-        self.index_path = index_path
+        self.background = background
         self.exclude_labels = set(exclude_labels)
         #: look up the cued phrases of the text too (occupations, conditions, counts: :mod:`.phrases`)
         self.phrases = phrases
@@ -227,9 +223,11 @@ class KanonRisk:
         self.rare_words = rare_words
         self.index: InvertedIndex | None = index
         self._index_error: str | None = None
-        if index is None:
-            self.index, path, self._index_error = resolve_index(index_path, background)
-            self.index_path = path if path is not None else index_path
+        if index is None and background is not None:
+            try:
+                self.index = background.terms()
+            except (OSError, ValueError) as error:
+                self._index_error = f"cannot load the background {background.path}: {error}"
             if self._index_error:
                 # A saved pipeline moved to another machine loads its own copy
                 # in from_disk; until then the component fails closed.
@@ -240,16 +238,18 @@ class KanonRisk:
     # -- spaCy API ------------------------------------------------------------
 
     def initialize(
-        self, get_examples=None, nlp: Language | None = None, *, index_path: str | Path | None = None
+        self, get_examples=None, nlp: Language | None = None, *, background: Background | str | Path | None = None
     ) -> None:
-        """Load the index from ``index_path`` (or the configured one).
+        """Load the term index of ``background`` (a folder, or the configured one).
 
         Unlike construction, a missing or broken index raises here.
         """
-        path = index_path or self.index_path
-        if path:
-            self.index = InvertedIndex.from_disk(path)
-            self.index_path = str(path)
+        if background is not None and not isinstance(background, Background):
+            background = Background(background)
+        background = background or self.background
+        if background is not None:
+            self.index = background.terms()
+            self.background = background
             self._index_error = None
 
     def set_index(self, index: InvertedIndex) -> None:
@@ -264,7 +264,7 @@ class KanonRisk:
                 self.add_rare_phrases(doc)
             entities = self.entities(doc)
             if self.index is None:
-                reason = self._index_error or "no index (set index_path or call initialize)"
+                reason = self._index_error or "no background (set background or call initialize)"
                 self._fail_closed(doc, entities, f"{reason}; every candidate treated as risky", "no index")
                 return doc
             self.score(entities)

@@ -83,7 +83,7 @@ _PATH_REFERENCE = re.compile(r"\$\{paths\.([^.}\s]+)\}")
 
 def _paths_used(config: Config) -> set[str]:
     """The names of the ``[paths]`` entries that the rest of ``config`` (not
-    interpolated) refers to: ``background`` for ``index_path = ${paths.background}``."""
+    interpolated) refers to: ``background`` for ``path = ${paths.background}`` in a ``background`` block."""
     found: set[str] = set()
     todo: list[Any] = [value for section, value in config.items() if section != "paths"]
     while todo:
