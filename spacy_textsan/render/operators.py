@@ -22,15 +22,25 @@ picks them by name: ``strategy = "pseudonym"``. The built-in ones:
 
 A new strategy is a subclass of :class:`Operator` with a ``name``, decorated
 with :func:`register_operator`.
+
+An operator may also work on a span on its own, without its document
+(:meth:`Operator.operate`, Presidio's operators: the ``/anonymize`` endpoint of
+``textsan serve``): it then declares its :attr:`~Operator.params`, a pydantic
+model that checks them. ``mask`` (``chars_to_mask`` characters become
+``masking_char``) and ``hash`` (salted SHA-256 or SHA-512) have both forms;
+``replace`` (``new_value`` or ``<ENTITY_TYPE>``), ``redact`` and ``keep`` work
+on spans only and are no strategies of the generalizer (:func:`strategy_names`
+leaves them out).
 """
 
 import hashlib
-from abc import ABC, abstractmethod
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import catalogue
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from spacy.tokens import Span
 
 from ..entities import Entity
@@ -56,6 +66,9 @@ __all__ = [
     "register_operator",
     "get_operator",
     "strategy_names",
+    "span_operator_names",
+    "StrategyError",
+    "OperatorParams",
     "STRATEGIES",
     "KB_LABELS",
     "options",
@@ -120,19 +133,37 @@ class ReplacementContext:
         return folded not in self.taken and not any(f in folded or folded in f for f in self.forbidden)
 
 
-class Operator(ABC):
-    """A strategy of the generalizer: the replacement of one masked entity."""
+class OperatorParams(BaseModel):
+    """The parameters of an operator on a span on its own (Presidio's operator
+    parameters): strict types, finite numbers; those it does not name are ignored."""
 
-    #: the strategy name it is registered and configured under
+    model_config = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False)
+
+
+class Operator:
+    """An operator, in one form or both: a strategy of the generalizer (the
+    replacement of one masked entity, :meth:`replace`) and an operation on a
+    span on its own (:meth:`operate`, with :attr:`params`)."""
+
+    #: the name it is registered and configured under
     name: ClassVar[str]
     #: draws from the surrogate key when one is configured
     uses_key: ClassVar[bool] = False
     #: cannot work without a surrogate key
     needs_key: ClassVar[bool] = False
+    #: a strategy of the generalizer (False: an operator of single spans only)
+    strategy: ClassVar[bool] = True
+    #: the parameters :meth:`operate` takes, checked by the model; None: no operation on a span on its own
+    params: ClassVar[type[OperatorParams] | None] = None
 
-    @abstractmethod
     def replace(self, entity: Entity, context: ReplacementContext) -> str:
         """The replacement of ``entity`` (its mentions, in text order)."""
+        raise NotImplementedError(f"{self.name} is not a strategy of the generalizer")
+
+    def operate(self, text: str, label: str, params: Any) -> str:
+        """The new text of a span on its own: ``text`` the span's text, ``label``
+        its entity type, ``params`` an instance of :attr:`params`."""
+        raise NotImplementedError(f"{self.name} does not operate on a span on its own")
 
 
 def register_operator(cls: type[Operator]) -> type[Operator]:
@@ -147,8 +178,24 @@ def get_operator(name: str) -> type[Operator]:
 
 
 def strategy_names() -> tuple[str, ...]:
-    """The names of the registered operators (built-in ones first)."""
-    return tuple(operators.get_all())
+    """The names of the registered operators that are strategies of the generalizer (built-in ones first)."""
+    return tuple(name for name, cls in operators.get_all().items() if getattr(cls, "strategy", True))
+
+
+def span_operator_names() -> tuple[str, ...]:
+    """The names of the registered operators that operate on a span on its own (those with ``params``)."""
+    return tuple(name for name, cls in operators.get_all().items() if getattr(cls, "params", None) is not None)
+
+
+class StrategyError(ValueError):
+    """A strategy setting refused (:func:`strategy_settings`): the message
+    quotes the value; ``item`` (its place among the comma-separated items,
+    from 0) and ``reason`` say what is wrong without quoting it."""
+
+    def __init__(self, message: str, item: int, reason: str) -> None:
+        super().__init__(message)
+        self.item = item
+        self.reason = reason
 
 
 def strategy_settings(value: str | None) -> dict[str, object]:
@@ -156,22 +203,26 @@ def strategy_settings(value: str | None) -> dict[str, object]:
     and ``textsan serve`` take it: ``pseudonym`` or
     ``pseudonym,DATETIME=generalize,CODE=mask`` (a default strategy and
     per-type exceptions) -> ``{"strategy": ..., "strategy_by_label": {...}}``.
-    Raises ``ValueError`` with the problem."""
+    Raises :class:`StrategyError` with the problem."""
     if not value:
         return {}
     default, by_label = None, {}
-    for item in (v.strip() for v in value.split(",") if v.strip()):
+    for i, item in enumerate(v.strip() for v in value.split(",") if v.strip()):
         label, sep, strategy = item.rpartition("=")
         if sep and label not in TAB_LABELS:
-            raise ValueError(f"strategy: {label!r} is not one of {', '.join(TAB_LABELS)}")
-        if strategy not in strategy_names():  # the registered operators, those of other packages too
-            raise ValueError(f"strategy: {strategy!r} is not one of {', '.join(strategy_names())}")
+            labels = ", ".join(TAB_LABELS)
+            raise StrategyError(f"strategy: {label!r} is not one of {labels}", i, f"the label is not one of {labels}")
+        names = ", ".join(strategy_names())  # the registered strategies, those of other packages too
+        if strategy not in strategy_names():
+            raise StrategyError(
+                f"strategy: {strategy!r} is not one of {names}", i, f"the strategy is not one of {names}"
+            )
         if sep:
             by_label[label] = strategy
         elif default is None:
             default = strategy
         else:
-            raise ValueError(f"strategy names two default strategies: {value!r}")
+            raise StrategyError(f"strategy names two default strategies: {value!r}", i, "a second default strategy")
     out: dict[str, object] = {}
     if default:
         out["strategy"] = default
@@ -207,14 +258,34 @@ def generalize(entity: Entity, context: ReplacementContext) -> str:
     return f"[{best[1]}]" if best is not None else STAR
 
 
+#: The longest string parameter of an operator (a new value, a salt).
+MAX_PARAM = 200
+
+
+class MaskParams(OperatorParams):
+    """``chars_to_mask`` characters of the span (from its end with ``from_end``) become ``masking_char``."""
+
+    masking_char: str = Field(min_length=1, max_length=1)
+    chars_to_mask: int
+    from_end: bool
+
+
 @register_operator
 class Mask(Operator):
-    """``[PERSON 1]``: the mask format, numbered per label."""
+    """``[PERSON 1]``: the mask format, numbered per label. On a span on its
+    own, Presidio's mask: ``chars_to_mask`` of its characters become ``masking_char``."""
 
     name = "mask"
+    params = MaskParams
 
     def replace(self, entity: Entity, context: ReplacementContext) -> str:
         return context.mask(entity.label)
+
+    def operate(self, text: str, label: str, params: MaskParams) -> str:
+        n = min(len(text), params.chars_to_mask) if params.chars_to_mask > 0 else 0
+        if params.from_end:
+            return text[: len(text) - n] + params.masking_char * n
+        return params.masking_char * n + text[n:]
 
 
 @register_operator
@@ -279,17 +350,80 @@ class Pseudonym(Operator):
         return None
 
 
+class HashParams(OperatorParams):
+    """Presidio's hash: the algorithm and the salt (a random one per span without it)."""
+
+    hash_type: Literal["sha256", "sha512"] = "sha256"
+    salt: str | None = Field(None, max_length=MAX_PARAM, description="at least 16 bytes in UTF-8")
+
+    @field_validator("salt")
+    @classmethod
+    def _long_enough(cls, salt: str | None) -> str | None:
+        if salt is not None and len(salt.encode()) < 16:
+            raise ValueError(f"Salt must be at least 16 bytes (128 bits). Provided salt is {len(salt.encode())} bytes.")
+        return salt
+
+
 @register_operator
 class Hash(Operator):
-    """``[PERSON 3f9a1c2b7d]``: a keyed HMAC of the entity, the same in every document."""
+    """``[PERSON 3f9a1c2b7d]``: a keyed HMAC of the entity, the same in every
+    document. On a span on its own, Presidio's hash: the hex digest of the
+    span's text and the salt (a random salt per span without one)."""
 
     name = "hash"
     uses_key = needs_key = True
+    params = HashParams
 
     def replace(self, entity: Entity, context: ReplacementContext) -> str:
         assert context.key is not None  # the component refuses hash without a key
         token = hash_token(context.key.reveal(), entity.label, entity.fullest(stable=True), context.hash_length)
         return f"[{entity.label} {token}]"
+
+    def operate(self, text: str, label: str, params: HashParams) -> str:
+        salt = params.salt.encode() if params.salt is not None else os.urandom(32)
+        return hashlib.new(params.hash_type, text.encode() + salt).hexdigest()
+
+
+class ReplaceParams(OperatorParams):
+    """The new text of the span (``<ENTITY_TYPE>`` without one)."""
+
+    new_value: str | None = Field(None, max_length=MAX_PARAM)
+
+
+@register_operator
+class Replace(Operator):
+    """The span becomes ``new_value``, or ``<ENTITY_TYPE>`` without one (a span on its own only)."""
+
+    name = "replace"
+    strategy = False
+    params = ReplaceParams
+
+    def operate(self, text: str, label: str, params: ReplaceParams) -> str:
+        return params.new_value or f"<{label}>"
+
+
+@register_operator
+class Redact(Operator):
+    """The span is removed (a span on its own only)."""
+
+    name = "redact"
+    strategy = False
+    params = OperatorParams
+
+    def operate(self, text: str, label: str, params: OperatorParams) -> str:
+        return ""
+
+
+@register_operator
+class Keep(Operator):
+    """The span stays as it is (a span on its own only: never a strategy, it would leave an original in clear)."""
+
+    name = "keep"
+    strategy = False
+    params = OperatorParams
+
+    def operate(self, text: str, label: str, params: OperatorParams) -> str:
+        return text
 
 
 #: The built-in strategies, in order.

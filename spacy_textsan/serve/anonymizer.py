@@ -1,105 +1,40 @@
 """``POST /anonymize`` in the shape of Presidio's REST API (presidio-anonymizer):
-Presidio's anonymizer on the spans it is given, with the same conflict
-handling (spans of one type merged, spans inside others dropped, spans of one
-type separated by spaces joined) and the operators ``replace``, ``redact``,
-``mask``, ``hash`` (salted, sha256 or sha512) and ``keep``, one small model
-each that checks its own parameters (:data:`OPERATOR_MODELS`); ``encrypt``
-(422) and ``custom`` (400) are refused.
+Presidio's anonymizer on the spans it is given, their conflicts resolved
+first (:mod:`.conflicts`: every character belongs to one span at most), with
+the registered operators that work on a span on its own
+(:mod:`spacy_textsan.render.operators`: ``hash``, ``keep``, ``mask``,
+``redact``, ``replace``), each checking its own parameters (its ``params``
+model); ``encrypt`` and ``custom`` are refused (422).
 
 The answer is the anonymized text and its items, each the new text of a span
 (the original only where ``keep`` asks for it); it never holds more of the
-original than the spans left in place. Linear in the text and the spans.
+original than the spans left in place.
 """
 
-import hashlib
-import os
-import re
-from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from functools import reduce
+from operator import or_
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import BaseModel, Discriminator, Field, Tag, create_model, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
-from .fields import Document, Key, Name, PresidioModel
+from ..render.operators import Operator, get_operator, span_operator_names
+from .conflicts import CHECK_EVERY, Hit, resolve
+from .fields import Document, Key, PresidioModel
 from .work import Deadline
 
-#: How many spans go by between two looks at the deadline.
-CHECK_EVERY = 512
 
-
-class Operator(PresidioModel):
-    """An operator of ``/anonymize`` (its other Presidio parameters are ignored)."""
+class OperatorConfig(PresidioModel):
+    """An operator of ``/anonymize``: its ``type``, the name of a registered
+    operator, and its parameters (the operator's own model; Presidio's other
+    parameters are ignored)."""
 
     type: str
 
-    def operate(self, text: str, kind: str) -> str:
-        raise NotImplementedError
 
-
-class Replace(Operator):
-    """The span becomes ``new_value`` (``<ENTITY_TYPE>`` without one)."""
-
-    type: Literal["replace"]
-    new_value: Name | None = None
-
-    def operate(self, text: str, kind: str) -> str:
-        return self.new_value or f"<{kind}>"
-
-
-class Redact(Operator):
-    """The span is removed."""
-
-    type: Literal["redact"]
-
-    def operate(self, text: str, kind: str) -> str:
-        return ""
-
-
-class Keep(Operator):
-    """The span stays as it is."""
-
-    type: Literal["keep"]
-
-    def operate(self, text: str, kind: str) -> str:
-        return text
-
-
-class Mask(Operator):
-    """``chars_to_mask`` characters of the span (from its end with ``from_end``) become ``masking_char``."""
-
-    type: Literal["mask"]
-    masking_char: str = Field(min_length=1, max_length=1)
-    chars_to_mask: int
-    from_end: bool
-
-    def operate(self, text: str, kind: str) -> str:
-        n = min(len(text), self.chars_to_mask) if self.chars_to_mask > 0 else 0
-        return text[: len(text) - n] + self.masking_char * n if self.from_end else self.masking_char * n + text[n:]
-
-
-class Hash(Operator):
-    """The span's salted hash (a random salt per span without ``salt``)."""
-
-    type: Literal["hash"]
-    hash_type: Literal["sha256", "sha512"] = "sha256"
-    salt: Name | None = Field(None, description="at least 16 bytes in UTF-8")
-
-    @field_validator("salt")
-    @classmethod
-    def _long_enough(cls, salt: str | None) -> str | None:
-        if salt is not None and len(salt.encode()) < 16:
-            raise ValueError(f"Salt must be at least 16 bytes (128 bits). Provided salt is {len(salt.encode())} bytes.")
-        return salt
-
-    def operate(self, text: str, kind: str) -> str:
-        salt = self.salt.encode() if self.salt is not None else os.urandom(32)
-        return hashlib.new(self.hash_type, text.encode() + salt).hexdigest()
-
-
-class Unsupported(Operator):
+class Unsupported(OperatorConfig):
     """An operator textsan does not have: refused with Presidio's reason."""
 
     @model_validator(mode="before")
@@ -113,18 +48,24 @@ class Unsupported(Operator):
                 "the encrypt operator is not supported by spacy-textsan "
                 "(textsan sanitize --reversible keeps an encrypted way back)"
             )
-        raise ValueError(f"Invalid operator class: the operators are {', '.join(OPERATOR_MODELS)}")
+        raise ValueError(f"Invalid operator class: the operators are {', '.join(OPERATORS)}")
 
 
-#: The operators of ``/anonymize`` by name (``GET /anonymizers``).
-OPERATOR_MODELS: dict[str, type[Operator]] = {
-    "hash": Hash,
-    "keep": Keep,
-    "mask": Mask,
-    "redact": Redact,
-    "replace": Replace,
-}
-OPERATORS = list(OPERATOR_MODELS)
+def _config_model(name: str) -> type[OperatorConfig]:
+    """The request shape of operator ``name``: ``type`` and the fields of its ``params``."""
+    op = get_operator(name)
+    assert op.params is not None
+    kind: Any = Literal[name]  # type: ignore[valid-type]
+    bases: tuple[type[BaseModel], ...] = (OperatorConfig, op.params)
+    model = create_model(op.__name__, __base__=bases, __doc__=op.__doc__, __module__=__name__, type=(kind, ...))
+    return cast(type[OperatorConfig], model)
+
+
+#: The operators of ``/anonymize`` by name (``GET /anonymizers``): the registered operators with ``params``.
+OPERATORS = sorted(span_operator_names())
+OPERATOR_MODELS: dict[str, type[OperatorConfig]] = {name: _config_model(name) for name in OPERATORS}
+#: One instance of each (they hold no state of a request).
+_INSTANCES: dict[str, Operator] = {name: get_operator(name)() for name in OPERATORS}
 
 
 def _operator_name(value: Any) -> str | None:
@@ -134,17 +75,19 @@ def _operator_name(value: Any) -> str | None:
     return name if name in OPERATOR_MODELS else "type"  # the tag names the field refused
 
 
-#: One operator's configuration, chosen by its ``type``.
-OperatorConfig = Annotated[
-    Annotated[Hash, Tag("hash")]
-    | Annotated[Keep, Tag("keep")]
-    | Annotated[Mask, Tag("mask")]
-    | Annotated[Redact, Tag("redact")]
-    | Annotated[Replace, Tag("replace")]
-    | Annotated[SkipJsonSchema[Unsupported], Tag("type")],
-    Discriminator(_operator_name),
-]
-DEFAULT_OPERATOR = Replace(type="replace")
+if TYPE_CHECKING:
+    OperatorChoice = OperatorConfig
+else:
+    #: One operator's configuration, chosen by its ``type``.
+    OperatorChoice = Annotated[
+        reduce(
+            or_,
+            [Annotated[m, Tag(n)] for n, m in OPERATOR_MODELS.items()]
+            + [Annotated[SkipJsonSchema[Unsupported], Tag("type")]],
+        ),
+        Discriminator(_operator_name),
+    ]
+DEFAULT_OPERATOR = OPERATOR_MODELS["replace"](type="replace")
 
 
 class RecognizerResultIn(PresidioModel):
@@ -161,7 +104,7 @@ class AnonymizeRequest(PresidioModel):
 
     text: Annotated[Document, Field(json_schema_extra={"minLength": 1})]
     analyzer_results: list[RecognizerResultIn]
-    anonymizers: dict[Key, OperatorConfig] | None = Field(
+    anonymizers: dict[Key, OperatorChoice] | None = Field(
         None, description="an operator by entity type; DEFAULT for the others (replace by <ENTITY_TYPE>)"
     )
 
@@ -180,9 +123,7 @@ class AnonymizeRequest(PresidioModel):
             return results
         for i, r in enumerate(results):
             if r.start > r.end or r.end > len(text):
-                raise ValueError(
-                    f"Invalid input, result {i} [{r.start}, {r.end}) is not a range of the text ({len(text)} characters)"
-                )
+                raise ValueError(f"Invalid input, result {i} is not a range of the text ({len(text)} characters)")
         return results
 
 
@@ -204,140 +145,41 @@ class AnonymizeResponse(BaseModel):
     items: list[AnonymizedItem]
 
 
-@dataclass
-class Hit:
-    """An analyzer result on its way through the anonymizer."""
-
-    start: int
-    end: int
-    score: float
-    kind: str
-
-
 def anonymize(
     text: str,
     results: Iterable[RecognizerResultIn],
-    operators: Mapping[str, Operator] | None,
+    operators: Mapping[str, OperatorConfig] | None,
     deadline: Deadline,
 ) -> dict[str, Any]:
     """Presidio's ``AnonymizerEngine.anonymize``: ``{"text", "items"}``, the
-    items in the order Presidio gives them (last in the text first), their
-    offsets in the anonymized text. Each span replaces its range of the text
-    as replaced so far, the last span first (so overlapping spans of
-    different types do what they do in Presidio)."""
+    results' conflicts resolved first (:func:`.conflicts.resolve`), each
+    remaining span given to the operator of its entity type (``DEFAULT``, else
+    ``replace``); the items in the order Presidio gives them (last in the text
+    first), their offsets in the anonymized text."""
     configs = dict(operators or {})
-    default = configs.get("DEFAULT", DEFAULT_OPERATOR)
-    hits = [Hit(r.start, r.end, r.score, r.entity_type) for r in results]
-    hits = _joined_by_spaces(text, _without_contained(_merged_by_type(sorted(hits, key=_position))))
-    tail: deque[tuple[str, int, int]] = deque()  # the text from `cur` on, as replaced: (string, start, end) pieces
-    cur = len(text)  # text[:cur] is as given
-    done: list[tuple[Hit, str, str]] = []  # (hit, new text, operator), last in the text first
-    for i, hit in enumerate(sorted(hits, key=_position, reverse=True)):
+    default = configs.get("DEFAULT") or DEFAULT_OPERATOR
+    hits = resolve(text, (Hit(r.start, r.end, r.score, r.entity_type) for r in results), deadline)
+    pieces: list[str] = []
+    items: list[dict[str, Any]] = []
+    pos = shift = 0  # the end of the last span in the text; how far the anonymized text has moved
+    for i, hit in enumerate(hits):
         if i % CHECK_EVERY == 0:
             deadline.check()
         config = configs.get(hit.kind) or default
-        old = text[hit.start : min(hit.end, cur)] + _prefix(tail, hit.end - cur)
-        new = config.operate(old, hit.kind)
-        if hit.end <= cur:
-            tail.appendleft((text, hit.end, cur))
-        else:
-            _drop(tail, hit.end - cur)
-        tail.appendleft((new, 0, len(new)))
-        cur = hit.start
-        done.append((hit, new, config.type))
-    out = text[:cur] + "".join(s[a:b] for s, a, b in tail)
-    # each item's offsets in the anonymized text: moved by the length changes of the items before it
-    moved, shift = {}, 0
-    for hit, new, _ in reversed(done):
-        moved[id(hit)] = hit.start + shift
+        new = _INSTANCES[config.type].operate(text[hit.start : hit.end], hit.kind, config)
+        pieces += (text[pos : hit.start], new)
+        start = hit.start + shift
+        items.append(
+            {
+                "start": start,
+                "end": start + len(new),
+                "entity_type": hit.kind,
+                "text": new,
+                "operator": config.type,
+                "score": hit.score,
+            }
+        )
         shift += len(new) - (hit.end - hit.start)
-    items = [
-        {
-            "start": moved[id(hit)],
-            "end": moved[id(hit)] + len(new),
-            "entity_type": hit.kind,
-            "text": new,
-            "operator": op,
-            "score": hit.score,
-        }
-        for hit, new, op in done
-    ]
-    return {"text": out, "items": items}
-
-
-def _prefix(pieces: deque[tuple[str, int, int]], n: int) -> str:
-    """The first ``n`` characters of ``pieces`` (none for ``n`` <= 0)."""
-    out: list[str] = []
-    for s, a, b in pieces:
-        if n <= 0:
-            break
-        out.append(s[a : min(b, a + n)])
-        n -= b - a
-    return "".join(out)
-
-
-def _drop(pieces: deque[tuple[str, int, int]], n: int) -> None:
-    """``pieces`` without their first ``n`` characters."""
-    while n > 0 and pieces:
-        s, a, b = pieces[0]
-        if b - a <= n:
-            pieces.popleft()
-            n -= b - a
-        else:
-            pieces[0] = (s, a + n, b)
-            n = 0
-
-
-def _position(hit: Hit) -> tuple[int, int]:
-    return hit.start, hit.end
-
-
-def _merged_by_type(hits: list[Hit]) -> list[Hit]:
-    """Overlapping hits of one type become one (their union, the highest score)."""
-    out: list[Hit] = []
-    last: dict[str, Hit] = {}  # the latest hit of each type (hits come by start)
-    for hit in hits:
-        prev = last.get(hit.kind)
-        if prev is not None and hit.start < prev.end and prev.start < hit.end:
-            prev.start, prev.end, prev.score = (
-                min(prev.start, hit.start),
-                max(prev.end, hit.end),
-                max(prev.score, hit.score),
-            )
-            continue
-        hit = Hit(hit.start, hit.end, hit.score, hit.kind)
-        out.append(hit)
-        last[hit.kind] = hit
-    return sorted(out, key=_position)
-
-
-def _without_contained(hits: list[Hit]) -> list[Hit]:
-    """Hits inside another dropped; of hits with equal offsets the highest score stays (the last on a tie)."""
-    order = sorted(range(len(hits)), key=lambda i: (hits[i].start, -hits[i].end))
-    dropped: set[int] = set()
-    largest_end: int | None = None
-    g = 0
-    while g < len(order):
-        first = hits[order[g]]
-        h = g
-        while h < len(order) and _position(hits[order[h]]) == _position(first):
-            h += 1
-        group = order[g:h]
-        if largest_end is not None and largest_end >= first.end:
-            dropped.update(group)
-        else:
-            keep = max(group, key=lambda i: (hits[i].score, i))
-            dropped.update(i for i in group if i != keep)
-        largest_end = first.end if largest_end is None else max(largest_end, first.end)
-        g = h
-    return [hit for i, hit in enumerate(hits) if i not in dropped]
-
-
-def _joined_by_spaces(text: str, hits: list[Hit]) -> list[Hit]:
-    """Hits of one type with only spaces between them become one (the later one's score)."""
-    out: list[Hit] = []
-    for hit in hits:
-        if out and out[-1].kind == hit.kind and re.fullmatch(r" +", text[out[-1].end : hit.start]):
-            hit = Hit(out.pop().start, hit.end, hit.score, hit.kind)
-        out.append(hit)
-    return out
+        pos = hit.end
+    pieces.append(text[pos:])
+    return {"text": "".join(pieces), "items": items[::-1]}

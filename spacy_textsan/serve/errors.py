@@ -1,7 +1,7 @@
 """The error answers of ``textsan serve``: one line naming the field at fault,
-never a text of the request (:func:`describe`); ``{"detail": ...}``, or
-``{"error": ...}`` on Presidio's endpoints, whose refusals are 400 when the
-body is not the JSON they take and 422 when a value is refused
+never a key or a value of the request (:func:`describe`); ``{"detail": ...}``,
+or ``{"error": ...}`` on Presidio's endpoints; 422 for a request refused, and
+on Presidio's endpoints 400 for a body that is not JSON at all
 (:func:`add_error_handlers`); and :class:`LastResort`, the 500 of an
 exception no handler answered."""
 
@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from .fields import field_path
 from .security import ASGIApp, Message, Receive, Scope, Send, send_json
 
 logger = logging.getLogger("spacy_textsan")
@@ -23,6 +24,8 @@ logger = logging.getLogger("spacy_textsan")
 PRESIDIO_PATHS = ("/analyze", "/anonymize", "/supportedentities", "/recognizers", "/anonymizers")
 #: The most errors one answer lists.
 MAX_ERRORS = 5
+#: The refusals of a body that is not JSON at all (malformed, not UTF-8, nested too deep: :mod:`.parsing`).
+NOT_JSON = ("json_invalid", "json_too_deep")
 
 
 def add_error_handlers(app: FastAPI) -> None:
@@ -33,9 +36,9 @@ def add_error_handlers(app: FastAPI) -> None:
         errors = list(exc.errors())
         if request.url.path not in PRESIDIO_PATHS:
             return JSONResponse({"detail": describe(errors)}, status_code=422)
-        if all(e.get("type") == "value_error" for e in errors):  # the JSON it takes, a value refused
-            return JSONResponse({"error": describe(errors)}, status_code=422)
-        return JSONResponse({"error": f"Invalid request json: {describe(errors)}"}, status_code=400)
+        if any(e.get("type") in NOT_JSON for e in errors):
+            return JSONResponse({"error": f"Invalid request json: {describe(errors)}"}, status_code=400)
+        return JSONResponse({"error": describe(errors)}, status_code=422)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
@@ -75,21 +78,16 @@ class LastResort:
 
 def describe(errors: list[dict[str, Any]]) -> str:
     """Pydantic's (or a handler's) errors as one line: ``body.texts.1: message;
-    ...``, without the input they hold (a text must not come back in an
-    error), at most :data:`MAX_ERRORS` of them."""
+    ...``, without the input they hold and with their place said by
+    :func:`~.fields.field_path` (no key or value of the request comes back in
+    an error), at most :data:`MAX_ERRORS` of them."""
     parts = []
     for e in errors[:MAX_ERRORS]:
-        loc = ".".join(str(p)[:60] for p in e.get("loc", ()) if not _union_member(p))
+        loc = field_path(e.get("loc", ()), extra=e.get("type") == "extra_forbidden")
         msg = str(e.get("msg", "")).removeprefix("Value error, ")
         if e.get("type") == "json_invalid" and isinstance(e.get("ctx"), dict) and e["ctx"].get("error"):
             msg = f"{msg}: {e['ctx']['error']}"
         parts.append(msg if loc in ("", "body") else f"{loc}: {msg}")
     if len(errors) > MAX_ERRORS:
         parts.append(f"and {len(errors) - MAX_ERRORS} more")
-    line = " ".join("; ".join(parts).split())
-    return line.encode("utf-8", "replace").decode("utf-8")  # a key of the body in `loc` may not be valid Unicode
-
-
-def _union_member(part: object) -> bool:
-    """Whether a place in pydantic's ``loc`` names a member of a union (``str``, ``list[...]``), not a field."""
-    return isinstance(part, str) and (part in ("str", "int", "float", "bool", "none") or "[" in part)
+    return " ".join("; ".join(parts).split())

@@ -9,7 +9,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from .fields import Document, Key, Language, MaskFormat, Name, RequestModel, Strategy
 
-OnError = Literal["mask-all", "skip", "fail"]
+#: ``on_error`` of a request: as ``textsan serve --on-error`` (``fail`` would answer 500 for a failing document).
+OnError = Literal["mask-all", "skip"]
 #: ``extensions.IDENTIFIER_TYPES``
 IdentifierType = Literal["DIRECT", "QUASI", "NO_MASK", "UNKNOWN"]
 #: A document's status (``run.results.report_status``), and ``skipped``: an input row a report lists.
@@ -38,7 +39,7 @@ class SanitizeRequest(RequestModel):
     text: Document | SkipJsonSchema[None] = None
     strategy: Strategy | None = None
     mask_format: MaskFormat | None = None
-    on_error: OnError | None = Field(None, description="a document that fails: mask-all, skip or fail")
+    on_error: OnError | None = Field(None, description="a document that fails: mask-all or skip")
     language: Language | None = None
     include_originals: bool = Field(True, description=INCLUDE_ORIGINALS)
 
@@ -90,9 +91,7 @@ class ReviewRequest(RequestModel):
             return spans
         for i, s in enumerate(spans):
             if not s.start < s.end <= len(text):
-                raise ValueError(
-                    f"span {i} [{s.start}, {s.end}) is not a non-empty range of the text ({len(text)} characters)"
-                )
+                raise ValueError(f"span {i} is not a non-empty range of the text ({len(text)} characters)")
         return spans
 
 
@@ -137,7 +136,7 @@ class SpanRecord(BaseModel):
     @model_validator(mode="after")
     def _a_range_of_its_text(self) -> "SpanRecord":
         if self.end <= self.start or (self.text is not None and self.end - self.start != len(self.text)):
-            raise ValueError(f"[{self.start}, {self.end}) is not the range of a span's text")
+            raise ValueError("start and end are not the range of the span's text")
         return self
 
 

@@ -134,10 +134,17 @@ def _texts_schema() -> dict[str, Any]:
     }
 
 
+def _known_flags(flags: int) -> int:
+    try:
+        return check_flags(flags)
+    except ValueError as e:  # without the value: "66 holds a flag..."
+        raise ValueError(str(e).partition(" holds ")[2] or "a flag RE2 does not have") from None
+
+
 #: ``regex_flags``: Python's ``re`` flags that RE2 has (:data:`~.patterns.FLAGS`).
 RegexFlags = Annotated[
     int,
-    AfterValidator(check_flags),
+    AfterValidator(_known_flags),
     WithJsonSchema(
         {
             "type": "integer",
@@ -274,11 +281,18 @@ def compile_request(req: AnalyzeRequest, deadline: Deadline) -> tuple[list[Recog
     return recognizers, _compiled(("allow_list",), compile_pattern, "|".join(terms), req.flags)
 
 
+#: RE2's reason in a refusal, ``(missing ): (ab)``: its kind, and what it quotes of the pattern.
+_RE2_REASON = re.compile(r"(?s)(.*? this pattern \()(.*?)(?:: .*)?(\); RE2 has .*)")
+
+
 def _compiled(loc: tuple[str | int, ...], make: Callable[[Any, int], Any], pattern: Any, flags: int) -> Any:
+    """``make(pattern, flags)``, or :class:`~.fields.InvalidField` with RE2's
+    reason less the part of the pattern it quotes (``missing )``)."""
     try:
         return make(pattern, flags)
     except ValueError as e:
-        raise InvalidField(loc, str(e)) from None
+        found = _RE2_REASON.fullmatch(str(e))
+        raise InvalidField(loc, "".join(found.groups()) if found else str(e)) from None
 
 
 def analyze_documents(

@@ -21,6 +21,7 @@ from ..pipeline import spans_key_of
 from ..render.render import merge_replacements
 from ..run.results import DocResult, failed_result, report_status, result_from_doc
 from ..stages import stage_of
+from .fields import field_path
 from .models import ReportRow
 from .work import Deadline
 
@@ -69,9 +70,7 @@ def check_decisions(text: str, decisions: Sequence[Decision]) -> None:
     """``ValueError`` for a span outside the text or empty."""
     for i, d in enumerate(decisions):
         if not 0 <= d.start < d.end <= len(text):
-            raise ValueError(
-                f"span {i} [{d.start}, {d.end}) is not a non-empty range of the text ({len(text)} characters)"
-            )
+            raise ValueError(f"span {i} is not a non-empty range of the text ({len(text)} characters)")
 
 
 #: Components run again on a reviewed document besides the render stage (by factory).
@@ -238,7 +237,7 @@ def _row_error(e: ValidationError) -> str:
     first = e.errors(include_url=False, include_input=False)[0]
     if first["type"] == "json_invalid":
         return f"not JSON ({first['msg'].removeprefix('Invalid JSON: ')})"
-    where = ".".join(str(p) for p in first["loc"])
+    where = field_path(first["loc"], extra=first["type"] == "extra_forbidden", models=[ReportRow])
     more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
     return f"{where + ': ' if where else ''}{first['msg'].removeprefix('Value error, ')}{more}"
 

@@ -4,8 +4,8 @@
 
 Every request body is read by a strict pydantic model (:mod:`.models`,
 :mod:`.presidio`, :mod:`.anonymizer`): what it refuses is answered 422 (400
-on the Presidio-shaped endpoints when the body is not the JSON they take) in
-one line naming the field. Every document goes through the pipeline thread
+on the Presidio-shaped endpoints when the body is not JSON at all) in one line
+naming the field, never quoting a key or a value of the request. Every document goes through the pipeline thread
 (:mod:`.pool`) and comes back failing closed: a document that fails is masked
 whole or replaced by the redaction notice. The rest of a request's work runs
 in a thread of :class:`~.work.WorkPool`, never on the event loop; a request
@@ -33,10 +33,10 @@ from fastapi import APIRouter, HTTPException, Query, Request
 
 from ..about import __version__
 from ..io.atomic import atomic_write
+from ..render.operators import StrategyError
 from ..run.results import DocResult, report_status
-from ..run.runner import SanitizationError
 from .anonymizer import OPERATORS, AnonymizeRequest, AnonymizeResponse, anonymize
-from .fields import Error, InvalidField, Language, PresidioError, refused
+from .fields import Error, InvalidField, Language, PresidioError, refused, strategy_reason
 from .models import (
     ExportRequest,
     ExportResponse,
@@ -85,7 +85,7 @@ REVIEW_ERRORS = {**TOKEN, **TOO_LARGE, **REFUSED, **BUSY, **LATE}
 PRESIDIO_ERRORS = {
     **TOKEN,
     **TOO_LARGE,
-    **_answer(400, "the body is not the JSON this endpoint takes", PresidioError),
+    **_answer(400, "the body is not JSON (malformed, not UTF-8, nested deeper than 64 levels)", PresidioError),
     **_answer(422, "a value refused: one line naming the field", PresidioError),
 }
 
@@ -132,14 +132,14 @@ def check_language(request: Request, language: str | None, where: str = "body") 
     """422 for a language that is not the pipeline's (its OpenAPI ``enum``)."""
     lang = request.app.state.nlp.lang
     if language is not None and language != lang:
-        raise refused(("language",), f"{language[:20]!r} is not supported: the pipeline's language is {lang!r}", where)
+        raise refused(("language",), f"not supported: the pipeline's language is {lang!r}", where)
 
 
 def generalizer_overrides(strategy: str | None, mask_format: str | None) -> dict[str, object]:
     try:
         return Variants.overrides(strategy, mask_format)
-    except ValueError as e:
-        raise refused(("strategy",), str(e)) from None
+    except StrategyError as e:
+        raise refused(("strategy",), strategy_reason(e)) from None
 
 
 async def wait_for(request: Request, future: Future) -> Any:
@@ -185,8 +185,6 @@ async def sanitize_documents(
     job = TextJob(texts, overrides, on_error or settings.on_error)
     try:
         results: list[DocResult] = await wait_for(request, submit(request, job))
-    except SanitizationError as e:
-        raise HTTPException(500, f"a document could not be sanitized ({e}); on_error fail: nothing returned") from None
     except ValueError as e:  # the generalizer refused the request's strategy (a key missing...): says so itself
         raise HTTPException(422, str(e)) from None
     request.app.state.metrics.documents_done(report_status(r) for r in results)
@@ -218,7 +216,7 @@ def store(request: Request, endpoint: str, results: list[dict[str, Any]]) -> Non
     tags=["textsan"],
     summary="Sanitize one text or a list",
     response_model=None,
-    responses={200: {"model": SanitizeResponse}, **REVIEW_ERRORS, **_answer(500, "on_error fail: a document failed")},
+    responses={200: {"model": SanitizeResponse}, **REVIEW_ERRORS},
 )
 async def api_sanitize(body: SanitizeRequest, request: Request) -> dict[str, Any]:
     """Each text sanitized by the pipeline (with the request's strategy, mask
@@ -246,7 +244,7 @@ router.add_api_route(
     tags=["textsan"],
     summary="Sanitize one text or a list (the same as /api/sanitize)",
     response_model=None,
-    responses={200: {"model": SanitizeResponse}, **REVIEW_ERRORS, **_answer(500, "on_error fail: a document failed")},
+    responses={200: {"model": SanitizeResponse}, **REVIEW_ERRORS},
 )
 
 
@@ -406,8 +404,7 @@ async def anonymize_endpoint(body: AnonymizeRequest, request: Request) -> dict:
 LANGUAGE = Query(None, description="the pipeline's language (422 for another)")
 LANGUAGE_ERRORS = {
     **TOKEN,
-    **_answer(400, "a language code longer than 20 characters", PresidioError),
-    **_answer(422, "a language that is not the pipeline's", PresidioError),
+    **_answer(422, "a language that is not the pipeline's (or longer than 20 characters)", PresidioError),
 }
 
 
