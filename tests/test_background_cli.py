@@ -268,12 +268,13 @@ def test_force_and_rebuild_keep_kanon_files(tmp_path):
         ),
         (
             ["--docs", "{fix}/staff.csv", "--field", "role", "--id-field", "town"],
-            "{fix}/staff.csv:4: record id 'Leeds' is given twice (first at {fix}/staff.csv:2)",
+            # changed: the id, a value of the file, is not quoted
+            "{fix}/staff.csv:4: the record id is given twice (first at {fix}/staff.csv:2)",
         ),
         (["--docs", "{fix}/staff.csv", "--field", "role", "--id-field", "note"], "{fix}/staff.csv:4: empty id"),
         (
             ["--docs", "{fix}/cases.json", "--docs", "{tmp}/copy/cases.json"],
-            "{tmp}/copy/cases.json:2: record id 'case-1' is given twice (first at {fix}/cases.json:2)",
+            "{tmp}/copy/cases.json:2: the record id is given twice (first at {fix}/cases.json:2)",
         ),
         (["--docs", "{fix}/note.txt", "--docs", "{tmp}/copy/note.txt"], "have the same file name"),
         (["--docs", "{fix}/note.txt", "--on-duplicate", "last"], "--on-duplicate must be one of error, first"),
@@ -306,7 +307,10 @@ def test_duplicates_keep_the_first(tmp_path):
     # two documents on one line (minified TAB JSON) are still two records
     one_line = tmp_path / "one_line.json"
     one_line.write_text(json.dumps([{"doc_id": "x", "text": "First."}, {"doc_id": "x", "text": "Second."}]))
-    one_line_error(build(tmp_path / "bg2", "--docs", one_line), f"{one_line}:1: record id 'x' is given twice")
+    one_line_error(
+        build(tmp_path / "bg2", "--docs", one_line),
+        f"{one_line}:1: the record id is given twice (first at {one_line}:1, record 1 of the file)",
+    )
     assert not (tmp_path / "bg2").exists()
 
 

@@ -379,7 +379,8 @@ def test_missing_column_lists_available_columns(tmp_path):
 def test_columns_are_required_for_csv(tmp_path):
     path = write(tmp_path, "notes.tsv", "id\tbody\n1\tx\n")
     error = raises_input_error("no columns selected", path)
-    assert error.reason == "no columns selected: pass --columns; available columns: 'id', 'body'"
+    # changed: the option is --column (there is no --columns)
+    assert error.reason == "no columns selected: pass --column NAME or --all-columns; available columns: 'id', 'body'"
 
 
 def test_duplicated_selected_column(tmp_path):
@@ -493,7 +494,8 @@ def test_tab_json_records():
 def test_tab_json_missing_text_names_document_and_line(tmp_path):
     path = write(tmp_path, "tab.json", '[\n  {"doc_id": "a", "text": "x"},\n  {"doc_id": "b",\n   "meta": {}}\n]')
     error = raises_input_error("has no 'text'", path, fmt="tab")
-    assert str(error) == f"{path}:3: document 1 ('b') has no 'text'"
+    # changed: the doc_id, a value of the file, is not quoted
+    assert str(error) == f"{path}:3: document 1 has no 'text'"
 
 
 def test_tab_json_bad_documents_skipped(tmp_path):
@@ -507,7 +509,7 @@ def test_tab_json_bad_documents_skipped(tmp_path):
     assert [(error.line, error.reason) for error in result.skipped] == [
         (2, "document 1 is a number, not an object"),
         (3, "document 2 has no 'doc_id'"),
-        (4, "document 3 ('d') has a 'text' that is not a string"),
+        (4, "document 3 has a 'text' that is not a string"),
     ]
 
 
@@ -668,7 +670,8 @@ def test_output_suffix_and_unique_names(tmp_path):
     [
         ([{"text": "A"}], "got 1 sanitized entries for 2 records"),
         ([{"text": "A"}, {"text": "B"}, {"text": "C"}], "got 3 sanitized entries for 2 records"),
-        ([{"text": "A"}, {}], r"record 1 \(notes:2\) has fields \['text'\], its sanitized entry has \[\]"),
+        # changed: the record is named by its line, not its doc_id (a value of the file)
+        ([{"text": "A"}, {}], r"record 1 \(line 3\) has fields \['text'\], its sanitized entry has \[\]"),
         ([{"text": "A"}, {"text": "B", "id": "2"}], r"its sanitized entry has \['id', 'text'\]"),
         ([{"text": "A"}, {"text": None}], "sanitized 'text' is NoneType, not str"),
     ],

@@ -167,7 +167,7 @@ def _met(met: bool) -> str:
 
 
 def render_speed_targets(speed: Results) -> str:
-    """Issue 26's targets: the default pipeline against Presidio's variant of the run
+    """The speed targets: the default pipeline against Presidio's variant of the run
     (``presidio_variant``) and against the NER floor (``spacy_ner``)."""
     systems = speed.get("systems")
     textsan = speed.get("textsan", node=systems)
@@ -209,7 +209,7 @@ def render_speed_targets(speed: Results) -> str:
             f"{_met(speed.get('peak_rss_le_presidio', node=targets))} (`--ner-process off`: {rss_1proc} MB)",
         ),
     ]
-    return table(("target (issue 26)", "measured", ""), rows)
+    return table(("speed target", "measured", ""), rows)
 
 
 # -- serve_load.json -------------------------------------------------------------------------------

@@ -37,10 +37,12 @@ from tqdm import tqdm
 from wasabi import msg
 
 from ..io import InputError, Record, open_input
+from ..io.field_names import column_listing
 from ..risk.reid_dense import DENSE_DIR
 from ..risk.reid_family import ANALYSERS, FAMILY_DIR
 from ..risk.reid_index import BM25_DIR, MANIFEST
 from .background_chunks import _Source, input_fingerprint, merge_chunks, merge_family, prepare_partial, write_chunks
+from .numbers import MAX_BATCH, MAX_COUNT, number_option
 from .util import fail as _fail
 
 __all__ = ["background_app", "build", "is_background_folder"]
@@ -90,7 +92,9 @@ def build(
     force: bool = typer.Option(
         False, "--force", help="Start over (no resume); write into a folder that is not a background folder"
     ),
-    batch_size: int = typer.Option(32, "--batch-size", min=1, help="With --terms: documents per nlp.pipe batch"),
+    batch_size: int = number_option(
+        32, "--batch-size", low=1, high=MAX_BATCH, help="With --terms: documents per nlp.pipe batch"
+    ),
     on_duplicate: str = typer.Option(
         "error", "--on-duplicate", help="A record id given twice: error, or first (keep the first record)"
     ),
@@ -106,7 +110,9 @@ def build(
     dense_model: str | None = typer.Option(
         None, "--dense-model", help="With --dense: a local sentence-encoder folder (default: all-MiniLM-L6-v2)"
     ),
-    chunk_size: int = typer.Option(CHUNK_SIZE, "--chunk-size", min=1, hidden=True),
+    chunk_size: int = number_option(
+        CHUNK_SIZE, "--chunk-size", low=1, high=MAX_COUNT, help="Records per saved chunk", hidden=True
+    ),
 ) -> None:
     """Build the background records of reid_risk: a BM25 index of the documents, one record per document.
     Use it with textsan sanitize --background OUT (or --set paths.background=OUT)."""
@@ -232,9 +238,8 @@ def open_sources(
         source = _Source(f, path.name, fields, id_field)
         if id_field is not None and f.fmt in ("csv", "tsv"):
             header = f.header or []
-            if id_field not in header:
-                available = ", ".join(repr(name) for name in header)
-                _fail(f"{path}: unknown id column {id_field!r}; available columns: {available}")
+            if id_field not in header:  # the header is listed only when it looks like one: it may be data
+                _fail(f"{path}: unknown id column {id_field!r}; {column_listing(header)}")
             source.id_column = header.index(id_field)
         sources.append(source)
     by_name: dict[str, Path] = {}
@@ -264,12 +269,14 @@ def scan_ids(sources: list[_Source], on_duplicate: str) -> tuple[list[str], set[
                     source.texts(rec)  # the fields are checked here, before anything is written
                     seen = first.setdefault(rid, (s, rec.index, rec.line))
                     if seen[:2] != (s, rec.index):
-                        if on_duplicate == "error":
+                        if on_duplicate == "error":  # the id is a value of the file: not quoted
                             where = f"{sources[seen[0]].file.path}:{seen[2]}"
+                            if (seen[0], seen[2]) == (s, rec.line):  # records on one line (minified JSON)
+                                where += f", record {seen[1] + 1} of the file"
                             raise InputError(
                                 source.file.path,
                                 rec.line,
-                                f"record id {rid!r} is given twice (first at {where}); pass --id-field "
+                                f"the record id is given twice (first at {where}); pass --id-field "
                                 "with unique ids or --on-duplicate first",
                             )
                         dropped.add((s, rec.index))

@@ -16,6 +16,7 @@ from ..risk.lm_backends import WordfreqBackend, token_weighting
 from ..run import sanitize_texts
 from ..tab import TabFormatError, read_tab
 from ..tab import evaluate as tab_evaluate
+from .numbers import MAX_BATCH, MAX_COUNT, number_option
 from .options import PIPELINE_HELP, load_or_fail, parse_settings
 from .util import fail as _fail
 
@@ -27,8 +28,10 @@ def evaluate(
         None, "--masked", help="Score an existing masked_spans.json instead of running a pipeline"
     ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the metrics as JSON here"),
-    limit: int = typer.Option(0, "--limit", help="Only the first N documents (0: all)"),
-    batch_size: int = typer.Option(32, "--batch-size", min=1),
+    limit: int = number_option(
+        0, "--limit", low=1, high=MAX_COUNT, off=0, off_means="all", help="Only the first N documents"
+    ),
+    batch_size: int = number_option(32, "--batch-size", low=1, high=MAX_BATCH, help="Documents per batch"),
     settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
     weights: str = typer.Option(
         "uniform",

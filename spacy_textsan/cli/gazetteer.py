@@ -37,6 +37,7 @@ from ..detect.gazetteer.paths import default_kb_path, user_kb_path
 from ..detect.gazetteer.wordnet import WordNetError, find_wordnet, read_wordnet
 from ..tab.reader import TabFormatError, read_tab
 from .gazetteer_dump import import_dump_cmd
+from .numbers import MAX_COUNT, number_option
 from .util import fail as _fail
 
 gazetteer_app = typer.Typer(
@@ -65,7 +66,7 @@ def build_cmd(
     exclusions: str = typer.Option(
         "default", "--exclusions", help="File of surfaces never to tag; 'default' (bundled list) or 'none'"
     ),
-    min_population: int = typer.Option(15000, "--min-population", min=0, help="Smallest city kept"),
+    min_population: int = number_option(15000, "--min-population", low=0, high=MAX_COUNT, help="Smallest city kept"),
     geography: bool = typer.Option(
         True, "--geography/--no-geography", help="Countries, nationalities, cities, subdivisions"
     ),
@@ -178,9 +179,14 @@ def exclusions_cmd(
     kb_path: Path = typer.Argument(..., help="Knowledge base directory (built with --exclusions none)"),
     docs: list[Path] = typer.Option(..., "--docs", help="TAB JSON file(s) to count on (training data only)"),
     output: Path = typer.Option(DEFAULT_EXCLUSIONS_PATH, "--output", "-o", help="Exclusion list to write"),
-    min_count: int = typer.Option(3, "--min-count", min=1, help="Only surfaces seen this often"),
-    max_rate: float = typer.Option(
-        0.25, "--max-rate", min=0.0, max=1.0, help="Exclude when at most this share of occurrences is annotated"
+    min_count: int = number_option(3, "--min-count", low=1, high=MAX_COUNT, help="Only surfaces seen this often"),
+    max_rate: float = number_option(
+        0.25,
+        "--max-rate",
+        kind=float,
+        low=0.0,
+        high=1.0,
+        help="Exclude when at most this share of occurrences is annotated",
     ),
     labels: list[str] = typer.Option(["DEM", "MISC"], "--label", help="KB types the gazetteer tags"),
 ) -> None:

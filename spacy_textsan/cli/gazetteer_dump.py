@@ -25,6 +25,7 @@ from wasabi import msg
 from ..detect.gazetteer.dump_importer import DEFAULT_CLASS_TYPES, SOURCE, import_dump
 from ..detect.gazetteer.dump_reader import DumpFormatError, qid_to_int
 from ..detect.gazetteer.kb import KB_TYPES
+from .numbers import MAX_CHAIN, number_option
 from .util import fail as _fail
 
 __all__ = ["import_dump_cmd", "parse_type_pairs"]
@@ -54,7 +55,7 @@ def import_dump_cmd(
         None, "--type", "-t", help="QID=TYPE (LOC, ORG, DEM, MISC), repeatable; adds to the preset"
     ),
     language: str = typer.Option("en", "--language", "-l", help="Language of labels, aliases, descriptions"),
-    max_chain: int = typer.Option(6, "--max-chain", help="Most ancestors kept in a chain", min=0),
+    max_chain: int = number_option(6, "--max-chain", low=0, high=MAX_CHAIN, help="Most ancestors kept in a chain"),
     on_error: str = typer.Option("raise", "--on-error", help="Malformed dump line: raise or skip"),
     no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bar"),
 ) -> None:

@@ -29,6 +29,7 @@ from ..risk.kanon_index import InvertedIndex
 from ..risk.kanon_records import index_from_records_file
 from ..risk.kanon_risk import doc_terms
 from ..stages import stage_of
+from .numbers import MAX_BATCH, number_option
 from .util import fail as _fail
 
 __all__ = ["kanon_app", "build", "index_from_docs", "load_detectors"]
@@ -83,7 +84,7 @@ def build(
     encoding: str | None = typer.Option(None, "--encoding", help="Input encoding (default: UTF-8)"),
     delimiter: str | None = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
     sep: str | None = typer.Option(None, "--sep", help="With --records: split values on this separator, e.g. '|'"),
-    batch_size: int = typer.Option(32, "--batch-size", min=1),
+    batch_size: int = number_option(32, "--batch-size", low=1, high=MAX_BATCH, help="Documents per batch"),
     phrases: bool = typer.Option(
         False, "--phrases", help="With --docs: also index the cued phrases (occupations, conditions, counts)"
     ),

@@ -67,5 +67,9 @@ def restore_cmd(
         fail(f"{e}; nothing restored")
     except OSError as e:
         fail(f"cannot write into {out}: {e.strerror or e}; nothing restored")
+    if mapping.get("run"):
+        msg.info(f"{MAPPING_FILE} of run {mapping['run']}: every sanitized file checked (SHA-256)")
+    else:
+        msg.warn(f"{MAPPING_FILE} predates run ids: each sanitized value was checked, not the whole files")
     for path in written:
         msg.good(f"restored {path}")

@@ -4,6 +4,7 @@ loading the pipeline with a clear error."""
 import difflib
 import inspect
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -53,17 +54,37 @@ def _deny_entries(path: Path) -> list[dict]:
 
 
 def parse_settings(settings: list[str]) -> dict[str, object]:
-    """``--set section.key=value`` (value parsed as JSON when it is JSON)."""
+    """``--set section.key=value`` (value parsed as JSON when it is JSON). A
+    number must be finite: ``NaN``, ``Infinity`` and ``1e999`` (JSON that
+    Python reads as inf) are refused with one line."""
     out: dict[str, object] = {}
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep or "." not in key:
             _fail(f"--set must be section.key=value, e.g. paths.kanon_index=assets/idx: {item!r}")
         try:
-            out[key.strip()] = json.loads(value)
+            parsed = json.loads(value, parse_constant=_not_finite, parse_float=_finite_float)
+        except _NotFinite:
+            _fail(f"--set {key.strip()}: {value.strip()!r} is not a finite number")
         except ValueError:
-            out[key.strip()] = value
+            parsed = value
+        out[key.strip()] = parsed
     return out
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _not_finite(constant: str) -> float:
+    raise _NotFinite(constant)
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NotFinite(text)
+    return number
 
 
 def build_overrides(

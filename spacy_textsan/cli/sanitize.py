@@ -10,6 +10,7 @@ from wasabi import msg
 
 from ..detect.privacy_ner.source_process import SourceProcessError
 from ..io import InputError, InputFile, open_input
+from ..pipeline import missing_model_message
 from ..render.keys import MAPPING_KEY_ENV, Secret
 from ..render.mapping import MappingError, check_mapping_key
 from ..run import (
@@ -28,11 +29,14 @@ from ..run import (
     wants_ner_process,
 )
 from ..run.files import NOT_MEASURED
+from ..run.header import shown_column, shown_key
 from ..run.personal_columns import personal_data_columns, text_columns
+from ..run.runner import MIN_TIMEOUT_S
 from ..run.scan import InputScan, reversible_problem, sample_columns, scan_input
 from ..run.spark import describe_error
 from ..run.spark_ship import ShipError, config_folders
 from .mapping import mapping_key
+from .numbers import MAX_BATCH, MAX_COUNT, MAX_PROCESSES, MAX_SECONDS, number_option
 from .options import (
     BACKGROUND_HELP,
     PIPELINE_HELP,
@@ -82,8 +86,8 @@ def sanitize(
         [], "--set", help="Config override section.key=value, e.g. paths.kanon_index=assets/idx (repeatable)"
     ),
     background: Path | None = typer.Option(None, "--background", help=BACKGROUND_HELP),
-    batch_size: int = typer.Option(32, "--batch-size", min=1),
-    n_process: int = typer.Option(1, "--n-process", min=1),
+    batch_size: int = number_option(32, "--batch-size", low=1, high=MAX_BATCH, help="Documents per batch"),
+    n_process: int = number_option(1, "--n-process", low=1, high=MAX_PROCESSES, help="Pipeline processes"),
     ner_process_mode: str = typer.Option(
         "auto",
         "--ner-process",
@@ -109,11 +113,16 @@ def sanitize(
         "--on-error",
         help="A document whose processing fails or times out: mask-all (mask every candidate; the redaction notice if that fails too), skip (the redaction notice), fail (stop, write nothing); --engine spark: always mask-all",
     ),
-    doc_timeout: float = typer.Option(
+    doc_timeout: float = number_option(
         0.0,
         "--doc-timeout",
-        min=0.0,
-        help="Time budget per document in seconds (0: none); beyond it --on-error applies",
+        kind=float,
+        low=MIN_TIMEOUT_S,
+        high=MAX_SECONDS,
+        off=0.0,
+        off_means="no limit",
+        unit="seconds",
+        help="Time budget per document; beyond it --on-error applies",
     ),
     report_dir: Path | None = typer.Option(
         None,
@@ -124,10 +133,17 @@ def sanitize(
         False, "--all-columns", help="CSV/TSV: sanitize every text column; JSONL: every string value"
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no warnings about unselected columns"),
-    min_k: int = typer.Option(
+    overwrite: bool = typer.Option(
+        False,
+        "--overwrite",
+        help="Replace the outputs of an earlier run in OUT and its report folder (refused without it); "
+        "an earlier mapping.enc or TAB output this run does not write is removed",
+    ),
+    min_k: int = number_option(
         0,
         "--min-k",
-        min=0,
+        low=0,
+        high=MAX_COUNT,
         help="Mask until what stays visible matches at least K background records (residual_risk; 0: report only)",
     ),
 ):
@@ -179,7 +195,7 @@ def sanitize(
             if problem:
                 _fail(f"{f.path}: --reversible refused: {problem}")
     try:
-        plan = plan_outputs(files, out, report_dir, reversible=reversible)
+        plan = plan_outputs(files, out, report_dir, reversible=reversible, overwrite=overwrite)
     except PlanError as e:
         _fail(str(e))
     if not quiet:
@@ -214,6 +230,9 @@ def sanitize(
     except SanitizationError as e:
         _fail(f"{e}; --on-error fail: nothing written")
     except SourceProcessError as e:  # the NER process could not start (a run fails closed on its later errors)
+        missing = missing_model_message(e)
+        if missing:
+            _fail(f"cannot load pipeline {pipeline or '(default)'}: {missing}; nothing written")
         _fail(f"{e}; nothing written")
     except InputError as e:
         _fail(f"{e}; nothing written")
@@ -295,8 +314,12 @@ def warn_unselected(files: list[InputFile], scans: list[InputScan]) -> None:
         header = [name for name in f.header or [] if name not in f.fields]
         found = personal_data_columns(scan.unselected, header or None)
         if found:
-            listed = "; ".join(f"{name!r} ({reason})" for name, reason in found.items())
-            what = "columns" if f.fmt in ("csv", "tsv") else "keys"
+            table = f.fmt in ("csv", "tsv")
+            listed = "; ".join(
+                f"{shown_column(f.header, name) if table else shown_key(name)} ({reason})"
+                for name, reason in found.items()
+            )
+            what = "columns" if table else "keys"
             msg.warn(
                 f"{f.path}: {what} not sanitized that look like personal data: {listed}. They are copied "
                 f"as they are: select them ({'--column' if what == 'columns' else '--field'}) or pass --all-columns"
@@ -312,7 +335,10 @@ def summarize(run: RunResult, files: list[InputFile], plan: OutputPlan, min_k: i
         msg.good(f"wrote {run.dataset}")
     for path in run.written:
         if path.name == MAPPING_FILE:
-            msg.good(f"wrote {path} (encrypted; `textsan restore` with the key brings the originals back)")
+            msg.good(
+                f"wrote {path} (run {run.run_id}, encrypted; `textsan restore` with the key brings the originals "
+                "back, for these sanitized files only)"
+            )
         elif path.parent != plan.report_dir and not quiet:
             msg.good(f"wrote {path}")
     reports = sorted(p.name for p in run.written if p.parent == plan.report_dir)

@@ -8,8 +8,10 @@ from pathlib import Path
 import typer
 from wasabi import msg
 
+from ..pipeline import MAX_DOCUMENT_CHARS
 from ..render.keys import MissingKeyError, read_key
 from ..serve.settings import SERVE_CONFIG_ENV, TOKEN_ENV, ServeSettings, SettingsError
+from .numbers import MAX_BATCH, MAX_PROCESSES, MAX_REQUEST_BYTES, MAX_SECONDS, number_option
 from .options import (
     BACKGROUND_HELP,
     PIPELINE_HELP,
@@ -30,21 +32,39 @@ NEEDS_SERVE = "textsan serve needs FastAPI and uvicorn: pip install spacy-textsa
 def serve_cmd(
     pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on; any but loopback needs a token"),
-    port: int = typer.Option(8000, "--port", min=0, max=65535),
-    workers: int = typer.Option(1, "--workers", min=1, help="Processes, each with the pipeline loaded once"),
+    port: int = number_option(8000, "--port", low=0, high=65535, help="Port to listen on (0: any free one)"),
+    workers: int = number_option(
+        1, "--workers", low=1, high=MAX_PROCESSES, help="Processes, each with the pipeline loaded once"
+    ),
     token_file: Path | None = typer.Option(
         None, "--token-file", help=f"File holding the API token (default: ${TOKEN_ENV}); every request must send it"
     ),
     cors: list[str] = typer.Option([], "--cors", help="Origin allowed to call the API from its pages (repeatable)"),
-    max_request_bytes: int = typer.Option(10 * 1024 * 1024, "--max-request-bytes", min=1, help="Larger: 413"),
-    max_chars: int = typer.Option(1_000_000, "--max-chars", min=1, help="Longest document, in characters (422)"),
-    max_texts: int = typer.Option(100, "--max-texts", min=1, help="Most texts in one request (422)"),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="Seconds a request waits (504 beyond)"),
+    max_request_bytes: int = number_option(
+        10 * 1024 * 1024, "--max-request-bytes", low=1, high=MAX_REQUEST_BYTES, help="Larger: 413"
+    ),
+    max_chars: int = number_option(
+        1_000_000, "--max-chars", low=1, high=MAX_DOCUMENT_CHARS, help="Longest document, in characters (422)"
+    ),
+    max_texts: int = number_option(100, "--max-texts", low=1, high=MAX_BATCH, help="Most texts in one request (422)"),
+    timeout: float = number_option(
+        60.0,
+        "--timeout",
+        kind=float,
+        low=0.001,
+        high=MAX_SECONDS,
+        unit="seconds",
+        help="How long a request waits (504 beyond)",
+    ),
     store: Path | None = typer.Option(
         None, "--store", help="Folder where each request's results are written (0600); nothing is stored without it"
     ),
-    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Documents of concurrent requests per nlp.pipe"),
-    max_queue: int = typer.Option(64, "--max-queue", min=1, help="Requests waiting at most (503 beyond)"),
+    batch_size: int = number_option(
+        32, "--batch-size", low=1, high=MAX_BATCH, help="Documents of concurrent requests per nlp.pipe"
+    ),
+    max_queue: int = number_option(
+        64, "--max-queue", low=1, high=MAX_BATCH, help="Requests waiting at most (503 beyond)"
+    ),
     on_error: str = typer.Option("mask-all", "--on-error", help="A document that fails: mask-all or skip"),
     strategy: str | None = typer.Option(None, "--strategy", help="Default strategy, as textsan sanitize takes it"),
     mask_format: str | None = typer.Option(None, "--mask-format", help='Replacement, e.g. "***" or "[{label} {n}]"'),

@@ -13,6 +13,7 @@ from ..pipeline import load_pipeline
 from ..tab.reader import TabFormatError, read_tab
 from ..training.convert import ALL_IDENTIFIERS, HOLDOUT_PARTS, convert_tab
 from ..training.silver import SILVER_CONFIG, annotate_silver, read_texts
+from .numbers import MAX_COUNT, number_option
 from .options import parse_settings
 from .util import fail as _fail
 
@@ -32,8 +33,12 @@ def convert_cmd(
     mentions_only: bool = typer.Option(
         False, "--mentions-only", help="Mentions without identifier type / entity id (dev127_mentions_only)"
     ),
-    holdout_every: int = typer.Option(
-        0, "--holdout-every", help="Hold out about one document in N for validation (CRC-32 of the doc_id; 0: none)"
+    holdout_every: int = number_option(
+        0,
+        "--holdout-every",
+        low=0,
+        high=MAX_COUNT,
+        help="Hold out about one document in N for validation (CRC-32 of the doc_id; 0: none, 1: refused)",
     ),
     holdout: str = typer.Option(
         "exclude", "--holdout", help="exclude: write the training part; only: write the held-out validation part"
@@ -45,7 +50,7 @@ def convert_cmd(
     bad = [i for i in idents if i not in ALL_IDENTIFIERS]
     if bad or not idents:
         _fail(f"--identifiers takes {', '.join(ALL_IDENTIFIERS)}, not {identifiers!r}")
-    if holdout_every == 1 or holdout_every < 0:
+    if holdout_every == 1:  # every document held out: nothing left to train on
         _fail(f"--holdout-every takes 0 (no split) or 2 or more, not {holdout_every}")
     if holdout not in HOLDOUT_PARTS:
         _fail(f"--holdout takes {', '.join(HOLDOUT_PARTS)}, not {holdout!r}")

@@ -9,6 +9,7 @@ from wasabi import msg
 from ..io import InputError, atomic_write, read_input
 from ..run import sanitize_texts
 from ..visualize import render_page
+from .numbers import MAX_COUNT, number_option
 from .options import PIPELINE_HELP, load_or_fail, parse_settings
 from .util import fail as _fail
 
@@ -21,7 +22,7 @@ def visualize(
     columns: list[str] = typer.Option([], "--column", "-c"),
     field: str = typer.Option("text", "--field"),
     encoding: str | None = typer.Option(None, "--encoding"),
-    limit: int = typer.Option(20, "--limit", help="At most N documents"),
+    limit: int = number_option(20, "--limit", low=1, high=MAX_COUNT, help="At most N documents"),
     settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
 ):
     """Write a read-only HTML page: each text exactly as written with its spans marked by type and decision,
@@ -33,7 +34,7 @@ def visualize(
         _fail(str(e))
     overrides = parse_settings(settings)
     nlp = load_or_fail(pipeline, overrides, overrides)
-    jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()][: max(1, limit)]
+    jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()][:limit]
     results = list(sanitize_texts(nlp, (t for _, _, t in jobs), keep_docs=True))
     docs = [r.doc for r in results if r.doc is not None]
     titles = [f"{rec.doc_id} ({name})" for (rec, name, _), r in zip(jobs, results, strict=False) if r.doc is not None]

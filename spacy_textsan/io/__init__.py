@@ -28,8 +28,13 @@ A sanitizer must fail closed, so this package never guesses silently:
   file is written through :func:`atomic_write`, so a failed run never leaves
   partial output behind.
 
+No message quotes document content: the first row of a table and the keys
+of a JSON object are named only when they look like names
+(:mod:`.field_names`), a record by its line, not its id.
+
 This package only needs the standard library, so it can be imported (and
-tested) on its own.
+tested) on its own; the person-name lexicon of ``privacy_ner`` is loaded only
+when a message asks whether a column or key name is a person's name.
 """
 
 from .atomic import AtomicFile, atomic_path, atomic_write

@@ -2,7 +2,9 @@
 
 A table needs a header row, and the columns to sanitize must be named: a
 wrong guess could leave a column of names unsanitized. A guessed delimiter is
-named in every error, so that a wrong guess is easy to correct.
+named in every error, so that a wrong guess is easy to correct. An error
+lists the header only when it looks like one: the first row of a file without
+a header is data (:mod:`.field_names`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from .errors import InputError
+from .field_names import column_listing
 from .layout import csv_field_spans
 from .records import InputFile, Record, Reject
 
@@ -157,19 +160,20 @@ def _csv_rows(path: Path, lines: Iterable[str], delimiter: str) -> Iterator[tupl
 
 
 def _select_columns(path: Path, header: list[str], columns: Iterable[str] | None, hint: str) -> dict[str, int]:
-    """Map each selected column name to its index in ``header``; ``hint`` ends errors."""
-    available = "available columns: " + ", ".join(repr(name) for name in header) + hint
-    if columns is None:
-        raise InputError(path, None, f"no columns selected: pass --columns; {available}")
-    names = [columns] if isinstance(columns, str) else list(dict.fromkeys(columns))
+    """Map each selected column name to its index in ``header``; ``hint`` ends errors.
+    The header is listed only when it looks like one (:func:`.field_names.column_listing`):
+    in a file without a header row the first row is data."""
+    names = [columns] if isinstance(columns, str) else list(dict.fromkeys(columns or []))
     if not names:
-        raise InputError(path, None, f"no columns selected: pass --columns; {available}")
+        raise InputError(
+            path, None, f"no columns selected: pass --column NAME or --all-columns; {column_listing(header)}{hint}"
+        )
     selected = {}
-    for name in names:
+    for name in names:  # the user's own words: quoted
         if name not in header:
-            raise InputError(path, None, f"unknown column {name!r}; {available}")
+            raise InputError(path, None, f"unknown column {name!r}; {column_listing(header)}{hint}")
         if header.count(name) > 1:
-            raise InputError(path, None, f"column {name!r} appears {header.count(name)} times in the header")
+            raise InputError(path, None, f"column {name!r} appears {header.count(name)} times in the first row")
         selected[name] = header.index(name)
     return selected
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import JsonSyntaxError
+from .field_names import duplicate_key, key_listing
 from .layout import jsonl_value_span
 from .records import InputFile, Record, Reject
 from .stream import split_lf, string_lines
@@ -36,11 +37,13 @@ class _DuplicateKey(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` that rejects duplicate keys."""
+    """``object_pairs_hook`` that rejects duplicate keys (named only when
+    they look like names, :func:`.field_names.duplicate_key`)."""
     obj: dict[str, Any] = {}
-    for key, value in pairs:
+    for position, (key, value) in enumerate(pairs, start=1):
         if key in obj:
-            raise _DuplicateKey(f"duplicate key {key!r}")
+            first = next(i for i, (other, _) in enumerate(pairs, start=1) if other == key)
+            raise _DuplicateKey(duplicate_key(key, first, position))
         obj[key] = value
     return obj
 
@@ -106,8 +109,7 @@ def read_jsonl(
         if all_strings:
             texts = {key: value for key, value in obj.items() if isinstance(value, str)}
         elif field not in obj:
-            keys = ", ".join(repr(key) for key in obj)
-            reject(line, f"missing field {field!r} (fields: {keys or 'none'}); pass --field")
+            reject(line, f"missing field {field!r} ({key_listing(obj)}); pass --field")
             continue
         elif not isinstance(obj[field], str):
             reject(line, f"field {field!r} is {json_type(obj[field])}, not a string")

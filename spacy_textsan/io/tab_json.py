@@ -109,7 +109,7 @@ def read_tab_records(input_file: InputFile, documents: list[tuple[int, Any]], re
             continue
         if not isinstance(document.get(TEXT), str):
             problem = "no 'text'" if TEXT not in document else "a 'text' that is not a string"
-            reject(line, f"{where} ({doc_id!r}) has {problem}")
+            reject(line, f"{where} has {problem}")  # not its doc_id: a value of the file
             continue
         yield Record(index=index, line=line, doc_id=doc_id, texts={TEXT: document[TEXT]}, raw=document)
         index += 1

@@ -21,6 +21,7 @@ from typing import Any
 from .atomic import AtomicFile, atomic_write
 from .csv_format import write_csv_rows
 from .errors import PathLike
+from .field_names import looks_like_name, name_list
 from .jsonl import json_dumps, jsonl_string_token
 from .layout import csv_token
 from .records import InputFile, Record
@@ -213,18 +214,19 @@ def _check_sanitized(input_file: InputFile, sanitized: list[dict[str, str]]) -> 
 
 
 def check_entry(input_file: InputFile, record: Record, entry: Mapping[str, Any]) -> None:
-    """Fail closed unless ``entry`` has exactly the record's fields, as strings."""
+    """Fail closed unless ``entry`` has exactly the record's fields, as strings.
+    The record is named by its number and line, not its doc_id, and the fields
+    only when they look like names (:func:`.field_names.name_list`): both may
+    be values of the input."""
+    where = f"{input_file.path}: record {record.index} (line {record.line})"
     if set(entry) != set(record.texts):
         raise ValueError(
-            f"{input_file.path}: record {record.index} ({record.doc_id}) has fields "
-            f"{sorted(record.texts)}, its sanitized entry has {sorted(entry)}"
+            f"{where} has fields {name_list(sorted(record.texts))}, its sanitized entry has {name_list(sorted(entry))}"
         )
     for name, value in entry.items():
         if not isinstance(value, str):
-            raise ValueError(
-                f"{input_file.path}: record {record.index} ({record.doc_id}): sanitized {name!r} is "
-                f"{type(value).__name__}, not str"
-            )
+            shown = repr(name) if looks_like_name(name) else "value"
+            raise ValueError(f"{where}: sanitized {shown} is {type(value).__name__}, not str")
 
 
 def _json_object(record: Record) -> dict[str, Any]:

@@ -32,7 +32,8 @@ the user's config directory, :func:`~.keys.user_secret`), so its surrogates
 are then stable within a document only, the same on every run of this user,
 and nobody without the secret can test a guess at the original against them.
 A surrogate never contains a masked string of the document (nor is part of
-one) and two entities never share one; without a safe surrogate a date, an
+one), a name's surrogate shows no word of a masked name (:class:`NameContext`)
+and two entities never share one; without a safe surrogate a date, an
 amount, a place, an organisation, a DEM or MISC is generalized, a name or a
 code gets the mask format.
 
@@ -47,6 +48,7 @@ privacy_ner is added to ``doc.ents`` first (``add_rules``,
 """
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from spacy.language import Language
@@ -60,10 +62,29 @@ from .leaks import find_leaks
 from .mask_format import check_mask_format
 from .operators import STRATEGIES, Operator, ReplacementContext, get_operator, strategy_names
 from .render import render
+from .surrogates import NAME_LABELS, name_words, shares_word
 
-__all__ = ["Generalizer", "make_generalizer", "STRATEGIES", "LEAK_REASON"]
+__all__ = ["Generalizer", "NameContext", "make_generalizer", "STRATEGIES", "LEAK_REASON"]
 
 LEAK_REASON = "leak sweep: repeats a masked string"
+
+
+@dataclass
+class NameContext(ReplacementContext):
+    """The replacement context of a document that also knows the words of its
+    masked names: a surrogate of a name (:data:`~.surrogates.NAME_LABELS`)
+    holds none of them, neither of the name it replaces nor of another
+    ("Russell Li" for "D'Angelo Russell", "Port Golo" beside "N'Golo Kanté")."""
+
+    #: the words of the masked PERSON, LOC and ORG strings (:func:`~.surrogates.name_words`)
+    name_words: frozenset[str] = frozenset()
+    #: the label of the entity whose replacement is being chosen
+    label: str = ""
+
+    def allowed(self, rep: str) -> bool:
+        if self.label in NAME_LABELS and shares_word(rep, self.name_words):
+            return False
+        return super().allowed(rep)
 
 
 @Language.factory(
@@ -207,9 +228,10 @@ class Generalizer:
         text = doc_text(doc)
         if self.leak_sweep and masked:
             masked = self._sweep(doc, masked, text)
-        context = ReplacementContext(
+        context = NameContext(
             text,
             [s.text for s in masked],
+            name_words=frozenset(w for s in masked if s.label_ in NAME_LABELS for w in name_words(s.text)),
             mask_format=self.mask_format,
             risky_terms=self.risky_terms,
             key=self.key,
@@ -281,6 +303,8 @@ class Generalizer:
         # leak sweep found it inside ("TR-06-196112.03.1994" for "1961")
         mentions = [s for s in entity.spans if s._.source != "leak_sweep"] or entity.spans
         operator = self.operators[self.strategy_for(entity.label)]
+        if isinstance(context, NameContext):
+            context.label = entity.label
         return operator.replace(Entity(entity.key, mentions), context)
 
     def _sweep(self, doc: Doc, masked: list[Span], text: str) -> list[Span]:

@@ -21,6 +21,12 @@ can recompute or invert it.
   ("EUR 15,000" → "EUR 62,809", "12,500 Turkish liras" → "37,215 liras"). DEM and MISC
   have no plausible surrogate (a made-up job would mislead the reader): the
   component generalizes them instead.
+
+A surrogate drawn from lists of names (PERSON, LOC, ORG: :data:`NAME_LABELS`)
+shows no word of a name it hides: :func:`name_words` folds the words of the
+document's masked names ("N'Golo Kanté" → ``golo``, ``kante``, ``ngolo``) and
+:func:`shares_word` refuses a candidate holding one of them ("Russell Li" for
+"D'Angelo Russell"); the component draws again.
 """
 
 import calendar
@@ -31,7 +37,7 @@ import random
 import re
 
 from ..calendar_names import SURROGATE_LOCALES, day_names, month_names
-from ..text_folding import fold
+from ..text_folding import fold, strip_marks
 from .options import NUMBER, find_unit
 
 __all__ = [
@@ -43,11 +49,22 @@ __all__ = [
     "scramble",
     "fake_value",
     "quantity_surrogate",
+    "name_words",
+    "shares_word",
     "PSEUDONYM_LABELS",
+    "NAME_LABELS",
 ]
 
 #: Labels that get a surrogate of their own kind.
 PSEUDONYM_LABELS = ("PERSON", "LOC", "ORG", "DATETIME", "CODE", "QUANTITY")
+#: Labels whose surrogates are drawn from lists of names: they show no word of a masked name.
+NAME_LABELS = ("PERSON", "LOC", "ORG")
+#: a word of a name: letters (and digits) between apostrophes, hyphens, dots and spaces
+_WORD = re.compile(r"[^\W_]+")
+#: what joins the parts of one word ("N'Golo", "Jean-Pierre", "O’Neil")
+_JOINERS = re.compile(r"['’ʼ‘`´\-‐‑]")
+#: letters that carry no combining mark to strip ("Ørsted" and "Orsted" are one word)
+_LETTERS = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"})
 
 #: English month names (CLDR's, :mod:`spacy_textsan.calendar_names`), wide and abbreviated, January first.
 _ENGLISH, _ENGLISH_ABBR = month_names("en"), month_names("en", "abbreviated")
@@ -120,6 +137,21 @@ def entity_seed(key: bytes, *parts: str) -> int:
 def canonical_text(text: str) -> str:
     """Case-folded, whitespace-collapsed: the identity of a mention across documents."""
     return fold(text, compat=False)
+
+
+def name_words(text: str) -> set[str]:
+    """The words of ``text``, case- and accent-folded: split at spaces,
+    apostrophes and hyphens, each joined part too ("N'Golo Kanté" → ``golo``,
+    ``ngolo``, ``kante``; "Jean-Pierre" → ``jean``, ``pierre``, ``jeanpierre``).
+    A single letter (an initial, the "d" of "D'Angelo") is no word."""
+    folded = strip_marks(fold(text, _LETTERS))
+    words = set(_WORD.findall(folded)) | set(_WORD.findall(_JOINERS.sub("", folded)))
+    return {w for w in words if len(w) >= 2}
+
+
+def shares_word(candidate: str, words: set[str] | frozenset[str]) -> bool:
+    """Whether ``candidate`` holds one of ``words`` (:func:`name_words` of a masked name) as a word."""
+    return not name_words(candidate).isdisjoint(words)
 
 
 def hash_token(key: bytes, label: str, text: str, length: int = 10) -> str:

@@ -51,6 +51,8 @@ class RunResult:
     written: list[Path] = field(default_factory=list)
     #: --engine spark: the Parquet/JSONL dataset it wrote, if any
     dataset: Path | None = None
+    #: reversible mode: the id that binds mapping.enc to this run (``textsan restore`` shows it)
+    run_id: str | None = None
 
     @property
     def n_docs(self) -> int:

@@ -15,6 +15,7 @@ looks complete.
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ import srsly
 
 from ..io import AtomicFile, InputError, InputFile, OutputStream, Record, json_dumps, output_target
 from ..render.keys import Secret
-from ..render.mapping import encrypt_chunk, mapping_segments, text_digest
+from ..render.mapping import encrypt_chunk, file_digest, mapping_segments, text_digest
 from ..tab import masked_spans_json, predictions_to_tab
 from .files import NOT_MEASURED, RESERVED_OUTPUTS, RunResult, paired, run_file
 from .results import DocResult, report_row, skipped_row
@@ -48,6 +49,10 @@ class OutputPlan:
     #: the sanitized copy of each input, in order
     targets: list[Path]
     reversible: bool = False
+    #: outputs of an earlier run (``overwrite``) that this run does not write
+    #: (a mapping.enc, TAB outputs): removed when the run is committed, so that
+    #: none is left beside outputs it does not belong to
+    stale: list[Path] = field(default_factory=list)
     #: directories :meth:`prepare` created (removed again if the run fails)
     created: list[Path] = field(default_factory=list)
 
@@ -89,14 +94,26 @@ def default_report_dir(out: Path) -> Path:
 
 
 def plan_outputs(
-    files: list[InputFile], out: Path, report_dir: Path | None = None, *, reversible: bool = False
+    files: list[InputFile],
+    out: Path,
+    report_dir: Path | None = None,
+    *,
+    reversible: bool = False,
+    overwrite: bool = False,
 ) -> OutputPlan:
     """Check where a run of ``files`` writes (nothing is created here).
 
+    An earlier run's outputs in the way (a sanitized copy of the same name, a
+    report, TAB outputs or ``mapping.enc``) are refused unless ``overwrite``:
+    a run that replaced some of them would leave the rest beside outputs they
+    do not belong to (a sanitized file without its report). With
+    ``overwrite`` they are replaced, and those of them this run does not
+    write (a ``mapping.enc``, TAB outputs) are removed when it ends.
+
     RAISES (PlanError): ``out`` or the report folder is a file, the report folder
-        is inside ``out``, an output would overwrite an input, a
-        directory stands where an output goes, or a folder cannot be
-        created or written.
+        is inside ``out``, an output would overwrite an input, an earlier
+        run's output is there (without ``overwrite``), a directory stands
+        where an output goes, or a folder cannot be created or written.
     """
     out = Path(out)
     report_dir = default_report_dir(out) if report_dir is None else Path(report_dir)
@@ -131,7 +148,16 @@ def plan_outputs(
     for path in owned:
         if path.is_dir():
             raise PlanError(f"cannot write {path}: a directory of that name is in the way")
-    return OutputPlan(out=out, report_dir=report_dir, targets=targets, reversible=reversible)
+    ours = [*targets, *(report_dir / name for name in RESERVED_OUTPUTS), out / MAPPING_FILE]
+    earlier = [path for path in ours if os.path.lexists(path) and not path.is_dir()]
+    if earlier and not overwrite:
+        more = f" (and {len(earlier) - 1} more)" if len(earlier) > 1 else ""
+        raise PlanError(
+            f"{earlier[0]}{more} is there from an earlier run: pass --overwrite to replace the earlier "
+            "run's outputs, or choose another --out"
+        )
+    stale = [path for path in earlier if path not in owned]
+    return OutputPlan(out=out, report_dir=report_dir, targets=targets, reversible=reversible, stale=stale)
 
 
 def _check_writable(folder: Path, what: str) -> None:
@@ -145,7 +171,8 @@ def _check_writable(folder: Path, what: str) -> None:
 
 class MappingStream:
     """``mapping.enc``, written as the run goes: numbered encrypted chunks
-    (a file's header, its records by :data:`MAPPING_CHUNK`, an end marker)."""
+    (a file's header, its records by :data:`MAPPING_CHUNK`, an end marker
+    with the SHA-256 of each sanitized file), each with the run's id."""
 
     def __init__(self, path: Path, key: Secret) -> None:
         self.key = key
@@ -153,9 +180,11 @@ class MappingStream:
         self.seq = 0
         self.n_files = 0
         self.pending: list[dict[str, Any]] = []
+        #: binds the chunks to this run (random: two runs never share one)
+        self.run_id = secrets.token_hex(16)
 
     def _emit(self, chunk: dict[str, Any]) -> None:
-        self.file.write(encrypt_chunk(chunk, self.seq, self.key))
+        self.file.write(encrypt_chunk({**chunk, "run": self.run_id}, self.seq, self.key))
         self.seq += 1
 
     def start_file(self, f: InputFile, output: Path) -> None:
@@ -194,9 +223,12 @@ class MappingStream:
             self._emit({"kind": "records", "records": self.pending})
             self.pending = []
 
-    def finish(self) -> None:
+    def finish(self, outputs: Sequence[AtomicFile]) -> None:
+        """The end marker, with the SHA-256 of each sanitized file
+        (``outputs``, closed, in the order of the files) as written."""
         self.flush()
-        self._emit({"kind": "end", "n_files": self.n_files})
+        digests = [{"output": f.path.name, "sha256": file_digest(f.temp)} for f in outputs]
+        self._emit({"kind": "end", "n_files": self.n_files, "outputs": digests})
         self.file.close()
 
 
@@ -278,8 +310,11 @@ class RunWriter:
         the mapping, the TAB outputs; returns the run's result."""
         extra: list[AtomicFile] = []
         if self.mapping is not None:
-            self.mapping.finish()
+            for stream in self.files:
+                stream.close()
+            self.mapping.finish([stream.file for stream in self.files])
             extra.append(self.mapping.file)
+            self.result.run_id = self.mapping.run_id
         if self.masked_spans:
             for name, obj in (
                 ("masked_spans.json", masked_spans_json(self.masked_spans)),
@@ -291,6 +326,8 @@ class RunWriter:
         written = [stream.commit() for stream in self.files]
         written.append(self.report.commit())
         written += [f.commit() for f in extra]
+        for path in self.plan.stale:  # an earlier run's, which these outputs replace (overwrite)
+            path.unlink(missing_ok=True)
         self.result.written = written
         return self.result
 

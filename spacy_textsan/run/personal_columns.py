@@ -42,6 +42,7 @@ __all__ = [
     "HEADER_TERMS",
     "flatten_string_keys",
     "header_term",
+    "is_person_name",
     "personal_data_columns",
     "text_columns",
 ]
@@ -217,6 +218,12 @@ def _has_name(value: str) -> bool:
         return False
     first = value.split(maxsplit=1)[0].rstrip(".").casefold()
     return first not in _PLACE_PREFIXES and bool(find_lexicon_names(value))
+
+
+def is_person_name(value: str) -> bool:
+    """Whether ``value`` holds a person name (a known first name or surname
+    alone, or a name of 2-4 words around a known first name)."""
+    return _has_name(value)
 
 
 #: A phone number: an optional country code (``+44``, ``0044``, ``+49 (0)``)

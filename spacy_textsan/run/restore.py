@@ -5,8 +5,11 @@ values (:mod:`spacy_textsan.io.writers`); the mapping holds, per value, the
 replaced stretches with their originals, how the input wrote the value (a
 quoted CSV field, a JSON string with escapes) and the input's encoding and
 BOM. Restoring puts the originals back into the same places and encodes the
-text as the input was. Every file is checked against the mapping (checksums
-of each value) before anything is written; restored files are 0600.
+text as the input was. Every file is checked against the mapping before
+anything is written: the checksum of each value, then the SHA-256 of the
+whole file as the run wrote it (a mapping of version 3), so that a file
+changed anywhere, or a ``mapping.enc`` of another run, is refused; restored
+files are 0600.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Any
 
 from ..io import InputError, InputFile, OutputStream, Record, json_dumps, open_input, output_name
 from ..io.layout import csv_token
-from ..render.mapping import MappingError, restore_text
+from ..render.mapping import MappingError, file_digest, restore_text
+from .header import shown_field
 
 
 class RestoreError(ValueError):
@@ -33,6 +37,7 @@ def restore_files(sanitized_dir: Path, mapping: dict[str, Any], out: Path) -> li
     for f, entry in opened:  # check everything first
         for _ in _restored(f, entry):
             pass
+        _check_file(f.path, entry)
     used: set[str] = set()
     streams = []
     out.mkdir(parents=True, exist_ok=True)
@@ -50,6 +55,17 @@ def restore_files(sanitized_dir: Path, mapping: dict[str, Any], out: Path) -> li
         for stream in streams:
             stream.abort()
         raise
+
+
+def _check_file(path: Path, entry: dict[str, Any]) -> None:
+    """The sanitized file as the run wrote it (the SHA-256 the mapping holds,
+    if it holds one)."""
+    expected = entry.get("sha256")
+    if expected is not None and file_digest(path) != expected:
+        raise RestoreError(
+            f"{path}: not the file mapping.enc was written with (SHA-256 differs): it was changed after the "
+            "run, or mapping.enc comes from another run"
+        )
 
 
 def _open(source: Path, entry: dict[str, Any]) -> InputFile:
@@ -83,7 +99,7 @@ def _restored(f: InputFile, entry: dict[str, Any]) -> Iterator[tuple[Record, dic
             for name, text in record.texts.items():
                 m = fields.get(name)
                 if m is None:
-                    raise RestoreError(f"{f.path}:{record.line}: field {name!r} is not in the mapping")
+                    raise RestoreError(f"{f.path}:{record.line}: {shown_field(f, name)} is not in the mapping")
                 original = restore_text(text, m["segments"], m["digest"])
                 tokens[name] = _token(f, original, m)
             yield record, tokens

@@ -3,6 +3,7 @@ that raises is retried document by document, a document that raises or runs
 out of time is masked whole, redacted or stops the run (``on_error``)."""
 
 import logging
+import math
 import os
 import signal
 import threading
@@ -87,6 +88,26 @@ def ner_process(nlp: Language, enabled: bool = True) -> Iterator[int]:
             process.close()
 
 
+#: The shortest time budget of a document that means something (a timer
+#: rounds a shorter one to its first tick, so every document would run out of
+#: time), and the longest timer set: a chunk's budget (the budget times its
+#: documents) is capped here, below what ``setitimer`` takes (the platform's
+#: ``time_t``).
+MIN_TIMEOUT_S, MAX_TIMER_S = 0.001, 100_000_000.0
+
+
+def check_timeout(timeout_s: float | None) -> None:
+    """Raise ValueError unless ``timeout_s`` is None, 0 (no budget) or a finite
+    number of seconds of at least :data:`MIN_TIMEOUT_S`."""
+    if timeout_s is None or timeout_s == 0:
+        return
+    if not (math.isfinite(timeout_s) and timeout_s >= MIN_TIMEOUT_S):
+        raise ValueError(
+            f"timeout_s must be None, 0 (none) or a finite number of seconds of at least {MIN_TIMEOUT_S:g}, "
+            f"not {timeout_s!r}"
+        )
+
+
 class SanitizationError(RuntimeError):
     """``on_error="fail"``: a document could not be sanitized; the run stops."""
 
@@ -113,7 +134,7 @@ def time_budget(seconds: float | None):
         raise DocumentTimeout(f"time budget of {seconds:g}s exceeded")
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, MAX_TIMER_S))
     try:
         yield
     finally:
@@ -175,10 +196,12 @@ def sanitize_texts(
     notice if that fails too), ``skip`` (the redaction notice at once) or
     ``fail`` (:class:`SanitizationError`). ``timeout_s`` applies per
     document, and to a batch as ``timeout_s`` times its size; it needs the
-    main thread of a Unix process and ``n_process=1``.
+    main thread of a Unix process and ``n_process=1``; None or 0: no budget
+    (see :func:`check_timeout`).
     """
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
+    check_timeout(timeout_s)
     spans_key = spans_key_of(nlp)
     it = iter(texts)
     chunk_size = max(1, batch_size) * max(1, n_process)
