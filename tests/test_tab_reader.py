@@ -137,9 +137,7 @@ def test_wrong_offsets(tmp_path, raw):
     path = write(tmp_path, bad, "dev.json")
     with pytest.raises(TabFormatError) as err:
         read_tab(path)
-    assert str(err.value) == (
-        f"{path}: document 1 (doc_id d2), annotator1 mention 2: end_offset 900 beyond text length 59"
-    )
+    assert str(err.value) == (f"{path}: document 1, annotator1 mention 2: end_offset 900 beyond text length 59")
     cases = [
         ({"start_offset": -1}, "negative start_offset -1"),
         ({"start_offset": 9, "end_offset": 9}, "start_offset 9 not before end_offset 9"),
@@ -152,7 +150,7 @@ def test_wrong_offsets(tmp_path, raw):
         bad[0]["annotations"]["annotator2"]["entity_mentions"][1].update(change)
         with pytest.raises(TabFormatError) as err:
             parse_tab(bad, source="x.json")
-        assert str(err.value) == (f"x.json: document 0 (doc_id d1), annotator2 mention 1: {expected}")
+        assert str(err.value) == (f"x.json: document 0, annotator2 mention 1: {expected}")
 
 
 @pytest.mark.parametrize(
@@ -160,33 +158,33 @@ def test_wrong_offsets(tmp_path, raw):
     [
         ("doc_id", None, None, "document 0: missing or non-string 'doc_id'"),
         ("doc_id", None, 12, "document 0: missing or non-string 'doc_id'"),
-        ("text", None, None, "document 0 (doc_id d1): missing or non-string 'text'"),
-        ("annotations", None, None, "document 0 (doc_id d1): missing 'annotations'"),
-        ("meta", None, [], "document 0 (doc_id d1): 'meta' must be an object"),
-        (None, "entity_id", None, "document 0 (doc_id d1), annotator1 mention 0: missing or non-string 'entity_id'"),
+        ("text", None, None, "document 0: missing or non-string 'text'"),
+        ("annotations", None, None, "document 0: missing 'annotations'"),
+        ("meta", None, [], "document 0: 'meta' must be an object"),
+        (None, "entity_id", None, "document 0, annotator1 mention 0: missing or non-string 'entity_id'"),
         (
             None,
             "entity_type",
             None,
-            "document 0 (doc_id d1), annotator1 mention 0: missing or non-string 'entity_type'",
+            "document 0, annotator1 mention 0: missing or non-string 'entity_type'",
         ),
         (
             None,
             "identifier_type",
             "MAYBE",
-            "document 0 (doc_id d1), annotator1 mention 0: identifier_type 'MAYBE' not in DIRECT, QUASI, NO_MASK",
+            "document 0, annotator1 mention 0: identifier_type 'MAYBE' not in DIRECT, QUASI, NO_MASK",
         ),
         (
             None,
             "identifier_type",
             None,
-            "document 0 (doc_id d1), annotator1 mention 0: identifier_type None not in DIRECT, QUASI, NO_MASK",
+            "document 0, annotator1 mention 0: identifier_type None not in DIRECT, QUASI, NO_MASK",
         ),
         (
             None,
             "start_offset",
             None,
-            "document 0 (doc_id d1), annotator1 mention 0: missing or non-integer 'start_offset'",
+            "document 0, annotator1 mention 0: missing or non-integer 'start_offset'",
         ),
     ],
 )
@@ -214,7 +212,7 @@ def test_structural_errors(raw):
         parse_tab(bad)
     with pytest.raises(
         TabFormatError,
-        match=r"document 1 \(doc_id d1\): duplicate doc_id "
+        match=r"document 1: duplicate doc_id "
         r"\(also document 0\)",
     ):
         parse_tab([raw[0], raw[0]])
@@ -227,13 +225,126 @@ def test_duplicate_entity_id_across_annotators(raw):
     with pytest.raises(TabFormatError) as err:
         parse_tab(bad, source="dup.json")
     assert str(err.value) == (
-        "dup.json: document 0 (doc_id d1), annotator2 mention 5: entity_id 'd1_a1_e2' "
+        "dup.json: document 0, annotator2 mention 5: entity_id 'd1_a1_e2' "
         "is also used by annotator 'annotator1' (entity ids must be unique per annotator)"
     )
     # The same id in two documents is fine.
     ok = copy.deepcopy(raw)
     ok[1]["annotations"]["annotator1"]["entity_mentions"][0]["entity_id"] = "d1_a1_e2"
     parse_tab(ok)
+
+
+# --------------------------------------------------------------------------- #
+# Messages name documents and mentions by position, never by their data
+# --------------------------------------------------------------------------- #
+
+NAME_ID = "Galip Yalman"  # a doc_id that is a person's name
+NAME_TEXT = "Mr Galip Yalman lives in Ankara."
+
+
+def _mention(**changes):
+    """A mention of "Galip Yalman" in NAME_TEXT."""
+    return {
+        "entity_type": "PERSON",
+        "identifier_type": "DIRECT",
+        "entity_id": "e1",
+        "start_offset": 3,
+        "end_offset": 15,
+        **changes,
+    }
+
+
+def _named_doc(**changes):
+    """A document whose doc_id and text hold a person's name, with ``changes``
+    (``mention=``: changes to its one mention)."""
+    mention = _mention(**changes.pop("mention", {}))
+    doc = {"doc_id": NAME_ID, "text": NAME_TEXT, "annotations": {"annotator1": {"entity_mentions": [mention]}}}
+    doc.update(changes)
+    return doc
+
+
+@pytest.mark.parametrize(
+    "doc,expected",
+    [
+        (
+            _named_doc(text=None),
+            "document 1: missing or non-string 'text'",
+        ),
+        (
+            _named_doc(annotations=None),
+            "document 1: 'annotations' must be an object",
+        ),
+        (
+            _named_doc(mention={"end_offset": 99}),
+            "document 1, annotator1 mention 0: end_offset 99 beyond text length 32",
+        ),
+        (
+            _named_doc(mention={"identifier_type": "Galip Yalman"}),
+            "document 1, annotator1 mention 0: identifier_type (a string, not shown: it may be data) "
+            "not in DIRECT, QUASI, NO_MASK",
+        ),
+        (
+            _named_doc(mention={"identifier_type": 19751204}),
+            "document 1, annotator1 mention 0: identifier_type (a number, not shown: it may be data) "
+            "not in DIRECT, QUASI, NO_MASK",
+        ),
+        (
+            _named_doc(
+                annotations={
+                    "annotator1": {"entity_mentions": [_mention(entity_id="Galip Yalman")]},
+                    "annotator2": {"entity_mentions": [_mention(entity_id="Galip Yalman")]},
+                }
+            ),
+            "document 1, annotator2 mention 0: entity_id (a string, not shown: it may be data) is also used by "
+            "annotator 'annotator1' (entity ids must be unique per annotator)",
+        ),
+    ],
+)
+def test_messages_name_a_document_by_position(tmp_path, doc, expected):
+    ok = {"doc_id": "first", "text": "Nothing here.", "annotations": {}}
+    path = write(tmp_path, [ok, doc], "names.json")
+    with pytest.raises(TabFormatError) as err:
+        read_tab(path)
+    message = str(err.value)
+    assert message == f"{path}: {expected}"
+    assert "Galip" not in message
+    assert "Ankara" not in message
+
+
+def test_duplicate_doc_id_is_not_quoted(tmp_path):
+    ok = {"doc_id": "first", "text": "Nothing here.", "annotations": {}}
+    path = write(tmp_path, [_named_doc(), ok, _named_doc()], "dup.json")
+    with pytest.raises(TabFormatError) as err:
+        read_tab(path)
+    message = str(err.value)
+    assert message == f"{path}: document 2: duplicate doc_id (also document 0)"
+    assert NAME_ID not in message
+    assert "Galip" not in message
+    # An integer doc_id read as its string is not quoted either.
+    with pytest.raises(TabFormatError) as err:
+        parse_tab([{**ok, "doc_id": "19751204"}, {**ok, "doc_id": "19751204"}], source="ids.json")
+    assert str(err.value) == "ids.json: document 1: duplicate doc_id (also document 0)"
+    assert "19751204" not in str(err.value)
+
+
+def test_skipped_mention_warning_names_no_data(nlp):
+    # The mention [15, 16) is the space after "Yalman", which belongs to no token of its own.
+    first, blank = _mention(), _mention(start_offset=15, end_offset=16)
+    ok = {"doc_id": "first", "text": "Nothing here.", "annotations": {}}
+    named = {"doc_id": NAME_ID, "text": NAME_TEXT, "annotations": {"annotator1": {"entity_mentions": [first, blank]}}}
+    tab_docs = parse_tab([ok, named])
+    expected = "TAB document 1, annotator1 mention 1 (start_offset 15, end_offset 16): covers no token; skipped"
+    with pytest.warns(UserWarning) as record:
+        docs = tab_to_docs(nlp, tab_docs)
+    assert [str(w.message) for w in record] == [expected]
+    assert [s.text for s in docs[1].spans["tab_gold_annotator1"]] == ["Galip Yalman"]
+    # One document on its own has no position.
+    with pytest.warns(UserWarning) as record:
+        tab_doc_to_doc(nlp, tab_docs[1])
+    assert [str(w.message) for w in record] == [expected.replace("TAB document 1", "a TAB document")]
+    for warning in record:
+        assert "Galip" not in str(warning.message)
+        assert "'" not in str(warning.message)
 
 
 # --------------------------------------------------------------------------- #

@@ -12,8 +12,11 @@ TAB's format is a JSON list of documents::
 :func:`read_tab` / :func:`parse_tab` check the structure and raise
 :class:`TabFormatError` with the file name and the location of the problem.
 Document and mention indices in error messages are 0-based positions in the
-JSON lists. :func:`tab_to_docs` turns the documents into spaCy ``Doc`` objects
-that carry the gold mentions in one span group per annotator.
+JSON lists. A document is named by its position, never by its ``doc_id``, and
+a mention by its position and offsets, never by its text: both are data of
+the file (a doc_id may be a person's name). :func:`tab_to_docs` turns the
+documents into spaCy ``Doc`` objects that carry the gold mentions in one span
+group per annotator.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from spacy.tokens import Doc
 
 from ..extensions import DIRECT, NO_MASK, QUASI
 from ..io import InputError, JsonSyntaxError, UndecodableError, id_string, read_text, scan_tab_json
+from ..io.field_names import looks_like_name
+from ..io.jsonl import json_type
 
 #: The identifier types allowed in a TAB gold file.
 TAB_IDENTIFIER_TYPES = (DIRECT, QUASI, NO_MASK)
@@ -136,10 +141,8 @@ def parse_tab(obj: Any, source: str = "<tab>", mentions_only: bool = False) -> l
     for index, raw in enumerate(obj):
         doc = _parse_document(raw, index, source, mentions_only)
         if doc.doc_id in seen_ids:
-            raise TabFormatError(
-                f"{source}: document {index} (doc_id {doc.doc_id}): duplicate doc_id "
-                f"(also document {seen_ids[doc.doc_id]})"
-            )
+            # Not the doc_id itself: a value of the file.
+            raise TabFormatError(f"{source}: document {index}: duplicate doc_id (also document {seen_ids[doc.doc_id]})")
         seen_ids[doc.doc_id] = index
         docs.append(doc)
     return docs
@@ -153,7 +156,6 @@ def _parse_document(raw: Any, index: int, source: str, mentions_only: bool = Fal
     doc_id = raw.get("doc_id")
     if not isinstance(doc_id, str):
         raise TabFormatError(f"{where}: missing or non-string 'doc_id'")
-    where = f"{where} (doc_id {doc_id})"
     text = raw.get("text")
     if not isinstance(text, str):
         raise TabFormatError(f"{where}: missing or non-string 'text'")
@@ -189,7 +191,7 @@ def _parse_document(raw: Any, index: int, source: str, mentions_only: bool = Fal
             owner = entity_owner.setdefault(mention.entity_id, annotator)
             if owner != annotator:
                 raise TabFormatError(
-                    f"{m_where}: entity_id {mention.entity_id!r} is also used by "
+                    f"{m_where}: entity_id {_value(mention.entity_id)} is also used by "
                     f"annotator {owner!r} (entity ids must be unique per annotator)"
                 )
             mentions.append(mention)
@@ -203,6 +205,15 @@ def _parse_document(raw: Any, index: int, source: str, mentions_only: bool = Fal
     )
 
 
+def _value(value: Any) -> str:
+    """``'MAYBE'`` or ``None`` for a message, or the JSON type of a value that
+    does not look like a name (:func:`~spacy_textsan.io.field_names.looks_like_name`):
+    a value of the file may be data."""
+    if value is None or (isinstance(value, str) and looks_like_name(value)):
+        return repr(value)
+    return f"({json_type(value)}, not shown: it may be data)"
+
+
 def _parse_mention(raw: Any, text: str, annotator: str, where: str, mentions_only: bool = False) -> GoldMention:
     """Validate one mention (``where`` locates it in error messages)."""
     if not isinstance(raw, dict):
@@ -212,7 +223,9 @@ def _parse_mention(raw: Any, text: str, annotator: str, where: str, mentions_onl
             raise TabFormatError(f"{where}: missing or non-string {key!r}")
     identifier_type = raw.get("identifier_type")
     if identifier_type not in TAB_IDENTIFIER_TYPES and not (mentions_only and identifier_type == UNKNOWN_IDENTIFIER):
-        raise TabFormatError(f"{where}: identifier_type {identifier_type!r} not in {', '.join(TAB_IDENTIFIER_TYPES)}")
+        raise TabFormatError(
+            f"{where}: identifier_type {_value(identifier_type)} not in {', '.join(TAB_IDENTIFIER_TYPES)}"
+        )
     offsets = []
     for key in ("start_offset", "end_offset"):
         value = raw.get(key)
@@ -242,7 +255,7 @@ def _parse_mention(raw: Any, text: str, annotator: str, where: str, mentions_onl
     )
 
 
-def tab_doc_to_doc(nlp: Language, tab_doc: TabDocument) -> Doc:
+def tab_doc_to_doc(nlp: Language, tab_doc: TabDocument, index: int | None = None) -> Doc:
     """Tokenize one TAB document (``nlp.make_doc``: tokenizer only) and attach its gold.
 
     Every annotator's mentions go to the span group
@@ -253,13 +266,16 @@ def tab_doc_to_doc(nlp: Language, tab_doc: TabDocument) -> Doc:
     information is deliberately not written to span ``._`` extensions: spaCy
     stores those by character offsets, so they would clash with predicted spans.
     A mention that covers no token (only the whitespace after a token) cannot
-    become a span: it is skipped with a warning.
+    become a span: it is skipped with a warning that names the document by
+    ``index`` (its 0-based position in the file, when given) and the mention
+    by its position and offsets, not by its doc_id or text.
     """
     doc = nlp.make_doc(tab_doc.text)
     doc.user_data[DOC_ID_KEY] = tab_doc.doc_id
+    document = "a TAB document" if index is None else f"TAB document {index}"
     for annotator, mentions in tab_doc.annotations.items():
         spans = []
-        for mention in mentions:
+        for m_index, mention in enumerate(mentions):
             span = doc.char_span(
                 mention.start,
                 mention.end,
@@ -270,9 +286,8 @@ def tab_doc_to_doc(nlp: Language, tab_doc: TabDocument) -> Doc:
             )
             if span is None or len(span) == 0:
                 warnings.warn(
-                    f"TAB document {tab_doc.doc_id}, {annotator}: mention "
-                    f"[{mention.start}, {mention.end}) {mention.text!r} covers no "
-                    "token; skipped",
+                    f"{document}, {annotator} mention {m_index} "
+                    f"(start_offset {mention.start}, end_offset {mention.end}): covers no token; skipped",
                     stacklevel=2,
                 )
                 continue
@@ -283,7 +298,7 @@ def tab_doc_to_doc(nlp: Language, tab_doc: TabDocument) -> Doc:
 
 def tab_to_docs(nlp: Language, tab_docs: Iterable[TabDocument]) -> list[Doc]:
     """Convert TAB documents to spaCy Docs with gold span groups (see :func:`tab_doc_to_doc`)."""
-    return [tab_doc_to_doc(nlp, tab_doc) for tab_doc in tab_docs]
+    return [tab_doc_to_doc(nlp, tab_doc, index) for index, tab_doc in enumerate(tab_docs)]
 
 
 @spacy.registry.misc("spacy_textsan.tab_reader.v1")
@@ -295,7 +310,7 @@ def create_tab_reader(path: str | Path) -> Callable[[Language], Iterator[Doc]]:
     """
 
     def read_docs(nlp: Language) -> Iterator[Doc]:
-        for tab_doc in read_tab(path):
-            yield tab_doc_to_doc(nlp, tab_doc)
+        for index, tab_doc in enumerate(read_tab(path)):
+            yield tab_doc_to_doc(nlp, tab_doc, index)
 
     return read_docs
