@@ -15,6 +15,10 @@ from dataclasses import dataclass
 #: Candidate priorities, highest first in :func:`resolve_overlaps`: a deny-list
 #: entry, a code, any other detection, another mention of a detected string.
 PRIORITY_DENY, PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_PROPAGATED = 3, 2, 1, 0
+#: The label of a cue word of the rule layer: the label or greeting before a name ("Kontakt:",
+#: "Dear"), the key of a log value ("user" of "user=bob"). It names no one: no candidate of a
+#: statistical NER or of the name lexicon keeps its characters, and :func:`claim_names` drops it.
+CUE = "CUE"
 
 
 @dataclass(frozen=True)
@@ -138,11 +142,18 @@ def claim_names(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
     of losing to the number whole). Pieces without a word character go. A
     place or an organisation keeps a name with words around it ("the Idre
     Nya Sami village", "Nowa Sól Detention Centre"): only what is left of it
-    without a small letter ("ID", a number) gives the name up."""
+    without a small letter ("ID", a number) gives the name up. The cue words
+    (:data:`CUE`) go, and a candidate of a source NER, of the name layer or
+    of a rule loses their characters ("Dear Sven" read as one ORG keeps
+    "Sven", ``user.email=ada@example.org`` read as one e-mail address keeps
+    the address)."""
     names = _Overlaps([c for c in candidates if c.label == "PERSON" and c.source.startswith("name:")])
     codes = _Overlaps([c for c in candidates if c.priority >= PRIORITY_CODE])
+    cues = _Overlaps([c for c in candidates if c.label == CUE])
     out: list[Candidate] = []
     for c in candidates:
+        if c.label == CUE:
+            continue
         holes: list[Candidate] = []
         if c.source.startswith("ner:") and c.label != "PERSON":
             holes = names.of(c)
@@ -151,6 +162,8 @@ def claim_names(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
                 holes = [] if any(ch.islower() for ch in rest) else holes
         elif c.label == "PERSON" and c.priority < PRIORITY_CODE:
             holes = codes.of(c)
+        if c.source.startswith(("ner:", "name:", "rule:")):
+            holes += cues.of(c)
         out.extend(_pieces(text, c, holes) if holes else [c])
     return out
 

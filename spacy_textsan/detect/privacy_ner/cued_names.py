@@ -1,14 +1,21 @@
 """Names announced by their context: after a field label (``Patient:``,
-``Signed:``), a salutation or closing (``Dear Ms Okafor,``, ``Kind regards,``)
-or as the speaker of a chat or transcript turn (``Maria: hello``).
+``Signed:``, ``Kontakt:``), a salutation or closing (``Dear Ms Okafor,``,
+``Kind regards,``, ``Hej Sven``, ``Mvh Sven``), as the speaker of a chat or
+transcript turn (``Maria: hello``), or as the holder of a national
+identification number just before (``Personnummer 811218-9876 tillhör Sven``).
+A single given name is a name there.
 
 Pure functions over a string returning ``(start, end, label, rule_name)``
-tuples (:data:`.names.NameCandidate`).
+tuples (:data:`.names.NameCandidate`); :func:`find_cued_names_and_cues` also
+returns where the cue words are, which name no one themselves.
 """
 
 import re
+from collections.abc import Sequence
 
+from ...calendar_names import day_names, english_month_forms
 from ...word_lists import word_list, word_set
+from .adjacent_names import is_given_name
 from .names import (
     FIRST,
     LAST,
@@ -17,17 +24,22 @@ from .names import (
     PERSON,
     NameCandidate,
     is_common_word,
+    is_first_name,
     name_lexicon,
     non_overlapping,
 )
-from .rules import TITLES
+from .rules import TITLES, first_words, matches_at_words
 
 #: Field labels followed by a colon and a person's name in forms, records, e-mail headers and transcripts:
 #: ``data/name_fields.txt``.
 NAME_FIELDS: tuple[str, ...] = word_list("detect/privacy_ner/data/name_fields.txt")
+#: The same in other languages (contacts, e-mail headers, signatures): ``data/contact_cues.txt``.
+CONTACT_CUES: tuple[str, ...] = word_list("detect/privacy_ner/data/contact_cues.txt")
 #: Salutations and closings, followed by a name after an optional comma or line break:
 #: ``data/salutations.txt``.
 SALUTATIONS: tuple[str, ...] = word_list("detect/privacy_ner/data/salutations.txt")
+#: Greetings and sign-offs of other languages: ``data/greetings.txt``.
+GREETINGS: tuple[str, ...] = word_list("detect/privacy_ner/data/greetings.txt")
 _NAME_WORD = rf"(?:[A-Z][{LATIN_LETTERS}'’\-]*[{LATIN_LETTERS}]|[A-Z]\.|[A-Z][{LATIN_LETTERS}]*)"
 _NAME = (
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+(?:(?:{'|'.join(sorted(PARTICLES))})[ \t]+)?{_NAME_WORD}){{0,3}})"
@@ -40,16 +52,18 @@ def _cue_alternation(cues) -> str:
 
 
 _CUED_NAME = re.compile(
-    r"(?<![\w])(?i:"
-    + _cue_alternation(NAME_FIELDS)
-    + r")(?!\w)(?:[ \t]*:[ \t]*|\t+)"
+    r"(?<![\w])(?P<cue>(?i:"
+    + _cue_alternation(NAME_FIELDS + CONTACT_CUES)
+    + r"))(?!\w)(?:[ \t]*:[ \t]*|\t+)"
     + _NAME
-    + r"|(?<![\w])(?i:"
-    + _cue_alternation(SALUTATIONS)
-    + r")(?!\w)[ \t]*,?[ \t]*(?:\r?\n[ \t]*){0,2}"
+    + r"|(?<![\w])(?P<cue2>(?i:"
+    + _cue_alternation(SALUTATIONS + GREETINGS)
+    + r"))(?!\w)[ \t]*,?[ \t]*(?:\r?\n[ \t]*){0,2}"
     + _NAME.replace("?P<name>", "?P<name2>"),
     re.MULTILINE,
 )
+#: The first words of the cues: where :data:`_CUED_NAME` is tried.
+_CUE_STARTS = first_words(NAME_FIELDS + CONTACT_CUES + SALUTATIONS + GREETINGS)
 #: A chat or transcript turn: "Maria: Hello", "[10:02] Peder H.: ok", "Agent (Tom): ..."
 _SPEAKER = re.compile(
     r"^[ \t]*(?P<stamp>\[[\d:. ]+\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
@@ -78,11 +92,22 @@ def _plausible_cued_name(name: str) -> bool:
 
 def find_cued_names(text: str) -> list[NameCandidate]:
     """Names after a field label or salutation (``Patient: Julian Middleton``,
-    ``Dear Ms Okafor,``, ``Signed: P. Halvorsen``) and chat speakers whose
-    first word is a known first name (``Maria: hello``)."""
+    ``Dear Ms Okafor,``, ``Signed: P. Halvorsen``, ``Kontakt: Sven``, ``Mvh
+    Sven``) and chat speakers whose first word is a known first name
+    (``Maria: hello``)."""
+    return find_cued_names_and_cues(text)[0]
+
+
+def find_cued_names_and_cues(text: str) -> tuple[list[NameCandidate], list[tuple[int, int]]]:
+    """:func:`find_cued_names`, and the ``(start, end)`` of the cue word of
+    each name after a label or a salutation (``Kontakt``, ``Dear``), which
+    names no one: a statistical NER that reads it into a name ("Dear Sven"
+    as one ORG) is wrong there. A cue that is itself a given name ("Cara",
+    Italian "dear") is left out: it may start a name."""
     out: list[NameCandidate] = []
-    for m in _CUED_NAME.finditer(text):
-        group = "name" if m.group("name") is not None else "name2"
+    cues: list[tuple[int, int]] = []
+    for m in matches_at_words(_CUED_NAME, text, _CUE_STARTS):
+        group, cue = ("name", "cue") if m.group("name") is not None else ("name2", "cue2")
         name = m.group(group)
         # a title after the cue ("Dear Ms Okafor") is not part of the name
         start = m.start(group)
@@ -92,6 +117,8 @@ def find_cued_names(text: str) -> list[NameCandidate]:
             name = rest.lstrip()
         if _plausible_cued_name(name):
             out.append((start, start + len(name), PERSON, "cued_name"))
+            if not is_first_name(m.group(cue)):
+                cues.append(m.span(cue))
     for m in _SPEAKER.finditer(text):
         name = m.group("name")
         first = re.split(r"[ \t]+", name)[0]
@@ -99,4 +126,32 @@ def find_cued_names(text: str) -> list[NameCandidate]:
         known = m.group("stamp") or name_lexicon().get(first.casefold(), 0) & FIRST
         if known and first.lower() not in LABEL_WORDS and _plausible_cued_name(name):
             out.append((m.start("name"), m.end("name"), PERSON, "speaker"))
-    return non_overlapping(out)
+    return non_overlapping(out), cues
+
+
+#: Between a national identification number and the given name of its holder: a comma, a colon or a
+#: dash, and up to three lower-case words ("tillhör", "belongs to", "appartient à").
+_AFTER_ID = re.compile(
+    rf"[ \t]{{0,3}}[,:;(–-]?[ \t]{{0,3}}(?:[a-zß-öø-ÿ][{LATIN_LETTERS}]{{0,30}}[ \t]{{1,3}}){{0,3}}"
+    rf"(?P<name>[A-Z][{LATIN_LETTERS}'’\-]{{0,40}}[{LATIN_LETTERS}])(?![\w'’\-])"
+)
+
+
+#: English month and day names, some of them given names too ("May", "June"): no holder after a number.
+_CALENDAR_WORDS = frozenset(english_month_forms()) | frozenset(day_names("en"))
+
+
+def find_names_after_ids(text: str, ids: Sequence[tuple[int, int]]) -> list[NameCandidate]:
+    """A given name just after a national identification number ``(start,
+    end)`` of ``ids``, on its line, names the number's holder
+    (``Personnummer 811218-9876 tillhör Sven``, ``CPR 211062-5629: Mette``):
+    ``(start, end, "PERSON", "name_after_id")``; a surname after it joins
+    it later (:mod:`.adjacent_names`)."""
+    out: list[NameCandidate] = []
+    for _, end in ids:
+        m = _AFTER_ID.match(text, end)
+        if m is None or m.group("name") in _CALENDAR_WORDS:
+            continue  # "issued on May 3": a month
+        if is_given_name(text, m.start("name"), m.end("name")):
+            out.append((m.start("name"), m.end("name"), PERSON, "name_after_id"))
+    return out

@@ -94,16 +94,19 @@ _ACCOUNT_WORDS = (
     r"user(?:[ \t]?name)?|user[ \t]?id|login(?:[ \t]+name)?|account(?:[ \t]+name)?|handle|nick(?:name)?|alias"
     r"|screen[ \t]?name|gamertag|profile"
 )
+#: An IPv6 address, with its zone (``fe80::1%eth0``).
+_IPV6 = (
+    r"(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
+    r"|(?:[0-9A-Fa-f]{1,4}:){1,7}:(?:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){0,6})?"
+    r"|::(?:[0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4})(?:%\w+)?"
+)
 #: A user name: letters, digits and ``. _ - + @ #`` (``jdoe42``, ``kwame_mensah``, ``@anna_k``, ``name#1234``).
 _HANDLE_REST = r"(?:[\w.@+#-]{0,38}\w)?"
 _HANDLE = r"@?\w" + _HANDLE_REST + r"(?![\w@])"
 NETWORK_PATTERNS: list[dict] = [
-    {
-        "name": "ipv6",
-        "pattern": r"(?<![\w:])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
-        r"|(?:[0-9A-Fa-f]{1,4}:){1,7}:(?:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){0,6})?"
-        r"|::(?:[0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4})(?:%\w+)?(?![\w:])",
-    },
+    {"name": "ipv6", "pattern": rf"(?<![\w:]){_IPV6}(?![\w:])"},
+    # in brackets with its port (RFC 3986): [2001:db8::1]:8080
+    {"name": "ipv6", "needs": ("]:",), "pattern": rf"\[{_IPV6}\]:\d{{1,5}}\b"},
     {
         "name": "mac_address",
         "needs": (":", "-", "."),

@@ -72,7 +72,7 @@ _PHONE_CANDIDATE = re.compile(
     r"(?<![\w+/@.,:-])"
     r"(?:\+|00)?\(?\d{1,5}\)?(?:" + _SEP + r"?\(?(?:\d{6}|\d{1,5}(?!\d))\)?){1,7}"
     r"(?:[ \u00a0]?(?:x|ext\.?|extn\.?|extension|poste|Durchwahl|dw\.?)[ \u00a0]?\d{1,6})?"
-    r"(?![\w@/-]|[.,]\d)",
+    r"(?![\w@/-]|[.,:]\d)",  # not the date of a time ("2024-05-01 12:03")
     re.IGNORECASE,
 )
 _EXTENSION = re.compile(

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 import spacy
 
 from ...extensions import TAB_LABELS
-from .combine import PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_DENY, Candidate
-from .cued_names import find_cued_names
-from .identifiers import find_identifiers
+from .combine import CUE, PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_DENY, PRIORITY_PROPAGATED, Candidate
+from .cued_names import find_cued_names_and_cues, find_names_after_ids
+from .identifiers import WHOLE_NUMBERS, find_identifiers_and_keys
 from .names import find_lexicon_names
 from .phones import DEFAULT_PHONE_REGIONS
 from .places import find_cued_places
@@ -126,25 +126,37 @@ class RuleLayer:
 
     def candidates(self, text: str) -> list[Candidate]:
         """The candidates of the rules, the identifiers, the name rules and the
-        deny list in the detection copy ``text`` (what needs no source NER and no token)."""
+        deny list in the detection copy ``text`` (what needs no source NER and no token),
+        and the cue words and log keys that announce them (label :data:`.combine.CUE`:
+        they name no one, :func:`.combine.claim_names` takes them out)."""
         cands: list[Candidate] = []
         for m in find_rule_matches(text, self.compiled):
             prio = PRIORITY_CODE if m.label == "CODE" else PRIORITY_DEFAULT
             cands.append(Candidate(m.start, m.end, m.label, f"rule:{m.name}", prio))
+        numbers: list[tuple[int, int]] = []
         if self.runs_identifiers:
-            for m in find_identifiers(text, self.phone_regions):
+            ids, keys = find_identifiers_and_keys(text, self.phone_regions)
+            for m in ids:
                 cands.append(Candidate(m.start, m.end, m.label, f"id:{m.name}", PRIORITY_CODE))
+            numbers = [(m.start, m.end) for m in ids if m.name in WHOLE_NUMBERS]
+            cands += [Candidate(start, end, CUE, "cue:log_key", PRIORITY_PROPAGATED) for start, end in keys]
         if self.runs_names:
+            cued, cues = find_cued_names_and_cues(text)
+            holders = find_names_after_ids(text, numbers)
+            # "... belongs to Oliver": the holder of a number, not a town called Oliver
+            places = [p for p in find_cued_places(text) if not any(p[0] < h[1] and h[0] < p[1] for h in holders)]
             # an English pipeline cannot read other scripts: their short runs are names, whatever their share
             found = (
                 find_script_names(text, max_foreign_share=1.0)
                 + find_mixed_script_tokens(text)
                 + find_lexicon_names(text)
-                + find_cued_names(text)
-                + find_cued_places(text)
+                + cued
+                + holders
+                + places
             )
             for start, end, label, rule in found:
                 cands.append(Candidate(start, end, label, f"name:{rule}", PRIORITY_DEFAULT))
+            cands += [Candidate(start, end, CUE, "cue:name_cue", PRIORITY_PROPAGATED) for start, end in cues]
         for m in find_rule_matches(text, self.deny_compiled):
             cands.append(Candidate(m.start, m.end, m.label, "deny_list", PRIORITY_DENY))
         return cands

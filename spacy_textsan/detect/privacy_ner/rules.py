@@ -7,7 +7,7 @@ regex group holding the span, default 0). User patterns have the same shape.
 """
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,27 @@ def text_words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
+def first_words(phrases: Iterable[str]) -> frozenset[str]:
+    """The first word of each phrase, lower case, as :data:`_WORD` reads it ("z. hd." -> "z"), also
+    with a dotless i as "i" ("SAYIN" is "sayin" in lower case, as a case-insensitive pattern reads it)."""
+    words = {m.group() for m in (_WORD.search(p.lower()) for p in phrases) if m}
+    return frozenset(words | {w.replace("ı", "i") for w in words})
+
+
+def matches_at_words(pattern: re.Pattern[str], text: str, starts: frozenset[str]) -> Iterator[re.Match[str]]:
+    """The non-overlapping matches of ``pattern`` that begin at a word of ``starts`` (lower case,
+    :func:`first_words`), in text order: a pattern of many alternatives (a hundred labels) is tried
+    where one of them can begin, not at every character of the text."""
+    end = 0
+    for word in _WORD.finditer(text):
+        if word.start() < end or word.group().lower() not in starts:
+            continue
+        m = pattern.match(text, word.start())
+        if m is not None:
+            end = m.end()
+            yield m
+
+
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[6-9]\d\d|20\d\d)"
 _CURRENCY_CODES = (
@@ -93,7 +114,8 @@ DEFAULT_PATTERNS: list[dict] = [
     {
         "name": "ipv4",
         "label": "CODE",
-        "pattern": r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b",
+        # with its port, if any: 172.16.254.1:8080
+        "pattern": r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b(?::\d{1,5}\b(?![:.]\d))?",
     },
     {"name": "iban", "label": "CODE", "pattern": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"},
     {
@@ -105,7 +127,12 @@ DEFAULT_PATTERNS: list[dict] = [
     {"name": "us_ssn", "label": "CODE", "pattern": r"\b\d{3}-\d{2}-\d{4}\b"},
     {"name": "uk_nino", "label": "CODE", "pattern": r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"},
     {"name": "uk_licence_plate", "label": "CODE", "pattern": r"\b[A-Z]{2}\d{2} ?[A-Z]{3}\b"},
-    {"name": "tr_licence_plate", "label": "CODE", "pattern": r"\b(?:0[1-9]|[1-7]\d|8[01]) ?[A-Z]{1,3} ?\d{2,4}\b"},
+    # (not the day and hour of an ISO date and time: "2024-05-01T12:03")
+    {
+        "name": "tr_licence_plate",
+        "label": "CODE",
+        "pattern": r"\b(?<!-)(?:0[1-9]|[1-7]\d|8[01]) ?[A-Z]{1,3} ?\d{2,4}\b(?!:\d)",
+    },
     # ECHR application numbers (36110/97) and court file numbers (2001/123, 121/2/3, E.2001/45)
     {"name": "application_number", "label": "CODE", "pattern": r"\b\d{1,6}/(?:\d{2}|\d{4})\b(?!/)"},
     {"name": "file_number", "label": "CODE", "pattern": r"\b(?:[A-Z]{1,3}\. ?)?\d{1,6}(?:/\d{1,6}){1,3}\b"},
@@ -114,7 +141,9 @@ DEFAULT_PATTERNS: list[dict] = [
         "label": "CODE",
         # the lookaheads look as far as a code reaches (23 characters) and a little beyond, not to the end of
         # a run: from every start in "A-A-A-..." they would scan it whole
-        "pattern": r"\b(?=[A-Z0-9-]{0,40}\d)(?=[A-Z0-9-]{0,40}[A-Z])[A-Z0-9]{1,6}-\d[A-Z0-9-]{1,15}\b",
+        # a code, not an ISO date and time ("2024-05-01T12:03:44Z", a DATETIME) nor a piece of one
+        "pattern": r"\b(?<!\d\d\d\d-)(?!(?:1[6-9]|20)\d\d-[01]\d-[0-3]\dT)"
+        r"(?=[A-Z0-9-]{0,40}\d)(?=[A-Z0-9-]{0,40}[A-Z])[A-Z0-9]{1,6}-\d[A-Z0-9-]{1,15}\b",
     },
     # --- DATETIME ----------------------------------------------------------
     {
@@ -176,7 +205,9 @@ DEFAULT_PATTERNS: list[dict] = [
     {
         "name": "date_iso",
         "label": "DATETIME",
-        "pattern": r"\b(?:1[6-9]|20)\d\d-(?:1[0-2]|0[1-9])-(?:[12]\d|3[01]|0[1-9])\b",
+        # with its time of day, if any, as in logs: "2024-05-01T12:03:44Z", "2024-05-01 12:03:44,123"
+        "pattern": r"\b(?:1[6-9]|20)\d\d-(?:1[0-2]|0[1-9])-(?:[12]\d|3[01]|0[1-9])"
+        r"(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?\b",
     },
     {"name": "decade", "label": "DATETIME", "pattern": r"\b(?:1[6-9]|20)\d0s\b"},
     {"name": "year", "label": "DATETIME", "pattern": rf"(?<![\d/.,-]){_YEAR}(?![\d/]|[.,]\d)"},
@@ -195,7 +226,7 @@ DEFAULT_PATTERNS: list[dict] = [
     {
         "name": "money_amount_first",
         "label": "QUANTITY",
-        "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?){{1,8}})(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES}\b)(?: \({_CURRENCY_CODES}\))?",
+        "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?){{1,8}})(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES})\b(?: \({_CURRENCY_CODES}\))?",
     },
     # ages: "aged 45", "45 years old", "a 45-year-old", "age: 45", "45 y/o", "45 ans", "45 Jahre alt", "45 años"
     {

@@ -62,7 +62,7 @@ STANDARD_NUMBERS: list[tuple[str, Callable[[str], bool], tuple[int, ...]]] = [
     ("no_fodselsnummer", fodselsnummer.is_valid, (11,)),
     ("dk_cpr", cpr.is_valid, (10,)),
     ("se_personnummer", personnummer.is_valid, (10, 12)),
-    ("fi_hetu", hetu.is_valid, (11,)),
+    ("fi_hetu", hetu.is_valid, (10, 11)),
     ("de_idnr", idnr.is_valid, (11,)),
     ("ca_sin", sin.is_valid, (9,)),
     ("ch_ssn", ch_ssn.is_valid, (13,)),
@@ -70,12 +70,17 @@ STANDARD_NUMBERS: list[tuple[str, Callable[[str], bool], tuple[int, ...]]] = [
     ("be_nn", be_nn.is_valid, (11,)),
 ]
 
-#: Runs of digit/letter groups separated by single spaces, dots, dashes or slashes.
+#: Runs of digit/letter groups separated by single spaces, dots, dashes or slashes, from a group with a
+#: digit or a short group of capitals before one ("X-2482300-W", a Spanish NIE).
 _NUMBER_RUN = re.compile(
-    r"\b(?<![@/.+-])(?=[A-Z0-9]*\d)[A-Z0-9]{1,19}(?:(?:[ \u00a0]|[.\-/](?=[A-Z0-9]))[A-Z0-9]{1,19}){0,8}"
+    r"\b(?<![@/.+-])(?=[A-Z0-9]*\d|[A-Z]{1,3}[ \u00a0.\-/]\d)"
+    r"[A-Z0-9]{1,19}(?:(?:[ \u00a0]|[.\-/](?=[A-Z0-9]))[A-Z0-9]{1,19}){0,8}"
     r"(?![\w@]|[.,]\d|-\w)"
 )
 _COMPACT = re.compile(r"[ \u00a0.\-/]")
+#: Numbers validated as written, not compact: a Finnish henkilötunnus's century sign is a dash
+#: (``131052-308T``) or a letter.
+_AS_WRITTEN = frozenset({"fi_hetu"})
 
 
 def _best_standard_number(run: str) -> tuple[int, int, str] | None:
@@ -92,7 +97,7 @@ def _best_standard_number(run: str) -> tuple[int, int, str] | None:
             if count_digits(compact) < 6:
                 continue
             for name, is_valid, lengths in STANDARD_NUMBERS:
-                if len(compact) in lengths and is_valid(compact):
+                if len(compact) in lengths and is_valid(run[s:e] if name in _AS_WRITTEN else compact):
                     best = (s, e, name)
                     break
     return best
@@ -158,8 +163,9 @@ def find_cued_codes(text: str, min_digits: int = 4) -> list[RuleMatch]:
     return out
 
 
-#: Long digit runs (8+ digits in groups, not amounts): account, reference and identity numbers.
-_LONG_NUMBER = re.compile(r"(?<![\w.,/-])\d{2,}(?:[ \u00a0-]\d{2,}){0,6}(?![\w/-]|[.,]\d)")
+#: Long digit runs (8+ digits in groups, not amounts nor the date of a time: "2024-05-01 12:03"): account,
+#: reference and identity numbers.
+_LONG_NUMBER = re.compile(r"(?<![\w.,/-])\d{2,}(?:[ \u00a0-]\d{2,}){0,6}(?![\w/-]|[.,:]\d)")
 #: A number of 5-7 digits on its own (postcodes, reference and account numbers), or "NN-NNN" (Polish postcodes).
 _BARE_NUMBER = re.compile(r"(?<![\w.,/:+-])(?:\d{5,7}|\d{2}-\d{3})(?![\w/:-]|[.,]\d|\s*(?:%|per ?cent))")
 _YEAR_GROUPS = re.compile(r"^(?:(?:1[89]|20)\d\d[ -]?)+$")

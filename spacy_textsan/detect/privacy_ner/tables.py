@@ -83,7 +83,9 @@ def find_table_cells(text: str) -> list[RuleMatch]:
             label = _field_label(key) if colon and len(key) <= 30 else None
             if label and value.strip() and len(value.strip()) <= 80:
                 a = len(key) + 1 + len(value) - len(value.lstrip())
-                out.append(RuleMatch(start + a, start + len(line.rstrip()), label, "field_value"))
+                b = len(line.rstrip())
+                b = _name_end(line, a, b) if label == "PERSON" else b
+                out.append(RuleMatch(start + a, start + b, label, "field_value"))
             continue
         cells = _cells(line, delim)
         names = [_field_label(line[a:b]) for a, b in cells]
@@ -105,6 +107,20 @@ def find_table_cells(text: str) -> list[RuleMatch]:
                 if _RECORD_NAME.fullmatch(line[a:b]):
                     out.append(RuleMatch(start + a, start + b, "MISC", "record_field"))
     return out
+
+
+#: A comma that more of a name follows: 1-3 capitalised words up to the next comma or the end
+#: ("Name: Halvorsen, Peder").
+_NAME_PART_AFTER = re.compile(r",[ \t]*(?:[A-Z][\w'’.\-]*[ \t]*){1,3}(?:,|$)")
+
+
+def _name_end(line: str, start: int, end: int) -> int:
+    """Where the person's name of a ``Field: value`` line that starts at ``start`` ends: at a comma
+    that no part of the name follows ("Contact: Sven, tel 070-123 45 67" is "Sven")."""
+    comma = line.find(",", start, end)
+    while comma != -1 and _NAME_PART_AFTER.match(line, comma, end):
+        comma = line.find(",", comma + 1, end)
+    return end if comma == -1 else len(line[:comma].rstrip())
 
 
 #: A record field of 1-4 capitalised words (any script), without digits: each word's letters, then a
