@@ -32,9 +32,10 @@ from spacy.tokens import Span
 from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk.background import Background
-from spacy_textsan.risk.reid_attack import DocWords, attack_probabilities, plan_masks
+from spacy_textsan.risk.reid_attack import DocWords, attack_probabilities, plan_masks, stands_out
 from spacy_textsan.risk.reid_family import TermPostings, family_features, text_hash, words_of
 from spacy_textsan.risk.reid_index import VERSION, BackgroundIndex, analyse, analyse_terms, load_background
+from spacy_textsan.risk.reid_prior import holds_evidence, prior
 from spacy_textsan.risk.reid_scores import _weights
 
 BACKGROUND_BLOCK = {"@misc": "spacy_textsan.background.v1", "path": None}
@@ -205,6 +206,48 @@ def test_plan_masks_the_words_that_single_the_person_out(index):
     )
 
 
+def test_futile_masks_are_undone_and_masks_that_at_least_halve_the_chance_are_kept(index):
+    # k = 4 in two steps: "seals" and "golden" take kim from certain (1.0) to one of three (1/3 > 1/4);
+    # "futile" keeps them (1/3 <= 0.5 * 1.0), "undo" does not; one step leaves kim certain: undone by both
+    for mode, kept in (("futile", ["seals", "golden"]), ("undo", []), ("keep", ["seals", "golden"])):
+        result = plan(index, k=4, max_steps=2, unreached=mode)
+        assert [s.text for s in result.steps] == kept, mode
+        assert result.risk_before == 1.0 and not result.view.reached
+        assert result.view.risk == pytest.approx(1 / 3 if kept else 1.0)
+    one = plan(index, k=3, max_steps=1, unreached="futile")
+    assert one.steps == [] and one.unreachable.startswith("masking 1 words left the chance at 1.00 > 1/3")
+    with pytest.raises(ValueError, match="unreached must be one of undo, keep, futile"):
+        plan(index, unreached="sometimes")
+
+
+def test_a_record_that_stands_out_on_common_words_only_is_not_the_person(index):
+    # sam's record stands out (sculptor, golden, coins) but holds neither a word of the name nor a
+    # distinctive word: it shares the subject, not the person (a log line against court judgments)
+    words = doc_words("Zed, a sculptor, has golden coins.", {"zed"}, {"zed"})
+    excluded = np.zeros(index.n_records, dtype=bool)
+    _, scores = prior(index, words, excluded, 0.1, None, zipf, 3.0)
+    best = int(np.argmax(scores))
+    assert index.ids[best] == "sam" and stands_out(scores, best)
+    assert not holds_evidence(index, words, best, excluded, zipf, 3.0)
+    result = plan(index, "Zed, a sculptor, has golden coins.", masked={"zed"}, direct={"zed"})
+    assert result.steps == [] and not result.view.measured
+
+
+def test_common_words_are_masked_once_every_rarer_word_is():
+    # only the pair "engineering at" singles ann out ("works" and "home" are in no record); "engineering"
+    # is held by 5 of the 5 competing records (common: above max(0.5 * 5, k)), yet it is masked, as the last
+    # word that can lower the pair attacker's certainty
+    records = [("ann", "Ann taught engineering at Delft"), ("fay", "Fay studied at Leiden")]
+    records += [(n.lower(), f"{n} engineering of {w}") for n, w in (("Bob", "ships"), ("Cy", "roads"), ("Di", "rails"))]
+    records += [("ed", "Ed engineering of dams")]
+    index = BackgroundIndex.build(records)
+    before = plan(index, "Ann works in engineering at home.", masked={"ann"}, direct={"ann"}, max_steps=0)
+    assert before.view.by_attacker["pair/lucene"] == 1.0 and before.view.by_attacker["stem/lucene"] < 0.1
+    result = plan(index, "Ann works in engineering at home.", masked={"ann"}, direct={"ann"})
+    assert [s.reason for s in result.steps] == ["reid (pair): 'engineering' separates 5 of 6 background records"]
+    assert result.view.reached
+
+
 def test_plan_stops_at_a_smaller_k_sooner(index):
     assert plan(index, k=1).steps == []
 
@@ -220,15 +263,26 @@ def test_the_prior_comes_from_the_whole_text_when_the_name_is_wrong(index):
 
 
 def test_a_person_the_background_does_not_hold_is_not_measured(index):
-    # "Zed" is in no record and the record most like the document (kim's) shares one of its three
-    # distinctive words (seals; not zed, not collects): the risk is not measured, nothing is masked
-    result = plan(index, "Zed, a painter, collects golden seals.", masked={"zed"}, direct={"zed"})
+    # "Zed" is in no record; the best record (sam's: golden coins) shares none of the two distinctive
+    # words (zed, collects) and does not stand out (lee's and kim's score more than half of it)
+    result = plan(index, "Zed, a painter, collects golden coins.", masked={"zed"}, direct={"zed"})
     view = result.view
     assert result.steps == [] and view.k is None and not view.measured and not view.reached
     assert view.why == (
-        "the background record most like this document shares 1 of its 3 distinctive words: "
+        "the background record most like this document shares 0 of its 2 distinctive words: "
         "the background does not hold this person"
     )
+
+
+def test_a_record_that_stands_out_is_measured_without_names(index):
+    # no record holds "Zed" and kim's holds one distinctive word of three (seals), yet kim's record scores
+    # over twice any other's: every attacker names kim, so the attack masks what singles kim out
+    text = "Zed, a painter, collects golden seals."
+    result = plan(index, text, masked={"zed"}, direct={"zed"})
+    assert result.view.measured and result.view.reached and [s.text for s in result.steps] == ["seals", "golden"]
+    scores = np.array([4.0, 2.0, 1.0])
+    assert stands_out(scores, 0) and not stands_out(np.array([4.0, 2.1, 1.0]), 0)
+    assert not stands_out(np.zeros(3), 0) and stands_out(np.array([0.5]), 0)
 
 
 def test_unknown_rare_words_are_masked(index):
@@ -383,10 +437,10 @@ def test_only_the_same_text_or_a_named_record_is_left_out_and_the_report_says_so
 
 
 def test_component_reports_a_person_the_background_does_not_hold(nlp, index):
-    doc = candidate_doc(nlp, "Zed Quorvath, a painter, collects golden seals.", [(0, 12, "PERSON", True)])
+    doc = candidate_doc(nlp, "Zed Quorvath, a painter, collects golden coins.", [(0, 12, "PERSON", True)])
     report = ReidRisk(k=3, margin=0.1, index=index)(doc)._.reid_risk
     assert report["measured"] is False and report["k"] is None and report["masked"] == []
-    # no record holds "Zed" or "Quorvath": the distinctive words decide, and kim's record (the most like
+    # no record holds "Zed" or "Quorvath": the distinctive words decide, and sam's record (the most like
     # the text) holds none of them (quorvath: zipf 0; the others are common English)
     assert report["why"] == (
         "the background record most like this document shares 0 of its 1 distinctive words: "

@@ -66,7 +66,7 @@ from ..extensions import (
     masked_offsets,
 )
 from ..risk.background import Background
-from ..risk.reid_attack import DocWords, Plan, plan_masks
+from ..risk.reid_attack import UNREACHED, DocWords, Plan, plan_masks
 from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, dense_risk, plan_dense
 from ..risk.reid_family import ANALYSERS, words_of
 from ..risk.reid_index import BackgroundIndex
@@ -272,8 +272,8 @@ class ReidRisk:
             raise ValueError(f"reid_risk: common_share must be in (0, 1], got {common_share}")
         self.common_share = common_share
         self.attackers = tuple(attackers)
-        if unreached not in ("undo", "keep"):
-            raise ValueError(f"reid_risk: unreached must be 'undo' or 'keep', not {unreached!r}")
+        if unreached not in UNREACHED:
+            raise ValueError(f"reid_risk: unreached must be one of {', '.join(UNREACHED)}, not {unreached!r}")
         self.unreached = unreached
         unknown = sorted(set(self.attackers) - set(ANALYSERS))
         if unknown or not self.attackers:

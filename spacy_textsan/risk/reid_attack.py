@@ -23,9 +23,11 @@ document is ``k``-anonymous when the risk is at most ``1 / k``. A data owner
 who knows the person's record (``target``) makes ``p0`` certain of it.
 
 **Not measured.** When the record the prior finds best holds none of the
-document's own names (or, without names, too few of its distinctive words), the
-background does not hold this person: the risk is reported as not measured
-(``k = None``, ``why``) and the attack masks nothing (:func:`.reid_prior.coverage`).
+document's own names (or, without names, too few of its distinctive words), and
+does not stand out either (its prior score under :data:`STANDS_OUT` times every
+other record's), the background does not hold this person: the risk is reported
+as not measured (``k = None``, ``why``) and the attack masks nothing
+(:func:`.reid_prior.coverage`, :func:`stands_out`).
 
 **Unknown words.** A visible word that no background record holds cannot move
 any score, yet an attacker with the web or a language model knows it: when it
@@ -37,8 +39,11 @@ the visible word (every occurrence of its folded form, with the groups it
 stands in: a kept candidate is masked whole) whose removal lowers the worst
 risk most (per character masked to the power ``cost_power``; ties to the
 rarer, then the earlier word), within a ``budget`` of characters; a word most
-competing records hold is never a candidate. Masks that do not reach ``1 / k``
-are undone (``unreached = "undo"``) and the plan says why. Only the records in
+competing records hold is a candidate only once every rarer word is masked. Masks that do not reach ``1 / k``
+are undone (``unreached = "undo"``), kept (``"keep"``), or undone only when
+they did not at least halve the worst attacker's chance (``"futile"``: masks
+that take a certain match down to one in three protect, those that leave it
+near certain buy nothing); the plan says why. Only the records in
 play (the ``top_records`` best by the prior and by each analyser, and the
 target) are scored in the loop; the view reported (:func:`view_of`) scores
 every record.
@@ -52,7 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .reid_family import ANALYSERS
-from .reid_prior import coverage
+from .reid_prior import coverage, holds_evidence
 from .reid_prior import prior as prior_of
 from .reid_problem import _Analyser, _Problem, top_indices
 from .reid_scores import (
@@ -64,7 +69,15 @@ from .reid_scores import (
     risk_of,
 )
 
+#: a record the prior's search scores this many times above every other stands out: the document is its person's
+STANDS_OUT = 2.0
+#: the settings of ``unreached``
+UNREACHED = ("undo", "keep", "futile")
+#: with ``unreached = "futile"``: masks that leave the chance above this share of where it started are undone
+FUTILE_SHARE = 0.5
+
 __all__ = [
+    "UNREACHED",
     "AttackView",
     "DocWords",
     "FamilyBackground",
@@ -138,6 +151,7 @@ class Plan:
     prior: np.ndarray | None = None  # who the person is, over every record
     dense: dict | None = None  # the dense attacker's view (reid_dense), when it ran
     unreachable: str = ""  # why masking words cannot reach 1 / k (nothing was masked)
+    risk_before: float | None = None  # the worst attacker's chance before the loop masked anything
 
 
 def plan_masks(
@@ -179,8 +193,8 @@ def plan_masks(
     unknown = sorted(set(analysers) - set(ANALYSERS))
     if unknown or not analysers:
         raise ValueError(f"attackers must be some of {', '.join(ANALYSERS)}, not {', '.join(unknown) or 'none'}")
-    if unreached not in ("undo", "keep"):
-        raise ValueError(f"unreached must be 'undo' or 'keep', not {unreached!r}")
+    if unreached not in UNREACHED:
+        raise ValueError(f"unreached must be one of {', '.join(UNREACHED)}, not {unreached!r}")
     n = background.n_records
     excluded = np.zeros(n, dtype=bool)
     for rid in exclude:
@@ -227,6 +241,14 @@ def plan_masks(
             measured, why = False, "no background record shares a word with this document"
         else:
             measured, why = coverage(background, original, best, excluded, zipf, distinct_zipf)
+            if (
+                not measured
+                and stands_out(prior_scores, best)
+                and holds_evidence(background, original, best, excluded, zipf, distinct_zipf)
+            ):
+                # no name or rare word ties the best record to the text, yet the whole text points at it
+                # alone (a person called by common names, or by names the record spells otherwise)
+                measured, why = True, ""
 
     before = len(plan.steps)
     if measured and max_steps > 0:
@@ -247,7 +269,10 @@ def plan_masks(
             common_share=common_share,
         )
     plan.view = view_of(problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded)
-    if unreached == "undo" and len(plan.steps) > before and not plan.view.reached:
+    futile = unreached == "undo" or (
+        unreached == "futile" and plan.risk_before is not None and plan.view.risk > FUTILE_SHARE * plan.risk_before
+    )
+    if futile and len(plan.steps) > before and not plan.view.reached:
         # the words masked one by one did not bring the chance to 1 / k: what singles the person out is
         # held by most records (a near copy, boilerplate), so those masks buy little
         plan.unreachable = (
@@ -263,6 +288,14 @@ def plan_masks(
         plan.view.measured, plan.view.why, plan.view.k = False, why, None
         plan.view.reached = False
     return plan
+
+
+def stands_out(scores: np.ndarray, best: int) -> bool:
+    """Whether record ``best`` scores at least :data:`STANDS_OUT` times every other record."""
+    if len(scores) < 2:
+        return bool(scores[best] > 0)
+    second = float(np.partition(np.delete(scores, best), -1)[-1])
+    return bool(scores[best] > 0 and second * STANDS_OUT <= scores[best])
 
 
 def _loop(
@@ -302,9 +335,17 @@ def _loop(
         currents = [a.counts() @ a.C[w] for a, w in attackers]
         risks = [float(risk_of(c[None, :], prior_play, margin)[0]) for c in currents]
         risk = max(risks)
+        if plan.risk_before is None:
+            plan.risk_before = risk
         if risk <= limit:
             break
-        candidates = [a for a in range(len(problem.keys)) if problem.allowed(a) and problem.df[a] <= common]
+        # a word no record holds moves no score (the unknown-word rule judges it)
+        held = [a for a in range(len(problem.keys)) if problem.allowed(a) and problem.df[a] > 0]
+        candidates = [a for a in held if problem.df[a] <= common]
+        if not candidates:
+            # every rarer word is masked and a few records still stand out on common words (a pair such
+            # as "engineering at"): the common words too, rather than none
+            candidates = held
         if not candidates:
             break
         # ties go to the rarer word, then to the earlier one in the text

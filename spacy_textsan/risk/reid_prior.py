@@ -87,6 +87,27 @@ def _holders(postings: TermPostings, terms: set[str], excluded: np.ndarray) -> n
     return held
 
 
+def holds_evidence(
+    background: FamilyBackground,
+    doc: DocWords,
+    best: int,
+    excluded: np.ndarray,
+    zipf: Callable[[str], float] | None,
+    distinct_zipf: float,
+) -> bool:
+    """Whether record ``best`` holds a word of the document's direct identifiers (however common: Walsh) or
+    one of its distinctive words: what ties a record that stands out to the person, not to the subject."""
+    postings = background.family.get("word")
+    if postings is None:
+        return False
+    words = {
+        w.folded
+        for w, d in zip(doc.words, doc.direct, strict=True)
+        if (d and not w.stop and sum(c.isalpha() for c in w.folded) > 1) or _distinctive(w, zipf, distinct_zipf)
+    }
+    return bool(words) and bool(_holders(postings, words, excluded)[best] > 0)
+
+
 def coverage(
     background: FamilyBackground,
     doc: DocWords,
