@@ -89,12 +89,17 @@ def masked_state(doc: Doc, spans_key: str) -> int:
 _WORD_RUN = re.compile(r"[\w'’\-]+")
 
 
+#: the Zipf frequency given to the detector's cue words (Kontakt, Hej, Mvh): they announce a name, name no one
+CUE_ZIPF = 7.0
+
+
 def _zipf(lang: str):
-    """A word's frequency in ``lang`` on wordfreq's Zipf scale (0 for a word it does not know)."""
-    from ..risk.phrases import _wordfreq
+    """A word's frequency in ``lang`` on wordfreq's Zipf scale (0 for a word it does not know; a cue word
+    of the detector's lists counts as common)."""
+    from ..risk.phrases import _wordfreq, is_cue_word
 
     wordfreq = _wordfreq()
-    return lambda word: wordfreq.zipf_frequency(word, lang)
+    return lambda word: CUE_ZIPF if is_cue_word(word) else wordfreq.zipf_frequency(word, lang)
 
 
 @lru_cache(maxsize=2)

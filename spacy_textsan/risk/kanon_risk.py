@@ -54,7 +54,7 @@ from ..extensions import (
 from .background import Background
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
 from .kanon_index import InvertedIndex, normalize_term
-from .phrases import english_word_count, find_phrases, find_words, is_rare_word, word_term
+from .phrases import english_word_count, find_phrases, find_words, is_cue_word, is_rare_word, word_term
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -347,7 +347,7 @@ class KanonRisk:
         assert self.index is not None
         added = []
         for start, end, word in find_words(doc_text(doc)):
-            if is_covered(covered, start, end) or not is_rare_word(word.casefold()):
+            if is_covered(covered, start, end) or not is_rare_word(word.casefold()) or is_cue_word(word):
                 continue
             if self.index.count(word_term(word)) >= self.k:
                 continue

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..word_lists import word_list
+
 __all__ = [
     "Phrase",
     "find_phrases",
@@ -169,6 +171,21 @@ def find_words(text: str) -> list[tuple[int, int, str]]:
 def word_term(word: str) -> str:
     """The background index term of a word (prefixed: words and candidate terms are counted apart)."""
     return "w:" + word.casefold()
+
+
+#: the detector's cue lists: field labels, greetings and sign-offs that announce a name and name no one
+CUE_LISTS = ("detect/privacy_ner/data/contact_cues.txt", "detect/privacy_ner/data/greetings.txt")
+
+
+@lru_cache(maxsize=1)
+def _cue_words() -> frozenset[str]:
+    return frozenset(item.casefold() for path in CUE_LISTS for item in word_list(path) if " " not in item)
+
+
+def is_cue_word(word: str) -> bool:
+    """A one-word cue of the detector's lists (``Kontakt``, ``Hej``, ``Mvh``): rare in English, yet it
+    says a name follows, not whose."""
+    return word.casefold().rstrip(":,") in _cue_words()
 
 
 @lru_cache(maxsize=16384)
