@@ -479,6 +479,7 @@ def query_bm25s(folder: Path, queries: list[dict], n_same_text: int) -> dict:
             cost_power=0.0,
             zipf=zipf,
             unknown_zipf=3.5,
+            unreached="keep" if mode == "name_prior_keep" else "undo",
         )
         return doc, plan
 
@@ -493,6 +494,7 @@ def query_bm25s(folder: Path, queries: list[dict], n_same_text: int) -> dict:
         ("name_prior", len(queries)),
         ("target", len(queries)),
         ("same_text", 10 + n_same_text),
+        ("name_prior_keep", 10 + n_same_text),
     ):
         times, steps, excluded, reached, measured, crowd, before, after = [], [], 0, 0, 0, [], 0, 0
         for n, person in enumerate(queries[:limit]):
@@ -556,6 +558,11 @@ def query_bm25s(folder: Path, queries: list[dict], n_same_text: int) -> dict:
                 "by its text hash (index.same_text, exclude_same_text = true), then plans over the others; "
                 "the search after still ranks every record, that one included",
                 **decisions["same_text"],
+            },
+            "name_prior_keep": {
+                "what": "name_prior with unreached = \"keep\": the masks of a document whose attack does not reach "
+                "1 / k are kept (reid_risk's default undoes them and reports the document unreached)",
+                **decisions["name_prior_keep"],
             },
         },
         "_tops": tops,

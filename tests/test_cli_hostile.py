@@ -588,7 +588,9 @@ def reversible_run(src: Path, out: Path, key: Path, *extra):
 
 
 def run_id_of(res) -> str:
-    return re.search(r"\(run ([0-9a-f]{32}),", " ".join(res.output.split())).group(1)
+    found = re.search(r"\(run ([0-9a-f]{32}),", " ".join(res.output.split()))
+    assert found is not None, res.output
+    return found.group(1)
 
 
 def test_restore_of_a_genuine_run_is_byte_identical_and_names_the_run(tmp_path, mapping_key):

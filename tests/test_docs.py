@@ -529,6 +529,17 @@ STREAMING_RULES = _streaming(
 )
 STREAMING_NER = _streaming("other/p.cfg", 2.5, 900, (60.04, 1100.0), (3, 40.0, 990.4), 1.501, False)
 
+REID_CALIBRATION = {
+    "attackers": ["bm25", "dense"],
+    "n_docs": 120,
+    "n_background": 548,
+    "chosen": {"k": 10, "margin": 0.24},
+    "settings": [
+        {"k": 10, "margin": 0.12, "chars_kept": 0.5721, "top1": {"bm25": 0.0833, "dense": 0.1}, "any": 0.25},
+        {"k": 10, "margin": 0.24, "chars_kept": 0.5702, "top1": {"bm25": 0.0833, "dense": 0.1}, "any": 0.2417},
+    ],
+}
+
 FIXTURES = {
     "speed": SPEED,
     "serve_load": SERVE,
@@ -543,6 +554,7 @@ FIXTURES = {
     "wiki_reid": WIKI,
     "wiki_reid_padded": WIKI,
     "wiki_reid_calibration": CALIBRATION,
+    "reid_calibration": REID_CALIBRATION,
     "hostile_inputs": HOSTILE,
     "gazetteer_dev": GAZETTEER_DEV,
     "generalizer_dev": GENERALIZER_DEV,
@@ -724,6 +736,11 @@ Patterns and finders checked: 166 on 224 inputs, 0 non-linear (time ratio over 6
 | TAB dev + train (113 judgments), shipped background | 13.15 docs/s | 11.71 docs/s | **+12.4 %** (9.4 ms) |
 | the same, with the background's dense part | 100.78 docs/s | 11.91 docs/s | +746.4 % (74.1 ms) |
 | some corpus | 2.00 docs/s | 2.50 docs/s | -20.0 % (-100.0 ms) |""",
+    "reid_calibration": """\
+| calibration set (120 documents, 548 records) | BM25 top-1 | dense top-1 | any of them | chars kept |
+|---|---|---|---|---|
+| k = 10, margin = 0.12 | 8.3 % | 10.0 % | 25.0 % | 57.2 % |
+| **k = 10, margin = 0.24 (chosen)** | 8.3 % | 10.0 % | 24.2 % | 57.0 % |""",
     "background_scale": """\
 |  | `textsan background build` (bm25s) | tantivy 0.27 (benchmark only) |
 |---|---|---|

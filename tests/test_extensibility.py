@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import catalogue
 import pytest
 import spacy
 from spacy.language import Language
@@ -22,7 +23,6 @@ RULES = str(Path(__file__).parent / "fixtures" / "cli" / "rules_only.cfg")
 TEXT = "Mr Ada Lee lodged application no. 48213/09 on 2 May 2001. Mr Lee was heard."
 
 
-@register_operator
 class Initials(Operator):
     """The initials of the entity's fullest mention."""
 
@@ -32,7 +32,16 @@ class Initials(Operator):
         return "".join(w[0] for w in entity.fullest().split()) + "."
 
 
-def test_a_registered_operator_is_a_strategy_of_the_component_and_the_cli(tmp_path):
+@pytest.fixture
+def initials():
+    """``Initials`` registered for the test only (the registry is global: other tests list its names)."""
+    register_operator(Initials)
+    yield Initials
+    catalogue.REGISTRY.pop(("spacy_textsan", "operators", Initials.name), None)
+    assert "test_initials" not in strategy_names()
+
+
+def test_a_registered_operator_is_a_strategy_of_the_component_and_the_cli(tmp_path, initials):
     assert strategy_names()[:4] == ("mask", "generalize", "pseudonym", "hash")
     assert "test_initials" in strategy_names()
     overrides = parse_strategy("test_initials,CODE=mask")

@@ -625,6 +625,22 @@ def render_wiki_reid_calibration(cal: Results) -> str:
     return "\n\n".join(parts)
 
 
+def render_reid_calibration(cal: Results) -> str:
+    attackers = [(key, label) for key, label in WIKI_ATTACKERS if key in cal.get("attackers")]
+    rows = []
+    chosen = cal.get("chosen")
+    for r in cal.get("settings"):
+        k, margin = cal.get("k", node=r), cal.get("margin", node=r)
+        label = f"k = {k}, margin = {margin}"
+        if (k, margin) == (cal.get("k", node=chosen), cal.get("margin", node=chosen)):
+            label = f"**{label} (chosen)**"
+        cells = [label, *(pct(cal.get("top1", key, node=r)) for key, _ in attackers)]
+        rows.append((*cells, pct(cal.get("any", node=r)), pct(cal.get("chars_kept", node=r))))
+    title = f"calibration set ({cal.get('n_docs')} documents, {cal.get('n_background')} records)"
+    header = (title, *(f"{label} top-1" for _, label in attackers), "any of them", "chars kept")
+    return table(header, rows)
+
+
 # -- hostile_inputs.json ---------------------------------------------------------------------------
 
 SLOW_S = 60.0
@@ -901,6 +917,7 @@ TABLES: dict[str, tuple[tuple[str, ...], Callable[..., str]]] = {
     "wiki_reid": (("wiki_reid",), render_wiki_reid),
     "wiki_reid_padded": (("wiki_reid_padded",), render_wiki_reid),
     "wiki_reid_calibration": (("wiki_reid_calibration",), render_wiki_reid_calibration),
+    "reid_calibration": (("reid_calibration",), render_reid_calibration),
     "hostile_inputs": (("hostile_inputs",), render_hostile_inputs),
     "gazetteer": (("gazetteer_dev",), render_gazetteer),
     "generalizer": (("generalizer_dev", "generalizer_train"), render_generalizer),

@@ -199,7 +199,7 @@ def build_entities(tab_doc: TabDocument) -> list[GoldEntity]:
                 )
             elif entity.annotator != annotator:
                 raise ValueError(
-                    f"document {tab_doc.doc_id}: entity_id {mention.entity_id!r} used by "
+                    "a gold document: an entity_id (not shown: it may be data) used by "
                     f"annotators {entity.annotator!r} and {annotator!r}"
                 )
             entity.mentions.append((mention.start, mention.end))
@@ -265,16 +265,16 @@ def _prepare(gold_docs: GoldInput, masked: MaskedSpans) -> list[_Scored]:
     """Pair every masked document with its gold; check the system spans."""
     gold = prepare_gold(gold_docs)
     scored = []
-    for doc_id, raw_spans in masked.items():
+    for position, (doc_id, raw_spans) in enumerate(masked.items()):
         if doc_id not in gold:
-            raise KeyError(f"masked document {doc_id!r} is not in the gold documents")
+            raise KeyError(f"masked document {position} (in the order given) is not in the gold documents")
         gold_doc = gold[doc_id]
         spans = []
         for raw in raw_spans:
             start, end = (operator.index(x) for x in raw)
             if not 0 <= start <= end <= len(gold_doc.text):
                 raise ValueError(
-                    f"document {doc_id}: masked span [{start}, {end}] outside the text (length {len(gold_doc.text)})"
+                    f"masked document {position}: span [{start}, {end}] outside the text (length {len(gold_doc.text)})"
                 )
             spans.append((start, end))
         scored.append(_Scored(gold_doc, spans, masked_offsets_set(spans)))
@@ -349,7 +349,7 @@ def _entity_counts(scored: list[_Scored], include_direct: bool, include_quasi: b
 def _precision_counts(scored: list[_Scored], weights: WeightFunction | None, token_level: bool) -> tuple[float, float]:
     """(weighted true positives, weighted system masks), micro-averaged over annotators."""
     true_positives = system_masks = 0.0
-    for item in scored:
+    for position, item in enumerate(scored):
         text = item.gold.text
         units: list[Offsets] = []
         for start, end in item.spans:
@@ -360,7 +360,7 @@ def _precision_counts(scored: list[_Scored], weights: WeightFunction | None, tok
         unit_weights = [1.0] * len(units) if weights is None else list(weights(text, units))
         if len(unit_weights) != len(units):
             raise ValueError(
-                f"document {item.gold.doc_id}: the weight function returned "
+                f"masked document {position}: the weight function returned "
                 f"{len(unit_weights)} weights for {len(units)} spans"
             )
         nb_annotators = len(item.gold.annotators)
