@@ -333,7 +333,7 @@ def _loop(
     common = max(common_share * n_compete, k)
     for _ in range(max_steps):
         currents = [a.counts() @ a.C[w] for a, w in attackers]
-        risks = [float(risk_of(c[None, :], prior_play, margin)[0]) for c in currents]
+        risks = [float(r) for r in risk_of(np.array(currents), prior_play, margin)]
         risk = max(risks)
         if plan.risk_before is None:
             plan.risk_before = risk
@@ -353,12 +353,12 @@ def _loop(
         A2G = problem.action_matrix(candidates)
         hidden = {a.name: a.hidden_counts(A2G) for a in problem.analysers}
         removed = [np.asarray(hidden[a.name] @ a.C[w]) for a, w in attackers]
-        afters = np.array(
-            [
-                risk_of(np.maximum(c[None, :] - h, 0.0), prior_play, margin)
-                for c, h in zip(currents, removed, strict=True)
-            ]
-        )
+        # every attacker's chance after each candidate's mask, in one call (a row per attacker and candidate)
+        afters = risk_of(
+            np.concatenate([np.maximum(c[None, :] - h, 0.0) for c, h in zip(currents, removed, strict=True)]),
+            prior_play,
+            margin,
+        ).reshape(len(attackers), len(candidates))
         costs = np.array([max(1, problem.cost(a)) for a in candidates], dtype=float)
         gain = np.log(risk) - np.log(np.maximum(afters.max(axis=0), 1e-300))
         if gain.max() <= 1e-12:

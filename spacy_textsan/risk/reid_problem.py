@@ -61,13 +61,17 @@ class _Analyser:
 
     def set_play(self, play: np.ndarray) -> None:
         """The weight matrices over the records in ``play`` (ascending positions)."""
+        where = []  # per term: its postings inside play, and their columns
+        for records in self.weights.records:
+            j = np.minimum(np.searchsorted(play, records), max(len(play) - 1, 0))
+            inside = np.flatnonzero(play[j] == records) if len(play) else np.zeros(0, dtype=np.int64)
+            where.append((inside, j[inside]))
         self.C = {}
         for weighting in WEIGHTINGS:
             matrix = np.zeros((len(self.term_ids), len(play)))
-            for u, (records, weight) in enumerate(self.weights.rows(weighting)):
-                j = np.searchsorted(play, records)
-                inside = (j < len(play)) & (play[np.minimum(j, len(play) - 1)] == records)
-                matrix[u, j[inside]] = weight[inside]
+            for u, (_, weight) in enumerate(self.weights.rows(weighting)):
+                inside, columns = where[u]
+                matrix[u, columns] = weight[inside]
             self.C[weighting] = matrix
 
     def hidden_counts(self, A2G: sparse.csr_matrix) -> sparse.csr_matrix:
@@ -114,8 +118,9 @@ class _Problem:
             self.groups[a].add(g)
         self.masked_groups: set[int] = set()
         word_postings = background.family.get("word")
+        excluded_at = np.flatnonzero(excluded)
         self.df = np.array(
-            [_df(word_postings, key, excluded) if word_postings is not None else 0 for key in self.keys],
+            [_df(word_postings, key, excluded_at) if word_postings is not None else 0 for key in self.keys],
             dtype=np.int64,
         )
 
@@ -160,12 +165,17 @@ class _Problem:
         self.masked_groups.update(groups)
 
 
-def _df(postings: TermPostings, term: str, excluded: np.ndarray) -> int:
+def _df(postings: TermPostings, term: str, excluded_at: np.ndarray) -> int:
+    """How many records hold ``term``, the records at ``excluded_at`` (ascending) left out."""
     tid = postings.term_id(term)
     if tid is None:
         return 0
-    records, _ = postings.postings(tid)
-    return int(np.count_nonzero(~excluded[records]))
+    df = postings.df(tid)
+    if len(excluded_at) and df:
+        records = np.asarray(postings.records[postings.indptr[tid] : postings.indptr[tid + 1]])
+        j = np.minimum(np.searchsorted(records, excluded_at), df - 1)
+        df -= int(np.count_nonzero(records[j] == excluded_at))
+    return df
 
 
 def top_indices(values: np.ndarray, n: int) -> np.ndarray:

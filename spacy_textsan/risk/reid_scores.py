@@ -90,6 +90,8 @@ def attack_probabilities(scores: np.ndarray, margin: float, close: float = CLOSE
     named, however many there are: a crowd of weak matches hides nobody); a row without a positive score
     names nobody (all 0)."""
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
+    if scores.shape[0] == 1 and scores.shape[1] > 4096:
+        return _one_row(scores[0], margin, close)[None, :]
     top = scores.max(axis=1, keepdims=True)
     positive = (scores > 0) & (scores >= close * top)
     logs = np.where(positive, np.log(np.where(positive, scores, 1.0)) / margin, -np.inf)
@@ -97,6 +99,20 @@ def attack_probabilities(scores: np.ndarray, margin: float, close: float = CLOSE
     z = np.where(positive, np.exp(logs - np.where(np.isfinite(best), best, 0.0)), 0.0)
     total = z.sum(axis=1, keepdims=True)
     return np.divide(z, total, out=np.zeros_like(z), where=total > 0)
+
+
+def _one_row(scores: np.ndarray, margin: float, close: float) -> np.ndarray:
+    """:func:`attack_probabilities` of one long row, the logarithms taken only where they are needed (the
+    same numbers, summed in the same order)."""
+    top = scores.max()
+    at = np.flatnonzero((scores > 0) & (scores >= close * top))
+    z = np.zeros_like(scores)
+    if not len(at):
+        return z
+    logs = np.log(scores[at]) / margin
+    z[at] = np.exp(logs - logs.max())
+    total = z.sum()
+    return z / total if total > 0 else np.zeros_like(z)
 
 
 def risk_of(scores: np.ndarray, prior: np.ndarray, margin: float, close: float = CLOSE) -> np.ndarray:
@@ -117,6 +133,9 @@ class _Weights:
     n_compete: int
     mean_length: float
 
+    def __post_init__(self) -> None:
+        self._rows: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+
     def idf(self, weighting: str) -> np.ndarray:
         n, df = float(self.n_compete), self.df.astype(float)
         if weighting == "robertson":
@@ -133,9 +152,13 @@ class _Weights:
         return tf / (tf + K1 * ((1 - B) + B * length))
 
     def rows(self, weighting: str) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per term: the records that hold it and its weight in each."""
-        idf = self.idf(weighting)
-        return [(records, idf[u] * self.part(u, weighting)) for u, records in enumerate(self.records)]
+        """Per term: the records that hold it and its weight in each (computed once per weighting)."""
+        if weighting not in self._rows:
+            idf = self.idf(weighting)
+            self._rows[weighting] = [
+                (records, idf[u] * self.part(u, weighting)) for u, records in enumerate(self.records)
+            ]
+        return self._rows[weighting]
 
     def scores(self, counts: np.ndarray, weighting: str, n_records: int) -> np.ndarray:
         """Every record's score for ``counts[u]`` occurrences of each term."""
