@@ -40,6 +40,9 @@ SPAN_EXTENSIONS = {
     "identifier_type": UNKNOWN,
     # Which detector(s) proposed the span: "ner:<pipeline>:<label>", "rule:<name>", ...
     "source": None,
+    # The recognizer of privacy_ner that found it ("iban", "dates": detect/privacy_ner/recognizers.py);
+    # None for a source NER's span or a later mention's.
+    "recognizer": None,
     # Knowledge-base entry the span is linked to (wikidata_gazetteer): "Q72", "wn:10008388-n", ...
     "kb_id": None,
     # Its ontology chain, most specific ancestor first: ["national capital", "city in Norway", "city"].

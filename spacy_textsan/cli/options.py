@@ -17,6 +17,7 @@ from ..config_blocks import block_parameters, blocks_of, moved_setting_message
 from ..detect.privacy_ner.rules import compile_user_regex
 from ..extensions import TAB_LABELS
 from ..io import InputError, read_text
+from ..languages import AUTO, LANGUAGES, UnknownLanguageError, language_spec
 from ..pipeline import DEFAULT_CONFIG_PATH, load_pipeline
 from ..render.mask_format import check_mask_format
 from ..render.operators import strategy_settings
@@ -29,6 +30,21 @@ BACKGROUND_HELP = (
     "someone those judgments do not name is reported 'not measured'"
 )
 PIPELINE_HELP = "Installed or saved spaCy pipeline, or a .cfg file (default: the bundled zero-shot pipeline)"
+LANG_HELP = (
+    f"Language of the documents, one of {', '.join(LANGUAGES)}: its default pipeline (with --pipeline: that "
+    "pipeline, which must be of this language); the report says each document's language. Default: en"
+)
+
+
+def check_lang(lang: str | None, *, auto: bool = False) -> str | None:
+    """``--lang``: a supported language code (or ``auto`` where ``auto`` is
+    allowed), else one line listing the supported ones and exit 1."""
+    if lang is None or (auto and lang == AUTO):
+        return lang
+    try:
+        return language_spec(lang).code
+    except UnknownLanguageError as e:
+        _fail(f"--lang: {e}{' (or auto)' if auto else ''}")
 
 
 def _read_list_file(path: Path) -> list[str]:
@@ -132,14 +148,21 @@ def parse_strategy(value: str | None) -> dict[str, object]:
     return {f"components.generalizer.{key}": setting for key, setting in settings.items()}
 
 
-def load_or_fail(pipeline: str | None, overrides: dict[str, object] | None = None, settings: Iterable[str] = ()):
+def load_or_fail(
+    pipeline: str | None,
+    overrides: dict[str, object] | None = None,
+    settings: Iterable[str] = (),
+    lang: str | None = None,
+):
     """The pipeline, or one line on stderr and exit 1. ``settings``: the keys the
     user gave with ``--set``, each checked against the pipeline's config first
-    (:func:`check_settings`)."""
-    shown = pipeline or "(default)"
-    check_settings(pipeline, settings)
+    (:func:`check_settings`). ``lang``: the default pipeline of that language
+    (``--lang``; with ``pipeline``, which must be of that language)."""
+    shown = pipeline or ("(default)" if lang is None else f"(default, {lang})")
+    config = str(language_spec(lang).config) if lang is not None and pipeline is None else pipeline
+    check_settings(config, settings)
     try:
-        return load_pipeline(pipeline, overrides)
+        return load_pipeline(pipeline, overrides, lang=lang)
     except ConfigValidationError as e:
         _fail(f"cannot load pipeline {shown}: {config_error_line(e)}")
     except (OSError, ValueError) as e:

@@ -10,7 +10,8 @@ from wasabi import msg
 
 from ..detect.privacy_ner.source_process import SourceProcessError
 from ..io import InputError, InputFile, open_input
-from ..pipeline import missing_model_message
+from ..languages import AUTO, language_spec
+from ..pipeline import load_pipeline, missing_model_message
 from ..render.keys import MAPPING_KEY_ENV, Secret
 from ..render.mapping import MappingError, check_mapping_key
 from ..run import (
@@ -30,6 +31,7 @@ from ..run import (
 )
 from ..run.files import NOT_MEASURED
 from ..run.header import shown_column, shown_key
+from ..run.languages import LanguageRouter
 from ..run.personal_columns import personal_data_columns, text_columns
 from ..run.runner import MIN_TIMEOUT_S
 from ..run.scan import InputScan, reversible_problem, sample_columns, scan_input
@@ -39,9 +41,11 @@ from .mapping import mapping_key
 from .numbers import MAX_BATCH, MAX_COUNT, MAX_PROCESSES, MAX_SECONDS, number_option
 from .options import (
     BACKGROUND_HELP,
+    LANG_HELP,
     PIPELINE_HELP,
     build_overrides,
     check_background_used,
+    check_lang,
     load_or_fail,
     parse_settings,
     parse_strategy,
@@ -54,6 +58,13 @@ def sanitize(
     inputs: list[Path] = typer.Argument(..., help="TXT, CSV/TSV, JSONL or TAB JSON files", exists=False),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory"),
     pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    lang: str | None = typer.Option(
+        None,
+        "--lang",
+        help=f"{LANG_HELP}. auto: each document's language detected (langdetect) and sanitized by that "
+        "language's default pipeline, loaded once; a language without one, or not installed, by the default "
+        "(--pipeline, else English), which the report says",
+    ),
     fmt: str | None = typer.Option(None, "--format", "-f", help="txt, csv, tsv, jsonl or tab (default: by extension)"),
     columns: list[str] = typer.Option([], "--column", "-c", help="CSV column to sanitize (repeatable)"),
     field: str = typer.Option("text", "--field", help="JSONL field to sanitize"),
@@ -155,6 +166,9 @@ def sanitize(
     before any document is processed; outputs appear only when the run ends.
     Exit codes: 0 ok, 1 bad input or options (nothing written), 2 a document
     fell back or was redacted, 3 a component failed closed."""
+    lang = check_lang(lang, auto=True)
+    if lang == AUTO and engine != "local":
+        _fail("--lang auto works with --engine local only")
     check_choice("--on-error", on_error, ON_ERROR)
     check_choice("--on-bad-line", on_bad_line, ("error", "skip"))
     check_choice("--engine", engine, ENGINES)
@@ -174,9 +188,12 @@ def sanitize(
             _fail(f"{key_file}: key file not found")
         overrides["components.generalizer.key_file"] = str(key_file)
     key = checked_mapping_key(mapping_key_file) if reversible else None
+    fixed = lang if lang != AUTO else None  # the one language of the run's pipeline (auto: each document's)
+    # what the executors of --engine spark load: the pipeline, else the language's default config
+    shipped = pipeline if pipeline is not None or fixed is None else str(language_spec(fixed).config)
     if engine == "spark":  # the folders the executors get a copy of (paths.background, ...)
         try:
-            config_folders(pipeline, overrides)
+            config_folders(shipped, overrides)
         except ShipError as e:
             _fail(f"--engine spark: {e}")
     use_ner_process = engine == "local" and wants_ner_process(
@@ -184,7 +201,8 @@ def sanitize(
     )
     if use_ner_process:  # the NER is then loaded in its process only
         overrides.setdefault("components.privacy_ner.source_process", True)
-    nlp = load_or_fail(pipeline, overrides, parse_settings(settings))
+    nlp = load_or_fail(pipeline, overrides, parse_settings(settings), lang=fixed)
+    router = language_router(nlp, overrides) if lang == AUTO else None
     check_background_used(nlp, background, pipeline)
     if min_k and "residual_risk" not in {nlp.get_pipe_meta(n).factory for n in nlp.pipe_names}:
         _fail(f"--min-k needs a pipeline with a residual_risk component ({pipeline or 'the default'} has none)")
@@ -203,7 +221,7 @@ def sanitize(
     start = time.time()
     spark_options = {
         "out_dir": plan.report_dir,
-        "pipeline": pipeline,
+        "pipeline": shipped,
         "overrides": overrides,
         "output_format": output_format.replace("none", "") or None,
         "master": spark_master,
@@ -224,6 +242,8 @@ def sanitize(
                 progress=False if quiet else None,
                 n_docs=sum(scan.n_docs for scan in scans),
                 spark_options=spark_options,
+                language=fixed,
+                router=router,
             )
     except PlanError as e:
         _fail(str(e))
@@ -247,6 +267,15 @@ def sanitize(
     summarize(run, files, plan, min_k, time.time() - start, quiet)
     if run.exit_code:
         raise typer.Exit(code=run.exit_code)
+
+
+def language_router(nlp, overrides: dict[str, object]) -> LanguageRouter:
+    """``--lang auto``: ``nlp`` for the documents of its language and of none
+    that has a pipeline here; each other supported language's default
+    pipeline, with the same overrides, loaded for its first document (its NER
+    in this process: the NER process is the default pipeline's)."""
+    own = {k: v for k, v in overrides.items() if k != "components.privacy_ner.source_process"}
+    return LanguageRouter(nlp, lambda code: load_pipeline(None, own, lang=code))
 
 
 def input_size(paths: Sequence[Path]) -> int | None:

@@ -14,9 +14,11 @@ from ..serve.settings import SERVE_CONFIG_ENV, TOKEN_ENV, ServeSettings, Setting
 from .numbers import MAX_BATCH, MAX_PROCESSES, MAX_REQUEST_BYTES, MAX_SECONDS, number_option
 from .options import (
     BACKGROUND_HELP,
+    LANG_HELP,
     PIPELINE_HELP,
     build_overrides,
     check_background_used,
+    check_lang,
     load_or_fail,
     parse_settings,
     parse_strategy,
@@ -29,8 +31,20 @@ WORKER_HEALTHCHECK_S = 120
 NEEDS_SERVE = "textsan serve needs FastAPI and uvicorn: pip install spacy-textsan[serve]"
 
 
+def serve_languages(values: list[str]) -> list[str]:
+    """``--lang en,fr`` or ``--lang en --lang fr``: the languages, each checked, once each, in order."""
+    codes = [code.strip() for value in values for code in value.split(",")]
+    return list(dict.fromkeys(c for c in (check_lang(code) for code in codes) if c is not None))
+
+
 def serve_cmd(
     pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    lang: list[str] = typer.Option(
+        [],
+        "--lang",
+        help=f"{LANG_HELP}. Several (--lang en,fr or repeated): one pipeline each, the first the default; a "
+        "request's language field picks one (422 for another). --pipeline is the first's",
+    ),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on; any but loopback needs a token"),
     port: int = number_option(8000, "--port", low=0, high=65535, help="Port to listen on (0: any free one)"),
     workers: int = number_option(
@@ -88,6 +102,7 @@ def serve_cmd(
     GET /health, /metrics and /docs. Binds to 127.0.0.1 unless told
     otherwise; another host needs an API token. Texts are never logged and
     nothing is stored without --store."""
+    languages = serve_languages(lang)
     try:
         token = read_key(token_file, TOKEN_ENV, what="API token", required=False)
     except MissingKeyError as e:
@@ -125,10 +140,13 @@ def serve_cmd(
         from ..serve.app import create_app, server_options
     except ImportError:
         _fail(NEEDS_SERVE)
-    nlp = load_or_fail(pipeline, overrides, parse_settings(settings))
+    first = languages[0] if languages else None
+    nlp = load_or_fail(pipeline, overrides, parse_settings(settings), lang=first)
+    others = {code: load_or_fail(None, overrides, parse_settings(settings), lang=code) for code in languages[1:]}
     check_background_used(nlp, background, pipeline)
+    shown = f" ({', '.join(languages)})" if languages else ""
     msg.info(
-        f"textsan serve: pipeline {config.pipeline} on http://{host}:{port} "
+        f"textsan serve: pipeline {config.pipeline}{shown} on http://{host}:{port} "
         f"({'API token required' if token else 'no token: this machine only'}; "
         f"{'CORS for ' + ', '.join(cors) if cors else 'no CORS'}; "
         f"{'results stored in ' + str(store) if store else 'nothing stored'}; {workers} worker(s)"
@@ -136,14 +154,15 @@ def serve_cmd(
     )
     common = server_options(config)
     if workers == 1:
-        uvicorn.run(create_app(nlp, config), **common)
+        uvicorn.run(create_app(nlp, config, others), **common)
         return
     # N processes: each loads the pipeline once (checked here first) and reads its settings from the environment
-    del nlp
+    del nlp, others
     gc.collect()
     os.environ[SERVE_CONFIG_ENV] = json.dumps(
         {
             "pipeline": pipeline,
+            "languages": languages,
             "overrides": overrides,
             "settings": config.to_json(),
             "token_file": str(token_file) if token_file else None,

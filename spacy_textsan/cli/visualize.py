@@ -10,7 +10,7 @@ from ..io import InputError, atomic_write, read_input
 from ..run import sanitize_texts
 from ..visualize import render_page
 from .numbers import MAX_COUNT, number_option
-from .options import PIPELINE_HELP, load_or_fail, parse_settings
+from .options import LANG_HELP, PIPELINE_HELP, check_lang, load_or_fail, parse_settings
 from .util import fail as _fail
 
 
@@ -18,6 +18,7 @@ def visualize(
     input_path: Path = typer.Argument(..., help="A TXT, CSV, JSONL or TAB JSON file"),
     out: Path = typer.Option(Path("textsan.html"), "--out", "-o", help="HTML file to write"),
     pipeline: str | None = typer.Option(None, "--pipeline", "-p", help=PIPELINE_HELP),
+    lang: str | None = typer.Option(None, "--lang", help=LANG_HELP),
     fmt: str | None = typer.Option(None, "--format", "-f"),
     columns: list[str] = typer.Option([], "--column", "-c"),
     field: str = typer.Option("text", "--field"),
@@ -33,7 +34,7 @@ def visualize(
     except InputError as e:
         _fail(str(e))
     overrides = parse_settings(settings)
-    nlp = load_or_fail(pipeline, overrides, overrides)
+    nlp = load_or_fail(pipeline, overrides, overrides, lang=check_lang(lang))
     jobs = [(rec, name, text) for rec in f.records for name, text in rec.texts.items()][:limit]
     results = list(sanitize_texts(nlp, (t for _, _, t in jobs), keep_docs=True))
     docs = [r.doc for r in results if r.doc is not None]

@@ -65,6 +65,7 @@ from ..extensions import (
     get_candidates,
     masked_offsets,
 )
+from ..languages import WORDFREQ_LANGUAGES
 from ..risk.background import Background
 from ..risk.reid_attack import UNREACHED, DocWords, Plan, plan_masks
 from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, dense_risk, plan_dense
@@ -95,11 +96,19 @@ CUE_ZIPF = 7.0
 
 def _zipf(lang: str):
     """A word's frequency in ``lang`` on wordfreq's Zipf scale (0 for a word it does not know; a cue word
-    of the detector's lists counts as common)."""
-    from ..risk.phrases import _wordfreq, is_cue_word
+    of the detector's lists counts as common). The words come folded (``requerant``: lower case without
+    accents, as the attack's analysers index them): in a language other than English a folded word also
+    has the frequency of the most frequent word that folds to it (``requérant``,
+    :func:`~spacy_textsan.risk.phrases.folded_zipfs`), or every accented word would count as unknown."""
+    from ..risk.phrases import _wordfreq, folded_zipfs, is_cue_word
 
     wordfreq = _wordfreq()
-    return lambda word: CUE_ZIPF if is_cue_word(word) else wordfreq.zipf_frequency(word, lang)
+    if lang == "en" or lang not in WORDFREQ_LANGUAGES:
+        return lambda word: CUE_ZIPF if is_cue_word(word) else wordfreq.zipf_frequency(word, lang)
+    folded = folded_zipfs(lang)
+    return lambda word: (
+        CUE_ZIPF if is_cue_word(word) else max(wordfreq.zipf_frequency(word, lang), folded.get(word, 0.0))
+    )
 
 
 @lru_cache(maxsize=2)

@@ -43,6 +43,7 @@ from ..extensions import (
     is_covered,
     new_candidate,
 )
+from ..languages import word_frequency_language
 from ..risk.background import Background
 from ..risk.kanon_index import InvertedIndex, normalize_term
 from ..risk.phrases import english_word_count, find_phrases
@@ -126,6 +127,8 @@ class ResidualRisk:
         self.top = top
         self.attack = attack
         self._nlp = nlp
+        #: the language of ``english_prior``'s word frequencies: the pipeline's (English without one)
+        self.lang = word_frequency_language(nlp.lang if nlp is not None else None)
         self.index = index
         self.background = background if index is None else None
         self._index_error: str | None = None
@@ -195,7 +198,7 @@ class ResidualRisk:
         return (
             self.english_prior
             and index.count(term) == 0
-            and english_word_count(term, index.n_records) >= max(2, self.min_k)
+            and english_word_count(term, index.n_records, self.lang) >= max(2, self.min_k)
         )
 
     def _visible(self, doc: Doc) -> list[tuple[str, list[Span] | None, tuple[int, int, str] | None]]:

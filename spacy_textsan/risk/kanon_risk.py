@@ -51,6 +51,7 @@ from ..extensions import (
     new_candidate,
     set_risk,
 )
+from ..languages import word_frequency_language
 from .background import Background
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
 from .kanon_index import InvertedIndex, normalize_term
@@ -114,6 +115,7 @@ def make_kanon_risk(
         phrases=phrases,
         english_prior=english_prior,
         rare_words=rare_words,
+        lang=word_frequency_language(nlp.lang),
     )
 
 
@@ -199,6 +201,7 @@ class KanonRisk:
         phrases: bool = False,
         english_prior: bool = False,
         rare_words: bool = False,
+        lang: str = "en",
     ) -> None:
         if selection not in SELECTION_MODES:
             raise ValueError(f"kanon_risk: selection must be one of {SELECTION_MODES}, got {selection!r}")
@@ -221,6 +224,8 @@ class KanonRisk:
         self.english_prior = english_prior
         #: with ``phrases``: words rare in ordinary English and in the background are risky too
         self.rare_words = rare_words
+        #: the language of those word frequencies (wordfreq's code): the pipeline's, English by default
+        self.lang = lang
         self.index: InvertedIndex | None = index
         self._index_error: str | None = None
         if index is None and background is not None:
@@ -310,7 +315,7 @@ class KanonRisk:
             return 0
         count = self.index.count(term)
         if self.english_prior and count == 0:  # a word the background does not know: ordinary English decides
-            count = english_word_count(term, self.index.n_records)
+            count = english_word_count(term, self.index.n_records, self.lang)
         return count
 
     def score(self, entities: Sequence[EntityTerms]) -> None:
@@ -347,7 +352,7 @@ class KanonRisk:
         assert self.index is not None
         added = []
         for start, end, word in find_words(doc_text(doc)):
-            if is_covered(covered, start, end) or not is_rare_word(word.casefold()) or is_cue_word(word):
+            if is_covered(covered, start, end) or not is_rare_word(word.casefold(), self.lang) or is_cue_word(word):
                 continue
             if self.index.count(word_term(word)) >= self.k:
                 continue

@@ -150,11 +150,12 @@ def english_count(term: str, n_records: int, lang: str = "en", doc_tokens: int =
     return n_records * -math.expm1(doc_tokens * math.log1p(-min(freq, 0.5)))
 
 
-def english_word_count(term: str, n_records: int) -> int:
+def english_word_count(term: str, n_records: int, lang: str = "en") -> int:
     """:func:`english_count` of a single word, rounded down; 0 for a phrase: wordfreq's estimate
     for a phrase is near that of its rarest word, far above the phrase's own. The general-English
-    side of the background for a word the background does not know (``english_prior``)."""
-    return 0 if " " in term else int(english_count(term, max(1, n_records)))
+    side of the background for a word the background does not know (``english_prior``); ``lang``:
+    the pipeline's language instead (:func:`spacy_textsan.languages.word_frequency_language`)."""
+    return 0 if " " in term else int(english_count(term, max(1, n_records), lang))
 
 
 #: A word rarer than this in ordinary English (wordfreq Zipf scale: 3 = once per million words)
@@ -192,3 +193,18 @@ def is_cue_word(word: str) -> bool:
 def is_rare_word(word: str, lang: str = "en", zipf: float = RARE_WORD_ZIPF) -> bool:
     """Rarer than ``zipf`` in ordinary English (wordfreq)."""
     return _wordfreq().zipf_frequency(word, lang) < zipf
+
+
+@lru_cache(maxsize=4)
+def folded_zipfs(lang: str) -> dict[str, float]:
+    """The Zipf frequency of each folded form (lower case without accents, as reid_risk's analysers
+    index words) of ``lang``'s words in wordfreq's list: that of its most frequent word (``requerant``:
+    ``requérant``'s). About 300,000 forms for French, a second to build, once per process."""
+    from .reid_words import _fold
+
+    best: dict[str, float] = {}
+    for word, freq in _wordfreq().get_frequency_dict(lang).items():
+        key = _fold(word)
+        if freq > best.get(key, 0.0):
+            best[key] = freq
+    return {key: round(math.log10(freq) + 9, 2) for key, freq in best.items()}

@@ -11,7 +11,9 @@ from ..io import InputFile
 from ..render.keys import Secret
 from .columns import mask_format_of
 from .files import Outcome, RunResult, local_outcomes, run_file
+from .languages import LanguageRouter, sanitize_routed
 from .outputs import OutputPlan, RunWriter, write_results
+from .results import DocResult
 from .runner import sanitize_texts
 from .spark import sanitize_files_spark
 
@@ -32,6 +34,8 @@ def sanitize_files(
     progress: bool | None = None,
     n_docs: int | None = None,
     spark_options: dict[str, Any] | None = None,
+    language: str | None = None,
+    router: LanguageRouter | None = None,
 ) -> RunResult:
     """Sanitize every document of ``files`` with ``nlp``, in order, and write
     the outputs of ``plan`` (all of them, or nothing if the run fails).
@@ -49,23 +53,40 @@ def sanitize_files(
     :class:`~spacy_textsan.run.runner.SanitizationError` (``on_error="fail"``)
     and :class:`~spacy_textsan.io.InputError` (a record found bad while
     streaming; a doc_id twice in TAB inputs).
+
+    ``language``: the language the run chose (``--lang``), said in each
+    document's report line (None: not said). ``router``: each document
+    sanitized by the pipeline of its language
+    (:class:`~spacy_textsan.run.languages.LanguageRouter`, ``--lang auto``;
+    ``nlp`` is then its default pipeline; local engine only).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if router is not None and engine != "local":
+        raise ValueError("routing documents by language works with the local engine only")
     mask_format = mask_format_of(nlp)
     if engine == "spark":
         for f in files:
             if not f.records:
                 f.records = list(f.iter_records())
         spark_run = sanitize_files_spark(files, batch_size=batch_size, write_copies=False, **(spark_options or {}))
+        if language is not None:
+            for file_results in spark_run.results:
+                for res in file_results:
+                    res.language = language
         result = write_results(files, spark_run.results, plan, mask_format, mapping_key)
         result.dataset = spark_run.dataset
         return result
 
     def sanitize(texts: Iterator[str]) -> Iterator:
-        return sanitize_texts(
+        if router is not None:
+            return sanitize_routed(
+                router, texts, batch_size=batch_size, n_process=n_process, on_error=on_error, timeout_s=timeout_s
+            )
+        results = sanitize_texts(
             nlp, texts, batch_size=batch_size, n_process=n_process, on_error=on_error, timeout_s=timeout_s
         )
+        return _said(results, language)
 
     bar = tqdm(total=n_docs, unit="doc", disable=None if progress is None else not progress)
     plan.prepare()
@@ -78,6 +99,14 @@ def sanitize_files(
             return writer.commit()
     finally:
         bar.close()
+
+
+def _said(results: Iterable[DocResult], language: str | None) -> Iterator[DocResult]:
+    """The results, each saying ``language`` (None: as they are)."""
+    for res in results:
+        if language is not None:
+            res.language = language
+        yield res
 
 
 def _counted(outcomes: Iterable[Outcome], bar: tqdm) -> Iterator[Outcome]:

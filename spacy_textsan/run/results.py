@@ -35,6 +35,13 @@ class DocResult:
     status: str = OK
     #: ``doc._.residual_risk``: the k of what stays visible (None without the residual_risk component)
     residual_risk: dict | None = None
+    #: the language of the pipeline that sanitized it, when the run chose one (``--lang``; None: not said)
+    language: str | None = None
+    #: ``--lang auto`` (:mod:`.languages`): routed by detection, the language detected (None: none found)
+    #: and why the default pipeline sanitized it (None: its own language's did)
+    language_routed: bool = False
+    language_detected: str | None = None
+    language_fallback: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -90,6 +97,22 @@ def report_row(input_file, record, field_name: str, res: DocResult) -> dict:
         "errors": res.errors,
         "decision": report_decision(res),
         "residual_risk": res.residual_risk,
+        **language_fields(res),
+    }
+
+
+def language_fields(res: DocResult) -> dict:
+    """The report's language fields of a document: none when the run chose no language (the
+    default English run's report is as before); ``language`` with ``--lang``; with ``--lang auto``
+    also ``language_detected`` and ``language_fallback`` (why the default pipeline sanitized it)."""
+    if res.language is None:
+        return {}
+    if not res.language_routed:
+        return {"language": res.language}
+    return {
+        "language": res.language,
+        "language_detected": res.language_detected,
+        "language_fallback": res.language_fallback,
     }
 
 

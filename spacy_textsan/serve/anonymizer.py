@@ -22,7 +22,7 @@ from pydantic_core import PydanticCustomError
 
 from ..render.operators import Operator, get_operator, span_operator_names
 from .conflicts import CHECK_EVERY, Hit, resolve
-from .fields import Document, Key, PresidioModel
+from .fields import Document, Key, Language, PresidioModel
 from .work import Deadline
 
 
@@ -106,6 +106,9 @@ class AnonymizeRequest(PresidioModel):
     analyzer_results: list[RecognizerResultIn]
     anonymizers: dict[Key, OperatorChoice] | None = Field(
         None, description="an operator by entity type; DEFAULT for the others (replace by <ENTITY_TYPE>)"
+    )
+    language: Language | None = Field(
+        None, description="one of the service's languages (422 for another); the operators are the same in all"
     )
 
     @field_validator("text")

@@ -11,7 +11,7 @@ import html
 import json
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -72,16 +72,24 @@ DOCS_PAGE = """<!DOCTYPE html>
 DOCS_INIT = 'window.ui = SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui"});\n'
 
 
-def create_app(nlp: Language, settings: ServeSettings | None = None) -> FastAPI:
+def create_app(
+    nlp: Language, settings: ServeSettings | None = None, pipelines: Mapping[str, Language] | None = None
+) -> FastAPI:
     """The service of pipeline ``nlp`` (loaded once; run by one thread of
-    this process, :class:`~.pool.PipelinePool`). ``settings.check()`` is
-    called first: a non-loopback host without a token raises
-    :class:`~.settings.SettingsError`."""
+    this process, :class:`~.pool.PipelinePool`). ``pipelines``: more
+    languages, each with its pipeline (``textsan serve --lang en,fr``): a
+    request's ``language`` picks one (``nlp``'s when it gives none).
+    ``settings.check()`` is called first: a non-loopback host without a
+    token raises :class:`~.settings.SettingsError`."""
     settings = settings or ServeSettings()
     settings.check()
-    pool = PipelinePool(nlp, batch_size=settings.batch_size, max_queue=settings.max_queue)
+    languages: dict[str, Language] = {str(nlp.lang): nlp}
+    languages.update({lang: p for lang, p in (pipelines or {}).items() if lang != nlp.lang})
+    pool = PipelinePool(nlp, batch_size=settings.batch_size, max_queue=settings.max_queue, pipelines=languages)
     work = WorkPool()
-    detectors: list[Any] = [proc for _, proc in nlp.pipeline if hasattr(proc, "use_source_process")]
+    detectors: list[Any] = [
+        proc for each in languages.values() for _, proc in each.pipeline if hasattr(proc, "use_source_process")
+    ]
     if settings.ner_process:
         for proc in detectors:
             proc.use_source_process(True)
@@ -111,6 +119,8 @@ def create_app(nlp: Language, settings: ServeSettings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.nlp = nlp
+    #: the pipeline of each language the service answers, the first (``nlp``'s) the default
+    app.state.pipelines = languages
     app.state.settings = settings
     app.state.pool = pool
     app.state.work = work
@@ -152,8 +162,11 @@ def app_from_env() -> FastAPI:
     again from its file or ``$TEXTSAN_TOKEN``)."""
     config = json.loads(os.environ[SERVE_CONFIG_ENV])
     token = read_key(config.get("token_file"), TOKEN_ENV, what="API token", required=False)
-    nlp = load_pipeline(config.get("pipeline"), config.get("overrides") or {})
-    return create_app(nlp, ServeSettings.from_json(config["settings"], token))
+    overrides = config.get("overrides") or {}
+    languages = config.get("languages") or []
+    nlp = load_pipeline(config.get("pipeline"), overrides, lang=languages[0] if languages else None)
+    others = {lang: load_pipeline(None, overrides, lang=lang) for lang in languages[1:] if lang != nlp.lang}
+    return create_app(nlp, ServeSettings.from_json(config["settings"], token), others)
 
 
 class Counted:

@@ -131,7 +131,7 @@ Document = Annotated[str, Field(json_schema_extra=_limit("max_document_chars"))]
 Name = Annotated[str, Field(max_length=MAX_NAME)]
 #: A name that must not be empty.
 Key = Annotated[str, Field(min_length=1, max_length=MAX_NAME)]
-#: A language code: the pipeline's (its OpenAPI ``enum``; checked by :func:`check_language`).
+#: A language code: one of the service's pipelines' (its OpenAPI ``enum``; checked by ``routes.check_language``).
 Language = Annotated[str, Field(max_length=20, json_schema_extra=_limit("language"))]
 #: ``--mask-format``: literal text and the fields ``{label}`` and ``{n}`` (``check_mask_format``).
 MaskFormat = Annotated[

@@ -16,7 +16,7 @@ from .settings import ServeSettings
 def describe_limits(app: FastAPI, settings: ServeSettings) -> None:
     """The service's OpenAPI description with its own limits: the nodes marked
     :data:`~.fields.LIMIT` get ``maxLength`` (``--max-chars``), ``maxItems``
-    (``--max-texts``), the pipeline's language as ``enum``, or the pattern
+    (``--max-texts``), the languages of the service's pipelines as ``enum``, or the pattern
     of a strategy."""
     made = app.openapi
     names = "|".join(re.escape(n) for n in strategy_names())
@@ -24,7 +24,7 @@ def describe_limits(app: FastAPI, settings: ServeSettings) -> None:
     limits: dict[str, dict[str, Any]] = {
         "max_document_chars": {"maxLength": settings.max_document_chars},
         "max_texts": {"maxItems": settings.max_texts},
-        "language": {"enum": [app.state.nlp.lang]},
+        "language": {"enum": list(app.state.pipelines)},
         "strategy": {"pattern": rf"^\s*(?:{item}\s*(?:,\s*{item}\s*)*)?$"},
     }
 

@@ -12,7 +12,9 @@ texts are freed with their docs and memory stays flat over a long run; no Doc
 leaves the zone (results hold plain strings and lists).
 
 One thread per process: the pipeline and its memory zones are not shared
-between threads. ``textsan serve --workers N`` runs N processes.
+between threads. ``textsan serve --workers N`` runs N processes. A service of
+several languages (``textsan serve --lang en,fr``) has one pipeline per
+language, run by the same thread; a job says its language (None: the first).
 """
 
 import ctypes
@@ -22,7 +24,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -49,6 +51,8 @@ class TextJob:
     overrides: dict[str, object] = field(default_factory=dict)
     on_error: str = "mask-all"
     future: Future = field(default_factory=Future)
+    #: the language of the pipeline to run (None: the service's first)
+    language: str | None = None
 
 
 @dataclass
@@ -99,9 +103,13 @@ class PipelinePool:
         max_queue: int = 64,
         memory_zones: bool = True,
         gather_s: float = 0.01,
+        pipelines: Mapping[str, Language] | None = None,
     ):
         self.nlp = nlp
         self.variants = Variants(nlp)
+        #: the variants of each language's pipeline (``nlp``'s language: :attr:`variants`)
+        self.by_language = {lang: Variants(other) for lang, other in (pipelines or {}).items() if other is not nlp}
+        self.by_language[str(nlp.lang)] = self.variants
         self.batch_size = batch_size
         self.memory_zones = memory_zones
         self.gather_s = gather_s
@@ -204,7 +212,7 @@ class PipelinePool:
             elif job.on_error == "fail":  # its failure must stop no other request
                 groups[("fail", id(job))] = [job]
             else:
-                key = (job.on_error, tuple(sorted((k, repr(v)) for k, v in job.overrides.items())))
+                key = (job.on_error, job.language, tuple(sorted((k, repr(v)) for k, v in job.overrides.items())))
                 groups.setdefault(key, []).append(job)
         for group in groups.values():
             self._guarded_group(group)
@@ -218,7 +226,9 @@ class PipelinePool:
             return job.fn(nlp)
 
     def _sanitize(self, group: list[TextJob]) -> list[list[DocResult]]:
-        nlp = self.variants.get(group[0].overrides)
+        language = group[0].language
+        variants = self.variants if language is None else self.by_language[language]
+        nlp = variants.get(group[0].overrides)
         texts = [t for job in group for t in job.texts]
         # sanitize_texts enters a memory zone per chunk itself (zones do not nest)
         results = list(sanitize_texts(nlp, texts, batch_size=self.batch_size, on_error=group[0].on_error))

@@ -128,11 +128,18 @@ def check_documents(settings: ServeSettings, texts: list[str], field: str = "tex
             )
 
 
-def check_language(request: Request, language: str | None, where: str = "body") -> None:
-    """422 for a language that is not the pipeline's (its OpenAPI ``enum``)."""
-    lang = request.app.state.nlp.lang
-    if language is not None and language != lang:
-        raise refused(("language",), f"not supported: the pipeline's language is {lang!r}", where)
+def check_language(request: Request, language: str | None, where: str = "body") -> str | None:
+    """The language of the pipeline to run: ``language`` (None: the
+    service's first), or 422 for a language the service has no pipeline of
+    (its OpenAPI ``enum``; the message names those it has, not the one asked for)."""
+    pipelines = request.app.state.pipelines
+    if language is None or language in pipelines:
+        return language
+    if len(pipelines) == 1:
+        message = f"not supported: the pipeline's language is {next(iter(pipelines))!r}"
+    else:
+        message = f"not supported: this service's languages are {', '.join(map(repr, pipelines))}"
+    raise refused(("language",), message, where)
 
 
 def generalizer_overrides(strategy: str | None, mask_format: str | None) -> dict[str, object]:
@@ -178,11 +185,13 @@ async def sanitize_documents(
     on_error: str | None,
     field: str = "texts",
     one: bool = False,
+    language: str | None = None,
 ) -> list[DocResult]:
-    """The results of ``texts``, through the pipeline thread, failing closed."""
+    """The results of ``texts``, through the pipeline thread (that of
+    ``language``, checked by :func:`check_language`), failing closed."""
     settings = _settings(request)
     check_documents(settings, texts, field, one)
-    job = TextJob(texts, overrides, on_error or settings.on_error)
+    job = TextJob(texts, overrides, on_error or settings.on_error, language=language)
     try:
         results: list[DocResult] = await wait_for(request, submit(request, job))
     except ValueError as e:  # the generalizer refused the request's strategy (a key missing...): says so itself
@@ -227,11 +236,13 @@ async def api_sanitize(body: SanitizeRequest, request: Request) -> dict[str, Any
     Original strings: the answer holds the input text and each span's
     original string unless ``include_originals`` is false (then it holds
     none: see the field)."""
-    check_language(request, body.language)
+    language = check_language(request, body.language)
     texts = body.documents
     overrides = generalizer_overrides(body.strategy, body.mask_format)
     one = body.text is not None
-    results = await sanitize_documents(request, texts, overrides, body.on_error, "text" if one else "texts", one)
+    results = await sanitize_documents(
+        request, texts, overrides, body.on_error, "text" if one else "texts", one, language
+    )
     out = [result_json(t, r) for t, r in zip(texts, results, strict=True)]
     store(request, "sanitize", out)
     return {"results": out if body.include_originals else [without_originals(r) for r in out]}
@@ -375,8 +386,10 @@ async def analyze(body: AnalyzeRequest, request: Request) -> list:
     ``return_decision_process`` the explanations give the pipeline's reasons,
     which may quote the text."""
     texts = body.texts
-    check_language(request, body.language)
-    results = await sanitize_documents(request, texts, {}, None, "text", one=not isinstance(body.text, list))
+    language = check_language(request, body.language)
+    results = await sanitize_documents(
+        request, texts, {}, None, "text", one=not isinstance(body.text, list), language=language
+    )
     answers = await in_worker(request, partial(analyze_documents, texts, results, body))
     store(request, "analyze", [result_json(t, r) for t, r in zip(texts, results, strict=True)])
     return answers if isinstance(body.text, list) else answers[0]
@@ -397,14 +410,15 @@ async def anonymize_endpoint(body: AnonymizeRequest, request: Request) -> dict:
     """Presidio's ``/anonymize``: ``{text, items}``.
 
     Original strings: none but the text outside the spans and what ``keep`` keeps."""
+    check_language(request, body.language)
     check_documents(_settings(request), [body.text], "text", one=True)
     return await in_worker(request, partial(anonymize, body.text, body.analyzer_results, body.anonymizers))
 
 
-LANGUAGE = Query(None, description="the pipeline's language (422 for another)")
+LANGUAGE = Query(None, description="one of the service's languages (422 for another)")
 LANGUAGE_ERRORS = {
     **TOKEN,
-    **_answer(422, "a language that is not the pipeline's (or longer than 20 characters)", PresidioError),
+    **_answer(422, "a language the service has no pipeline of (or longer than 20 characters)", PresidioError),
 }
 
 
@@ -426,8 +440,8 @@ async def supported_entities(request: Request, language: Language | None = LANGU
     responses=LANGUAGE_ERRORS,
 )
 async def recognizers(request: Request, language: Language | None = LANGUAGE) -> list[str]:
-    check_language(request, language, "query")
-    return list(request.app.state.nlp.pipe_names)
+    language = check_language(request, language, "query")
+    return list(request.app.state.pipelines.get(language, request.app.state.nlp).pipe_names)
 
 
 @router.get(

@@ -3,7 +3,8 @@ ES and neighbours): street addresses, PO boxes and postcodes with their city
 or state; the parts of one address and the short lines of an address block
 above a postcode join into one span.
 
-Street words are hand-listed (``data/street_types_*.txt``) and completed with the street types of Faker's
+Street words are hand-listed (``data/street_types_*.txt``, shared, and a language's
+``data/<lang>/street_types_*.txt``: :mod:`.lang_data`) and completed with the street types of Faker's
 address providers (USPS, Royal Mail, Italian DUG...). Pure functions over a
 string returning :class:`~.rules.RuleMatch` objects (``label`` LOC, ``name``
 "address").
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from ...calendar_names import english_month_forms
-from ...word_lists import word_list
+from .lang_data import read_list
 from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered
 
 #: A capitalised word of at most 60 characters ("Llanfairpwllgwyngyll..." has 58). It ends where the word
@@ -27,14 +28,10 @@ from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered
 #: 60 characters from each.
 _CAP = r"[A-ZÀ-ÖØ-ÞŁŚŻŹĆŃÓĘĄİŞĞŐŰ][\w'’-]{0,59}(?![^\W\d_]|['’]|-(?!\d))"
 _HOUSE = r"\d{1,5}(?:[ -]?[A-Za-z]\b)?(?:[-–/]\d{1,5}[A-Za-z]?)?"
-#: The hand-listed street words (``data/``): English types written after the name ("Baker Street"), types
-#: written before it (Romance languages, Polish: "rue", "Via", "ul."), words that end a compound name
-#: (German, Dutch, Scandinavian: "Hauptstraße", "Keizersgracht").
-_STREET_TYPES_FILES = (
-    "detect/privacy_ner/data/street_types_after.txt",
-    "detect/privacy_ner/data/street_types_before.txt",
-    "detect/privacy_ner/data/street_types_compound.txt",
-)
+#: The hand-listed street words (:func:`.lang_data.read_list`): English types written after the name
+#: ("Baker Street"), types written before it (Romance languages, Polish: "rue", "Via", "ul."), words that end
+#: a compound name (German, Dutch, Scandinavian: "Hauptstraße", "Keizersgracht").
+_STREET_TYPES_FILES = ("street_types_after.txt", "street_types_before.txt", "street_types_compound.txt")
 
 
 def _faker_street_words() -> tuple[list[str], list[str], list[str]]:
@@ -81,12 +78,12 @@ _US_STATES = (
 )
 
 
-@lru_cache(maxsize=1)
-def address_patterns() -> list[dict]:
-    """The address patterns (pattern dicts with prefilters), built once: the street
-    types of Faker's address providers join the hand-listed ones."""
+@lru_cache(maxsize=8)
+def address_patterns(lang: str = "en") -> list[dict]:
+    """The address patterns (pattern dicts with prefilters) of language ``lang``'s street words, built
+    once: the street types of Faker's address providers join the hand-listed ones."""
     english, prefixes, compounds = _faker_street_words()
-    hand_after, hand_before, hand_compound = (list(word_list(f)) for f in _STREET_TYPES_FILES)
+    hand_after, hand_before, hand_compound = (list(read_list(lang, f)) for f in _STREET_TYPES_FILES)
     en_types = _alternation(hand_after + english)
     core_prefix_types = _alternation(w for w in hand_before if len(w.rstrip(".")) > 1)
     prefix_types = _alternation(w for w in hand_before + prefixes if len(w.rstrip(".")) > 1)
@@ -220,11 +217,11 @@ _ADDRESS_GLUE = re.compile(r"^[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*)$")
 _BLOCK_LINE = re.compile(r"^[ \t]*(?:[\w][\w'’.,/#º°-]*[ \t]+){0,5}[\w][\w'’.,/#º°-]*[ \t]*$")
 
 
-@lru_cache(maxsize=1)
-def _address_compiled() -> list[Compiled]:
+@lru_cache(maxsize=8)
+def _address_compiled(lang: str = "en") -> list[Compiled]:
     # the parts of an address pattern stay on one line (lines join in find_addresses)
     return compile_prefiltered(
-        {**p, "pattern": p["pattern"].replace(r"\s", r"[ \t\u00a0]")} for p in address_patterns()
+        {**p, "pattern": p["pattern"].replace(r"\s", r"[ \t\u00a0]")} for p in address_patterns(lang)
     )
 
 
@@ -251,13 +248,13 @@ def _block_start(text: str, start: int, max_lines: int = 3) -> int:
     return block + len(text[block:start]) - len(text[block:start].lstrip()) if block < start else start
 
 
-def find_addresses(text: str) -> list[RuleMatch]:
+def find_addresses(text: str, lang: str = "en") -> list[RuleMatch]:
     """Street addresses and postcodes of UK, US, FR, DE, NL, PL, IT, ES (and
-    neighbours); the parts of one address separated by a comma or a line
-    break, and the short lines of an address block above a postcode, are
-    returned as one span."""
+    neighbours), with the street words of language ``lang``; the parts of one
+    address separated by a comma or a line break, and the short lines of an
+    address block above a postcode, are returned as one span."""
     parts = set()
-    for m in find_prefiltered(text, _address_compiled()):
+    for m in find_prefiltered(text, _address_compiled(lang)):
         start = m.start
         if m.name in _POSTCODES:
             start = min(start, _block_start(text, start))

@@ -109,6 +109,6 @@ def extend_person_names(text: str, chosen: Sequence[Candidate]) -> list[Candidat
         inside = [o for o in out if o is not c and o.start < end and start < o.end]
         if any(o.start < start or o.end > end or o.priority >= PRIORITY_CODE for o in inside):
             continue
-        grown = Candidate(start, end, "PERSON", c.source + "+given", c.priority)
+        grown = Candidate(start, end, "PERSON", c.source + "+given", c.priority, c.recognizer)
         out = [grown if o is c else o for o in out if o not in inside]
     return sorted(out, key=lambda c: (c.start, c.end))

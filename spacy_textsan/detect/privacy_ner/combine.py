@@ -10,7 +10,7 @@ stretch of text.
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 #: Candidate priorities, highest first in :func:`resolve_overlaps`: a deny-list
 #: entry, a code, any other detection, another mention of a detected string.
@@ -28,6 +28,9 @@ class Candidate:
     label: str
     source: str
     priority: int = 1
+    #: the recognizer that found it (:mod:`.recognizers`; "" for a source NER's or a mention's); not
+    #: part of its identity (two recognizers' equal candidates are one)
+    recognizer: str = field(default="", compare=False)
 
     @property
     def length(self) -> int:
@@ -128,7 +131,7 @@ def _pieces(text: str, c: Candidate, holes: Sequence[Candidate]) -> list[Candida
     for start, end in edges:
         words = list(_WORD_CHAR.finditer(text, start, end))
         if words:
-            out.append(Candidate(words[0].start(), words[-1].end(), c.label, c.source, c.priority))
+            out.append(replace(c, start=words[0].start(), end=words[-1].end()))
     return out
 
 

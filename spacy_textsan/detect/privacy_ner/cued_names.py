@@ -12,10 +12,11 @@ returns where the cue words are, which name no one themselves.
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ...calendar_names import day_names, english_month_forms
-from ...word_lists import word_list, word_set
 from .adjacent_names import is_given_name
+from .lang_data import read_list, read_set
 from .names import (
     FIRST,
     LAST,
@@ -28,18 +29,18 @@ from .names import (
     name_lexicon,
     non_overlapping,
 )
-from .rules import TITLES, first_words, matches_at_words
+from .rules import first_words, matches_at_words, titles
 
 #: Field labels followed by a colon and a person's name in forms, records, e-mail headers and transcripts:
 #: ``data/name_fields.txt``.
-NAME_FIELDS: tuple[str, ...] = word_list("detect/privacy_ner/data/name_fields.txt")
+NAME_FIELDS: tuple[str, ...] = read_list("en", "name_fields.txt")
 #: The same in other languages (contacts, e-mail headers, signatures): ``data/contact_cues.txt``.
-CONTACT_CUES: tuple[str, ...] = word_list("detect/privacy_ner/data/contact_cues.txt")
+CONTACT_CUES: tuple[str, ...] = read_list("en", "contact_cues.txt")
 #: Salutations and closings, followed by a name after an optional comma or line break:
 #: ``data/salutations.txt``.
-SALUTATIONS: tuple[str, ...] = word_list("detect/privacy_ner/data/salutations.txt")
+SALUTATIONS: tuple[str, ...] = read_list("en", "salutations.txt")
 #: Greetings and sign-offs of other languages: ``data/greetings.txt``.
-GREETINGS: tuple[str, ...] = word_list("detect/privacy_ner/data/greetings.txt")
+GREETINGS: tuple[str, ...] = read_list("en", "greetings.txt")
 _NAME_WORD = rf"(?:[A-Z][{LATIN_LETTERS}'’\-]*[{LATIN_LETTERS}]|[A-Z]\.|[A-Z][{LATIN_LETTERS}]*)"
 _NAME = (
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+(?:(?:{'|'.join(sorted(PARTICLES))})[ \t]+)?{_NAME_WORD}){{0,3}})"
@@ -51,19 +52,27 @@ def _cue_alternation(cues) -> str:
     return "|".join(sorted((re.escape(c).replace(r"\ ", r"[ \t]+") for c in cues), key=len, reverse=True))
 
 
-_CUED_NAME = re.compile(
-    r"(?<![\w])(?P<cue>(?i:"
-    + _cue_alternation(NAME_FIELDS + CONTACT_CUES)
-    + r"))(?!\w)(?:[ \t]*:[ \t]*|\t+)"
-    + _NAME
-    + r"|(?<![\w])(?P<cue2>(?i:"
-    + _cue_alternation(SALUTATIONS + GREETINGS)
-    + r"))(?!\w)[ \t]*,?[ \t]*(?:\r?\n[ \t]*){0,2}"
-    + _NAME.replace("?P<name>", "?P<name2>"),
-    re.MULTILINE,
-)
-#: The first words of the cues: where :data:`_CUED_NAME` is tried.
-_CUE_STARTS = first_words(NAME_FIELDS + CONTACT_CUES + SALUTATIONS + GREETINGS)
+@lru_cache(maxsize=8)
+def _cued_name_pattern(lang: str) -> tuple[re.Pattern[str], frozenset[str]]:
+    """A field label or contact cue and a colon, or a salutation, before a name, with the words of
+    language ``lang`` (:mod:`.lang_data`); and the first words of the cues, where it is tried."""
+    fields = read_list(lang, "name_fields.txt") + read_list(lang, "contact_cues.txt")
+    greetings = read_list(lang, "salutations.txt") + read_list(lang, "greetings.txt")
+    pattern = re.compile(
+        r"(?<![\w])(?P<cue>(?i:"
+        + _cue_alternation(fields)
+        + r"))(?!\w)(?:[ \t]*:[ \t]*|\t+)"
+        + _NAME
+        + r"|(?<![\w])(?P<cue2>(?i:"
+        + _cue_alternation(greetings)
+        + r"))(?!\w)[ \t]*,?[ \t]*(?:\r?\n[ \t]*){0,2}"
+        + _NAME.replace("?P<name>", "?P<name2>"),
+        re.MULTILINE,
+    )
+    return pattern, first_words(fields + greetings)
+
+
+_CUED_NAME, _CUE_STARTS = _cued_name_pattern("en")
 #: A chat or transcript turn: "Maria: Hello", "[10:02] Peder H.: ok", "Agent (Tom): ..."
 _SPEAKER = re.compile(
     r"^[ \t]*(?P<stamp>\[[\d:. ]+\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
@@ -73,17 +82,17 @@ _SPEAKER = re.compile(
 )
 #: Words that follow a cue but are not names ("Dear Sir", "To: All staff", "Name: N/A"):
 #: ``data/not_name_words.txt``.
-NOT_NAME_WORDS = word_set("detect/privacy_ner/data/not_name_words.txt")
+NOT_NAME_WORDS = read_set("en", "not_name_words.txt")
 
 
 #: Line labels that are given names in some locale ("Note", "Plan") but label a field here:
 #: ``data/label_words.txt``.
-LABEL_WORDS = word_set("detect/privacy_ner/data/label_words.txt")
+LABEL_WORDS = read_set("en", "label_words.txt")
 
 
-def _plausible_cued_name(name: str) -> bool:
+def _plausible_cued_name(name: str, not_names: frozenset[str] = NOT_NAME_WORDS) -> bool:
     words = [w for w in re.split(r"[ \t]+", name) if w.lower() not in PARTICLES]
-    if not words or (words[0].lower() in NOT_NAME_WORDS and not re.fullmatch(r"[A-Z]\.", words[0])):
+    if not words or (words[0].lower() in not_names and not re.fullmatch(r"[A-Z]\.", words[0])):
         return False
     if all(is_common_word(w) and not name_lexicon().get(w.casefold(), 0) & (FIRST | LAST) for w in words):
         return False
@@ -98,24 +107,27 @@ def find_cued_names(text: str) -> list[NameCandidate]:
     return find_cued_names_and_cues(text)[0]
 
 
-def find_cued_names_and_cues(text: str) -> tuple[list[NameCandidate], list[tuple[int, int]]]:
+def find_cued_names_and_cues(text: str, lang: str = "en") -> tuple[list[NameCandidate], list[tuple[int, int]]]:
     """:func:`find_cued_names`, and the ``(start, end)`` of the cue word of
     each name after a label or a salutation (``Kontakt``, ``Dear``), which
     names no one: a statistical NER that reads it into a name ("Dear Sven"
     as one ORG) is wrong there. A cue that is itself a given name ("Cara",
-    Italian "dear") is left out: it may start a name."""
+    Italian "dear") is left out: it may start a name. The cues, titles and
+    words that are no names are language ``lang``'s (:mod:`.lang_data`)."""
     out: list[NameCandidate] = []
     cues: list[tuple[int, int]] = []
-    for m in matches_at_words(_CUED_NAME, text, _CUE_STARTS):
+    pattern, starts = _cued_name_pattern(lang)
+    title_words, not_names = titles(lang), read_set(lang, "not_name_words.txt")
+    for m in matches_at_words(pattern, text, starts):
         group, cue = ("name", "cue") if m.group("name") is not None else ("name2", "cue2")
         name = m.group(group)
         # a title after the cue ("Dear Ms Okafor") is not part of the name
         start = m.start(group)
         first, _, rest = name.partition(" ")
-        if first.rstrip(".").lower() in TITLES and rest:
+        if first.rstrip(".").lower() in title_words and rest:
             start += len(first) + 1
             name = rest.lstrip()
-        if _plausible_cued_name(name):
+        if _plausible_cued_name(name, not_names):
             out.append((start, start + len(name), PERSON, "cued_name"))
             if not is_first_name(m.group(cue)):
                 cues.append(m.span(cue))
@@ -124,7 +136,7 @@ def find_cued_names_and_cues(text: str) -> tuple[list[NameCandidate], list[tuple
         first = re.split(r"[ \t]+", name)[0]
         # a timestamped turn names its speaker; an untimed "Word:" only when Word is a known given name
         known = m.group("stamp") or name_lexicon().get(first.casefold(), 0) & FIRST
-        if known and first.lower() not in LABEL_WORDS and _plausible_cued_name(name):
+        if known and first.lower() not in read_set(lang, "label_words.txt") and _plausible_cued_name(name, not_names):
             out.append((m.start("name"), m.end("name"), PERSON, "speaker"))
     return non_overlapping(out), cues
 

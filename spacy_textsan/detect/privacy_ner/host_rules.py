@@ -20,10 +20,11 @@ privacy_ner finds without any statistical NER is added to them here:
 from spacy.tokens import Doc, SpanGroup
 
 from ...extensions import SPANS_KEY, doc_text
-from .combine import PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_PROPAGATED, Candidate, resolve_overlaps
-from .identifiers import find_identifiers
+from .combine import CUE, PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_PROPAGATED, Candidate, resolve_overlaps
 from .mentions import Mentions
 from .privacy_ner import DOC_ENTS
+from .recognizer_blocks import default_recognizers
+from .recognizers import Context, run_recognizers
 from .rule_layer import RuleLayer
 from .rules import RuleMatch, find_rule_matches
 from .span_group import write_candidate_group
@@ -31,15 +32,20 @@ from .span_group import write_candidate_group
 __all__ = ["find_rule_layer", "add_rule_layer"]
 
 
-def find_rule_layer(text: str, rule_layer: RuleLayer = RuleLayer()) -> list[RuleMatch]:
-    """What privacy_ner's patterns and identifier layer find in ``text`` (no
-    statistical NER, no name lexicon), less the matches that its allow lists
-    allow whole ("Article 8 § 1")."""
-    found = find_rule_matches(text, rule_layer.compiled)
-    if rule_layer.runs_identifiers:
-        # the identifier layer's names are prefixed as privacy_ner prefixes them ("id:phone" vs "rule:phone")
+def find_rule_layer(text: str, rule_layer: RuleLayer = RuleLayer(), lang: str = "en") -> list[RuleMatch]:
+    """What privacy_ner's patterns and identifier layer find in ``text`` (its
+    recognizers of language ``lang``, :mod:`.recognizers`, less the name
+    layer: no statistical NER, no name lexicon), less the matches that its
+    allow lists allow whole ("Article 8 § 1"). A pattern's match is named as
+    the pattern ("phone"), the identifier layer's as privacy_ner names it
+    ("id:phone")."""
+    found = find_rule_matches(text, rule_layer.user_compiled)
+    if rule_layer.rules:
+        context = Context(lang, tuple(rule_layer.phone_regions), rule_layer.runs_identifiers, names=False)
         found += [
-            RuleMatch(m.start, m.end, m.label, f"id:{m.name}") for m in find_identifiers(text, rule_layer.phone_regions)
+            RuleMatch(c.start, c.end, c.label, c.source.removeprefix("rule:"))
+            for c in run_recognizers(text, default_recognizers(lang), context)
+            if c.label != CUE
         ]
     return [m for m in found if not rule_layer.is_allowed(text[m.start : m.end])]
 

@@ -25,6 +25,7 @@ objects with exact character offsets.
 
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import Protocol, TypeVar
 
 from .addresses import find_addresses
 from .log_fields import find_log_fields
@@ -66,7 +67,19 @@ def find_identifiers_and_keys(
     return without_pieces_of(whole, out), keys
 
 
-def without_pieces_of(whole: Sequence[RuleMatch], matches: Sequence[RuleMatch]) -> list[RuleMatch]:
+class _Spanned(Protocol):
+    """A match or a candidate: its offsets."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+
+
+_M = TypeVar("_M", bound=_Spanned)
+
+
+def without_pieces_of(whole: Sequence[_M], matches: Sequence[_M]) -> list[_M]:
     """``matches`` less those, not of ``whole`` themselves, that hold part of a match of ``whole``
     and reach out of it (a match inside one or around one leaves no piece of it)."""
     if not whole:
@@ -75,7 +88,7 @@ def without_pieces_of(whole: Sequence[RuleMatch], matches: Sequence[RuleMatch]) 
     starts = [s for s, _ in spans]
     longest = max(e - s for s, e in spans)
 
-    def cuts(m: RuleMatch) -> bool:
+    def cuts(m: _M) -> bool:
         lo = bisect_left(starts, m.start - longest)
         hi = bisect_left(starts, m.end)
         # it overlaps a whole number and reaches out of it, without holding all of it

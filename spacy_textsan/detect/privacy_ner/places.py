@@ -21,41 +21,38 @@ from functools import lru_cache
 from ...text_folding import strip_marks
 from ..gazetteer.kb import load_shared_kb, normalize_surface
 from ..gazetteer.paths import default_kb_path
+from .lang_data import read_list
 from .names import LATIN_LETTERS, NameCandidate, non_overlapping
 
 logger = logging.getLogger("spacy_textsan")
 LOC = "LOC"
-#: Prepositions before a place (English, and a few of German, French and Spanish).
-PLACE_CUES = (
-    "from",
-    "to",
-    "in",
-    "near",
-    "at",
-    "via",
-    "into",
-    "outside",
-    "around",
-    "toward",
-    "towards",
-    "across",
-    "through",
-    "between",
-    "within",
-    "of",
-    "aus",
-    "nach",
-    "bei",
-    "à",
-    "en",
-)
+#: Prepositions before a place (English, and a few of German, French and Spanish): the English
+#: pipeline's ``data/en/place_cues.txt``; a language's own: :func:`place_cues`.
+PLACE_CUES: tuple[str, ...] = read_list("en", "place_cues.txt")
 #: Knowledge-base ids of places: cities, countries, subdivisions.
 PLACE_ID_PREFIXES = ("geo:city:", "geo:country:", "iso:")
 #: Small words inside a place name: "Frankfurt am Main", "Ústí nad Labem", "Newcastle upon Tyne".
 _CONNECTORS = "am|an|der|nad|pod|upon|on|sur|de|del|la|le|les|di|du|da|do|dos|das|im|el|al"
 _WORD = rf"[A-Z\u00c0-\u00de\u0100-\u024f][{LATIN_LETTERS}'’.]*(?:-[{LATIN_LETTERS}'’]+)*"
 _PLACE = rf"{_WORD}(?:[ \t]+(?:(?:{_CONNECTORS})[ \t]+)?{_WORD}){{0,3}}"
-_CUED = re.compile(rf"(?<![\w-])(?i:{'|'.join(PLACE_CUES)})[ \t]+(?=(?P<place>{_PLACE}))")
+
+
+def place_cues(lang: str = "en") -> tuple[str, ...]:
+    """The words before a place of language ``lang`` (``data/<lang>/place_cues.txt``: "à", "né à",
+    "nacido en")."""
+    return read_list(lang, "place_cues.txt")
+
+
+@lru_cache(maxsize=8)
+def _cued(lang: str) -> re.Pattern[str]:
+    """A cue of ``lang`` (a space of a cue: spaces or tabs) before a capitalised stretch ``place``."""
+    # in file order: a longer cue that starts with a shorter one ("près de", "près") is tried where the shorter
+    # one is followed by no space
+    cues = "|".join(re.escape(c).replace(r"\ ", r"[ \t]+") for c in place_cues(lang))
+    return re.compile(rf"(?<![\w-])(?i:{cues})[ \t]+(?=(?P<place>{_PLACE}))")
+
+
+_CUED = _cued("en")
 #: Between two places of a list: ", ", " and ", ", or ", " & " (a few spaces: a search from each space of
 #: a long run would read it to its end).
 _LIST_GAP = re.compile(r",?[ \t]{1,20}(?:and|or|&)[ \t]{1,20}|,[ \t]{0,20}")
@@ -99,11 +96,11 @@ def _longest_place(text: str, start: int, end: int) -> int | None:
     return None
 
 
-def find_cued_places(text: str) -> list[NameCandidate]:
-    """Places after a cue word (:data:`PLACE_CUES`) and the places listed after
-    them: ``(start, end, "LOC", "cued_place")``."""
+def find_cued_places(text: str, lang: str = "en") -> list[NameCandidate]:
+    """Places after a cue word of language ``lang`` (:func:`place_cues`) and the
+    places listed after them: ``(start, end, "LOC", "cued_place")``."""
     out: list[NameCandidate] = []
-    for m in _CUED.finditer(text):
+    for m in _cued(lang).finditer(text):
         start, end = m.span("place")
         stop = _longest_place(text, start, end)
         while stop is not None:

@@ -10,7 +10,11 @@ The factory wires two registered blocks, each the one place of its settings
 and their defaults: ``rule_layer`` (:class:`.rule_layer.RuleLayer`,
 ``spacy_textsan.rule_layer.v1``) and ``mentions`` (:class:`.mentions.Mentions`,
 ``spacy_textsan.mentions.v1``); the sources and how their entities map onto
-the TAB types are the factory's own settings.
+the TAB types are the factory's own settings. ``recognizers`` are the
+detectors of the rule layer, one registered block each
+(:mod:`.recognizers`, ``spacy_textsan.recognizer.<name>.v1``); those that do
+not read ``nlp.lang`` are skipped (``unsupported = "skip"``) or refused
+(``"error"``).
 """
 
 import logging
@@ -43,8 +47,10 @@ from .mentions import Mentions
 from .name_mentions import find_name_mentions
 from .normalize import NormalizedText
 from .propagation import propagate_mentions, relabel_name_mentions
+from .recognizer_blocks import TitledNames, recognizer_blocks
+from .recognizers import DEFAULT_RECOGNIZERS, RECOGNIZER_PREFIX, Recognizer, supports
 from .rule_layer import RuleLayer
-from .rules import count_digits, find_titled_names, title_start
+from .rules import count_digits, find_titled_names, title_start, titles
 from .source_process import SourceProcess, SourceProcessError, batch_parts
 from .sources import add_cased_persons, load_source, source_entities
 from .span_group import write_candidate_group
@@ -62,6 +68,8 @@ DEFAULT_CONFIG = {
     "min_code_digits": 4,
     "rule_layer": {"@misc": "spacy_textsan.rule_layer.v1"},
     "mentions": {"@misc": "spacy_textsan.mentions.v1"},
+    "recognizers": dict(DEFAULT_RECOGNIZERS),
+    "unsupported": "skip",
     "spans_key": SPANS_KEY,
     "batch_size": 32,
     "source_process": False,
@@ -88,6 +96,8 @@ def make_privacy_ner(
     min_code_digits: int,
     rule_layer: RuleLayer,
     mentions: Mentions,
+    recognizers: dict[str, Any],
+    unsupported: str,
     spans_key: str,
     batch_size: int,
     source_process: bool,
@@ -101,6 +111,8 @@ def make_privacy_ner(
         min_code_digits=min_code_digits,
         rule_layer=rule_layer,
         mentions=mentions,
+        recognizers=recognizers,
+        unsupported=unsupported,
         spans_key=spans_key,
         batch_size=batch_size,
         source_process=source_process,
@@ -124,6 +136,8 @@ class PrivacyNER(Pipe):
         min_code_digits: int = 4,
         rule_layer: RuleLayer = RuleLayer(),
         mentions: Mentions = Mentions(),
+        recognizers: dict[str, Recognizer | None] | None = None,
+        unsupported: str = "skip",
         spans_key: str = SPANS_KEY,
         batch_size: int = 32,
         source_process: bool = False,
@@ -142,6 +156,11 @@ class PrivacyNER(Pipe):
         #: the blocks: the rule layer, and how mentions are read and linked (frozen: shared safely)
         self.rule_layer = rule_layer
         self.mentions = mentions
+        self.lang: str = nlp.lang or "en"
+        self._recognizers, self.skipped_recognizers = _choose_recognizers(recognizers, self.lang, unsupported)
+        self._titles = (
+            titles(self.lang) if any(isinstance(r, TitledNames) for r in self._recognizers.values()) else None
+        )
         self.spans_key = spans_key
         self.batch_size = batch_size
         self._sources: dict[str, Language] = {}
@@ -169,6 +188,11 @@ class PrivacyNER(Pipe):
                 self._remote.close()
                 self._remote = None
             self._sources = {n: load_source(n) for n in external}
+
+    @property
+    def recognizers(self) -> dict[str, Recognizer]:
+        """The recognizers that run, by config key, in order (:mod:`.recognizers`)."""
+        return dict(self._recognizers)
 
     @property
     def source_process(self) -> SourceProcess | None:
@@ -355,16 +379,18 @@ class PrivacyNER(Pipe):
         norm = norm if norm is not None else self.detection_copy(doc)
         cands = list(combine(source_candidates, self.combine)) if source_candidates else []
         cands += self.rule_candidates(norm.text) if rule_candidates is None else rule_candidates
-        if self.rule_layer.merges_titles:
-            cands = self._titled_names(doc, cands, norm)
+        if self.rule_layer.merges_titles and self._titles is not None:
+            cands = self._titled_names(doc, cands, norm, self._titles)
         return claim_names(norm.text, cands)
 
     def rule_candidates(self, text: str) -> list[Candidate]:
         """The candidates of the rule layer in the detection copy ``text``
         (:meth:`.rule_layer.RuleLayer.candidates`: what needs no source NER and no token)."""
-        return self.rule_layer.candidates(text)
+        return self.rule_layer.candidates(text, tuple(self._recognizers.values()), self.lang)
 
-    def _titled_names(self, doc: Doc, cands: list[Candidate], norm: NormalizedText) -> list[Candidate]:
+    def _titled_names(
+        self, doc: Doc, cands: list[Candidate], norm: NormalizedText, title_words: frozenset[str]
+    ) -> list[Candidate]:
         strings = doc.vocab.strings  # token texts without a Token object per token (long documents)
         words = [strings[orth] for orth in doc.to_array(ORTH).tolist()]
         out = []
@@ -372,16 +398,16 @@ class PrivacyNER(Pipe):
             if c.label == "PERSON":
                 span = doc.char_span(*norm.to_original(c.start, c.end), alignment_mode="expand")
                 if span is not None:
-                    t = title_start(words, span.start)
+                    t = title_start(words, span.start, title_words)
                     if t is not None:
                         # the name without its title still competes if the titled span loses an overlap
                         out.append(c)
                         start = norm.from_original(doc[t].idx, doc[t].idx + 1)[0]
-                        c = Candidate(start, c.end, c.label, c.source + "+title", c.priority)
+                        c = Candidate(start, c.end, c.label, c.source + "+title", c.priority, c.recognizer)
             out.append(c)
-        for s, e in find_titled_names(words):
+        for s, e in find_titled_names(words, title_words=title_words):
             start, end = norm.from_original(doc[s].idx, doc[e - 1].idx + len(doc[e - 1]))
-            out.append(Candidate(start, end, "PERSON", "rule:titled_name", PRIORITY_DEFAULT))
+            out.append(Candidate(start, end, "PERSON", "rule:titled_name", PRIORITY_DEFAULT, TitledNames.name))
         return out
 
     def is_allowed(self, text: str) -> bool:
@@ -429,6 +455,36 @@ class PrivacyNER(Pipe):
             return stripped
 
         write_candidate_group(doc, chosen, norm, self.spans_key, accept, self.mentions.fuzzy_threshold)
+
+
+def _choose_recognizers(
+    blocks: dict[str, Recognizer | None] | None, lang: str, unsupported: str
+) -> tuple[dict[str, Recognizer], tuple[str, ...]]:
+    """The recognizers of the config that read ``lang``, by key, and the keys of those skipped; a block
+    set to null is off. RAISES (ValueError): ``unsupported`` not "skip" or "error"; with "error", a
+    recognizer that does not read ``lang``."""
+    if unsupported not in ("skip", "error"):
+        raise ValueError(f"privacy_ner: unsupported must be 'skip' or 'error', not {unsupported!r}")
+    if blocks is None:
+        blocks = dict(zip(DEFAULT_RECOGNIZERS, recognizer_blocks(), strict=True))
+    chosen: dict[str, Recognizer] = {}
+    skipped = []
+    for key, recognizer in blocks.items():
+        if recognizer is None:
+            continue
+        if not isinstance(recognizer, Recognizer):
+            raise ValueError(f"privacy_ner: recognizers.{key} is not a recognizer ({type(recognizer).__name__})")
+        if supports(recognizer, lang):
+            chosen[key] = recognizer
+        elif unsupported == "error":
+            raise ValueError(
+                f"privacy_ner: recognizer {key!r} ({RECOGNIZER_PREFIX}{recognizer.name}) reads "
+                f"{', '.join(recognizer.languages)}, not {lang!r}: remove it from [components.privacy_ner.recognizers]"
+            )
+        else:
+            skipped.append(key)
+            logger.info("privacy_ner: recognizer %r does not read %r: skipped", key, lang)
+    return chosen, tuple(skipped)
 
 
 _STRIP_LEFT = {"the", "a", "an"}

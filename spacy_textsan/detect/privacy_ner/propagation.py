@@ -23,7 +23,7 @@ def relabel_name_mentions(text: str, chosen: Sequence[Candidate], mentions: Sequ
     for c in chosen:
         m = starts.get(c.start)
         if c.label != "PERSON" and m is not None and m.end <= c.end and _POSSESSIVE.match(text[m.end : c.end]):
-            c = Candidate(c.start, m.end, "PERSON", c.source + "+name", c.priority)
+            c = Candidate(c.start, m.end, "PERSON", c.source + "+name", c.priority, c.recognizer)
         out.append(c)
     return out
 

@@ -22,12 +22,10 @@ from dataclasses import dataclass, field
 import spacy
 
 from ...extensions import TAB_LABELS
-from .combine import CUE, PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_DENY, PRIORITY_PROPAGATED, Candidate
-from .cued_names import find_cued_names_and_cues, find_names_after_ids
-from .identifiers import WHOLE_NUMBERS, find_identifiers_and_keys
-from .names import find_lexicon_names
+from .combine import PRIORITY_DENY, Candidate
 from .phones import DEFAULT_PHONE_REGIONS
-from .places import find_cued_places
+from .recognizer_blocks import default_recognizers
+from .recognizers import Context, Recognizer, code_priority, rule_candidates, run_recognizers
 from .rules import (
     DEFAULT_ALLOW_PATTERNS,
     DEFAULT_PATTERNS,
@@ -37,7 +35,6 @@ from .rules import (
     is_allowed,
     words_pattern,
 )
-from .script_names import find_mixed_script_tokens, find_script_names
 
 __all__ = ["RuleLayer"]
 
@@ -79,6 +76,7 @@ class RuleLayer:
     phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS
     #: compiled when the block is made (:meth:`__post_init__`), not settings
     compiled: list[tuple] = field(init=False, repr=False, compare=False)
+    user_compiled: list[tuple] = field(init=False, repr=False, compare=False)
     allowed: frozenset[str] = field(init=False, repr=False, compare=False)
     allow_compiled: list[tuple] = field(init=False, repr=False, compare=False)
     deny: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
@@ -88,9 +86,11 @@ class RuleLayer:
         for name in ("patterns", "allow_list", "allow_patterns", "deny_list", "phone_regions"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         deny = tuple(_deny_entry(d) for d in self.deny_list)
+        user = compile_patterns(self.patterns, user=True)
         derived = {
-            "compiled": compile_patterns(DEFAULT_PATTERNS if self.rules else [])
-            + compile_patterns(self.patterns, user=True),
+            # the package's patterns and the user's, for a reader of patterns alone
+            "compiled": compile_patterns(DEFAULT_PATTERNS if self.rules else []) + user,
+            "user_compiled": user,
             "allowed": frozenset(a.casefold().strip() for a in self.allow_list),
             "allow_compiled": compile_allow_patterns(self.allow_patterns),
             "deny": deny,
@@ -124,39 +124,19 @@ class RuleLayer:
         """Whether titles join PERSON spans and titled names are found."""
         return self.merge_titles and self.rules
 
-    def candidates(self, text: str) -> list[Candidate]:
-        """The candidates of the rules, the identifiers, the name rules and the
-        deny list in the detection copy ``text`` (what needs no source NER and no token),
-        and the cue words and log keys that announce them (label :data:`.combine.CUE`:
-        they name no one, :func:`.combine.claim_names` takes them out)."""
-        cands: list[Candidate] = []
-        for m in find_rule_matches(text, self.compiled):
-            prio = PRIORITY_CODE if m.label == "CODE" else PRIORITY_DEFAULT
-            cands.append(Candidate(m.start, m.end, m.label, f"rule:{m.name}", prio))
-        numbers: list[tuple[int, int]] = []
-        if self.runs_identifiers:
-            ids, keys = find_identifiers_and_keys(text, self.phone_regions)
-            for m in ids:
-                cands.append(Candidate(m.start, m.end, m.label, f"id:{m.name}", PRIORITY_CODE))
-            numbers = [(m.start, m.end) for m in ids if m.name in WHOLE_NUMBERS]
-            cands += [Candidate(start, end, CUE, "cue:log_key", PRIORITY_PROPAGATED) for start, end in keys]
-        if self.runs_names:
-            cued, cues = find_cued_names_and_cues(text)
-            holders = find_names_after_ids(text, numbers)
-            # "... belongs to Oliver": the holder of a number, not a town called Oliver
-            places = [p for p in find_cued_places(text) if not any(p[0] < h[1] and h[0] < p[1] for h in holders)]
-            # an English pipeline cannot read other scripts: their short runs are names, whatever their share
-            found = (
-                find_script_names(text, max_foreign_share=1.0)
-                + find_mixed_script_tokens(text)
-                + find_lexicon_names(text)
-                + cued
-                + holders
-                + places
-            )
-            for start, end, label, rule in found:
-                cands.append(Candidate(start, end, label, f"name:{rule}", PRIORITY_DEFAULT))
-            cands += [Candidate(start, end, CUE, "cue:name_cue", PRIORITY_PROPAGATED) for start, end in cues]
+    def candidates(
+        self, text: str, recognizers: Sequence[Recognizer] | None = None, lang: str = "en"
+    ) -> list[Candidate]:
+        """The candidates of a user's patterns, of the recognizers (:mod:`.recognizers`; None: the
+        default ones of ``lang``) and of the deny list in the detection copy ``text`` (what needs no
+        source NER and no token), and the cue words and log keys that announce them (label
+        :data:`.combine.CUE`: they name no one, :func:`.combine.claim_names` takes them out).
+        Without ``rules`` no recognizer runs; without ``identifiers`` or ``names`` those of that
+        layer do not."""
+        cands = rule_candidates(find_rule_matches(text, self.user_compiled), "rule", code_priority)
+        if self.rules:
+            context = Context(lang, tuple(self.phone_regions), self.runs_identifiers, self.runs_names)
+            cands += run_recognizers(text, default_recognizers(lang) if recognizers is None else recognizers, context)
         for m in find_rule_matches(text, self.deny_compiled):
             cands.append(Candidate(m.start, m.end, m.label, "deny_list", PRIORITY_DENY))
         return cands

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...calendar_names import DATE_LOCALES, TYPED_MONTH_FORMS, english_month_forms, month_names
 from ...user_regex import compile_pattern as compile_user_pattern
-from ...word_lists import word_set
+from .lang_data import read_set
 
 
 def _alternation(forms: Iterable[str]) -> str:
@@ -430,8 +430,16 @@ def words_pattern(term: str) -> str:
     return r"\s+".join(re.escape(w) for w in term.split())
 
 
-#: Titles before a name, lower case ("mr", "dr", "mme"): ``data/titles.txt``.
-TITLES = word_set("detect/privacy_ner/data/titles.txt")
+#: Titles before a name, lower case ("mr", "dr", "mme"): the English pipeline's ``data/en/titles.txt``;
+#: a language's own: :func:`titles`.
+TITLES = read_set("en", "titles.txt")
+
+
+def titles(lang: str = "en") -> frozenset[str]:
+    """The titles of language ``lang`` (``data/<lang>/titles.txt``: "m", "mme"; "sr", "d", "dña")."""
+    return read_set(lang, "titles.txt")
+
+
 #: Articles before a name ("the Ankara Court"), dropped from its key as titles are.
 ARTICLES = frozenset({"the", "a", "an"})
 
@@ -455,17 +463,19 @@ DATE_LIKE = re.compile(
 )
 
 
-def find_titled_names(tokens: Sequence[str], max_name_tokens: int = 5) -> list[tuple]:
+def find_titled_names(
+    tokens: Sequence[str], max_name_tokens: int = 5, title_words: frozenset[str] = TITLES
+) -> list[tuple]:
     """Token ranges ``(start, end)`` of "Title Name..." sequences.
 
-    ``tokens`` are token texts; a title ("Mr", "Mrs.", "Dr") optionally
-    followed by "." and then 1..max_name_tokens name tokens. Returns the range
-    including the title.
+    ``tokens`` are token texts; a title of ``title_words`` ("Mr", "Mrs.",
+    "Dr") optionally followed by "." and then 1..max_name_tokens name tokens.
+    Returns the range including the title.
     """
     spans = []
     i, n = 0, len(tokens)
     while i < n:
-        if tokens[i].rstrip(".").lower() in TITLES and tokens[i][:1].isupper():
+        if tokens[i].rstrip(".").lower() in title_words and tokens[i][:1].isupper():
             j = i + 1
             if j < n and tokens[j] == ".":
                 j += 1
@@ -480,11 +490,11 @@ def find_titled_names(tokens: Sequence[str], max_name_tokens: int = 5) -> list[t
     return spans
 
 
-def title_start(tokens: Sequence[str], start: int) -> int | None:
-    """If a title (and optional ".") precedes token ``start``, the title's index."""
+def title_start(tokens: Sequence[str], start: int, title_words: frozenset[str] = TITLES) -> int | None:
+    """If a title of ``title_words`` (and optional ".") precedes token ``start``, the title's index."""
     j = start - 1
     if j >= 0 and tokens[j] == ".":
         j -= 1
-    if j >= 0 and tokens[j].rstrip(".").lower() in TITLES and tokens[j][:1].isupper():
+    if j >= 0 and tokens[j].rstrip(".").lower() in title_words and tokens[j][:1].isupper():
         return j
     return None

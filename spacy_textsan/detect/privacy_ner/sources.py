@@ -1,15 +1,18 @@
 """Source pipelines of privacy_ner: spaCy pipelines whose NER entities are
-candidates (an installed package or a path), loaded once per process with
-only their NER enabled, run over long texts in pieces.
+candidates (an installed package, a path, or a folder inside the package
+named ``spacy_textsan:ner/es``: :func:`source_location`), loaded once per
+process with only their NER enabled, run over long texts in pieces.
 """
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import cast
 
 import spacy
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 
+from ...languages import is_package_source, package_source_path
 from ...tokenizer import linear_tokenizer
 
 _SOURCE_CACHE: dict[str, Language] = {}
@@ -72,11 +75,27 @@ def add_cased_persons(
     return out
 
 
+def source_location(name: str) -> str | Path:
+    """What ``spacy.load`` reads for source ``name``: a package-relative source
+    (``spacy_textsan:ner/es``, the folder ``spacy_textsan/assets/ner/es``) as
+    its path, anything else (an installed package, a path) as it is. A
+    package-relative folder that is not there is spaCy's "can't find model"
+    error (E050) naming the source, so that the message of a missing model
+    (:func:`spacy_textsan.pipeline.missing_model_message`) says what to install."""
+    if not is_package_source(name):
+        return name
+    path = package_source_path(name)
+    if not (path / "config.cfg").is_file():
+        raise OSError(f"[E050] Can't find model '{name}'. It is not a folder of this installation ({path}).")
+    return path
+
+
 def load_source(name: str) -> Language:
-    """Load a source pipeline (installed package or path) with only its NER
-    (and the tok2vec it listens to) enabled; cached per process."""
+    """Load a source pipeline (installed package, path, or a folder of the
+    package: :func:`source_location`) with only its NER (and the tok2vec it
+    listens to) enabled; cached per process."""
     if name not in _SOURCE_CACHE:
-        nlp = spacy.load(name)
+        nlp = spacy.load(source_location(name))
         if "ner" not in nlp.pipe_names:
             raise ValueError(f"privacy_ner source {name!r} has no 'ner' component")
         needed = {"ner"}

@@ -65,7 +65,7 @@ def write_candidate_group(
     """
     ranges = [norm.to_original(c.start, c.end) for c in chosen]
     split_tokens_at(doc, {b for r in ranges for b in r})
-    spans: list[tuple[Span, str]] = []
+    spans: list[tuple[Span, Candidate]] = []
     seen = set()
     for c, (start, end) in zip(chosen, ranges, strict=True):
         span = doc.char_span(start, end, label=c.label, alignment_mode="expand")
@@ -73,12 +73,14 @@ def write_candidate_group(
         if span is None or (span.start, span.end) in seen:
             continue
         seen.add((span.start, span.end))
-        spans.append((span, c.source))
+        spans.append((span, c))
     ids = assign_entity_ids([(s.text, s.label_) for s, _ in spans], fuzzy_threshold)
     group = SpanGroup(doc, name=spans_key)
-    for (span, source), entity_id in zip(spans, ids, strict=True):
+    for (span, c), entity_id in zip(spans, ids, strict=True):
         span._.entity_id = entity_id
-        span._.source = source
+        span._.source = c.source
+        if c.recognizer:
+            span._.recognizer = c.recognizer
         span._.identifier_type = UNKNOWN
         group.append(span)
     doc.spans[spans_key] = group

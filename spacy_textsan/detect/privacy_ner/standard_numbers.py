@@ -12,6 +12,7 @@ a long document costs one regex pass plus a validation of each candidate.
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from stdnum import iban, luhn
 from stdnum.be import nn as be_nn
@@ -33,7 +34,7 @@ from stdnum.pl import pesel
 from stdnum.se import personnummer
 from stdnum.tr import tckimlik
 
-from ...word_lists import word_list
+from .lang_data import read_list
 from .rules import DATE_LIKE, RuleMatch, count_digits
 
 
@@ -117,15 +118,28 @@ def find_standard_numbers(text: str) -> list[RuleMatch]:
     return out
 
 
-#: Words that announce an identifying number or code, in several languages: ``data/code_cues.txt``.
-CODE_CUES: tuple[str, ...] = word_list("detect/privacy_ner/data/code_cues.txt")
-_CUE_PATTERN = re.compile(
-    r"(?<!\w)(?:"
-    + "|".join(sorted((re.escape(c).replace(r"\ ", r"[ \u00a0]") for c in CODE_CUES), key=len, reverse=True))
-    + r")"
-    r"\.?(?:[ \u00a0]+(?:no\.?|nr\.?|number|num\.?|#|id))?[ \u00a0]*(?:[:#=]|is|n[°º]|№)?[ \u00a0]*",
-    re.IGNORECASE,
-)
+#: Words that announce an identifying number or code, in several languages: ``data/code_cues.txt`` (shared by
+#: every language; a language adds its own in ``data/<lang>/code_cues.txt``: :func:`code_cues`).
+CODE_CUES: tuple[str, ...] = read_list("en", "code_cues.txt")
+
+
+def code_cues(lang: str = "en") -> tuple[str, ...]:
+    """The words that announce a number in language ``lang`` ("requête", "demanda")."""
+    return read_list(lang, "code_cues.txt")
+
+
+@lru_cache(maxsize=8)
+def _cue_pattern(lang: str) -> re.Pattern[str]:
+    return re.compile(
+        r"(?<!\w)(?:"
+        + "|".join(sorted((re.escape(c).replace(r"\ ", r"[ \u00a0]") for c in code_cues(lang)), key=len, reverse=True))
+        + r")"
+        r"\.?(?:[ \u00a0]+(?:no\.?|nr\.?|number|num\.?|#|id))?[ \u00a0]*(?:[:#=]|is|n[°º]|№)?[ \u00a0]*",
+        re.IGNORECASE,
+    )
+
+
+_CUE_PATTERN = _cue_pattern("en")
 #: The value after a cue: up to 7 groups of at most 48 letters and digits each. The lookahead (a digit
 #: before the value ends) looks no further than a value reaches: unbounded, it scanned a long run of
 #: letters ("ID AAAA...") to its end from every cue in it.
@@ -137,12 +151,13 @@ _CUED_VALUE = re.compile(
 _WORDISH = re.compile(r"^[A-Z][a-z]+$")
 
 
-def find_cued_codes(text: str, min_digits: int = 4) -> list[RuleMatch]:
-    """A number or code right after a context word (``Passport KX4410983``,
-    ``NHS number 485 777 3456``, ``MRN 0044521``): a CODE whether or not its
-    checksum validates. Groups that are ordinary words end the code."""
+def find_cued_codes(text: str, min_digits: int = 4, lang: str = "en") -> list[RuleMatch]:
+    """A number or code right after a context word of language ``lang``
+    (``Passport KX4410983``, ``NHS number 485 777 3456``, ``MRN 0044521``): a
+    CODE whether or not its checksum validates. Groups that are ordinary words
+    end the code."""
     out = []
-    for cue in _CUE_PATTERN.finditer(text):
+    for cue in _cue_pattern(lang).finditer(text):
         m = _CUED_VALUE.match(text, cue.end())
         if not m:
             continue
