@@ -38,9 +38,13 @@ class Detector(Protocol):
     (:data:`~spacy_textsan.extensions.SPANS_KEY`, or the component's
     ``spans_key``) with ``span._.source``, ``span._.identifier_type``,
     ``span._.entity_id`` and, from the gazetteer, ``span._.kb_id`` and
-    ``span._.kb_chain``."""
+    ``span._.kb_chain``.
+
+    ``textsan_reads``: what it reads of the Doc; ``textsan_proposes``: what it writes."""
 
     textsan_stage: str
+    textsan_reads: tuple[str, ...]
+    textsan_proposes: tuple[str, ...]
 
     def __call__(self, doc: Doc) -> Doc: ...
 
@@ -51,9 +55,13 @@ class RiskMeasure(Protocol):
     ``supervised_risk``): scores the candidates, ``span._.risk[measure]``
     (and ``span._.info_content``), and records the spans or combinations of
     spans that are risky in ``doc._.risky_sets``; it may add candidates
-    (rare phrases)."""
+    (rare phrases).
+
+    ``textsan_reads``: what it reads of the Doc; ``textsan_measures``: what it writes."""
 
     textsan_stage: str
+    textsan_reads: tuple[str, ...]
+    textsan_measures: tuple[str, ...]
 
     def __call__(self, doc: Doc) -> Doc: ...
 
@@ -64,9 +72,13 @@ class Decider(Protocol):
     ``reid_risk``, ``residual_risk``): decides what to mask,
     ``span._.masked`` (True, False; None: undecided, rendered as masked)
     with ``span._.reasons``, and reports in ``doc._.decision_info``,
-    ``doc._.reid_risk`` or ``doc._.residual_risk``."""
+    ``doc._.reid_risk`` or ``doc._.residual_risk``.
+
+    ``textsan_reads``: what it reads of the Doc; ``textsan_decides``: what it writes."""
 
     textsan_stage: str
+    textsan_reads: tuple[str, ...]
+    textsan_decides: tuple[str, ...]
 
     def __call__(self, doc: Doc) -> Doc: ...
 
@@ -76,9 +88,13 @@ class Renderer(Protocol):
     """A render-stage component (``generalizer``): writes the replacement
     of every masked span, ``span._.replacement``, the sanitized text,
     ``doc._.sanitized_text``, and its offsets back to the original,
-    ``doc._.offset_map``."""
+    ``doc._.offset_map``.
+
+    ``textsan_reads``: what it reads of the Doc; ``textsan_renders``: what it writes."""
 
     textsan_stage: str
+    textsan_reads: tuple[str, ...]
+    textsan_renders: tuple[str, ...]
 
     def __call__(self, doc: Doc) -> Doc: ...
 

@@ -255,7 +255,33 @@ def test_every_factory_is_an_instance_of_its_stage_protocol(factory):
     stage = stage_of(component)
     assert stage is not None, f"{factory}: no textsan_stage"
     assert isinstance(component, STAGE_PROTOCOLS[stage])
+    others = [other for other in STAGE_PROTOCOLS if other != stage and isinstance(component, STAGE_PROTOCOLS[other])]
+    assert not others, f"{factory} ({stage}) also passes for the stage Protocols of {others}"
     assert stage_package(type(component).__module__) == stage
+
+
+@pytest.mark.parametrize("factory", sorted(registered_factories()))
+def test_every_factory_says_what_it_reads_and_writes(factory):
+    """The Protocol's ``textsan_reads`` and its stage's writes attribute name Doc and Span attributes
+    that exist, and the writes cover what the factory ``assigns``."""
+    from spacy.tokens import Doc, Span
+
+    from spacy_textsan.stages import STAGE_PROTOCOLS, stage_of
+
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe(factory)
+    protocol = STAGE_PROTOCOLS[stage_of(component)]
+    writes_attribute = next(a for a in protocol.__annotations__ if a not in ("textsan_stage", "textsan_reads"))
+    reads, writes = component.textsan_reads, getattr(component, writes_attribute)
+    assert reads and writes
+    for name in (*reads, *writes):
+        owner, _, attribute = name.partition("._.")
+        if attribute:
+            assert {"doc": Doc, "span": Span}[owner].has_extension(attribute), f"{factory}: no extension {name}"
+        else:
+            assert name in ("doc.text", "doc.spans"), f"{factory}: {name}"
+    assigned = set(nlp.get_pipe_meta(factory).assigns)
+    assert assigned <= set(writes), f"{factory} assigns {sorted(assigned - set(writes))} it does not declare"
 
 
 def test_the_stage_guard_imports_no_detector_at_module_level():

@@ -40,6 +40,9 @@ class MaskAll:
 
     #: a decision component (see :mod:`spacy_textsan.stages`)
     textsan_stage = "decide"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.spans",)
+    textsan_decides = ("span._.masked", "span._.reasons")
 
     def __init__(
         self,

@@ -101,6 +101,9 @@ class MaskOptimizer:
 
     #: a decision component (see :mod:`spacy_textsan.stages`)
     textsan_stage = "decide"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.spans", "span._.risk", "doc._.risky_sets")
+    textsan_decides = ("span._.masked", "span._.reasons", "doc._.decision_info")
 
     def __init__(
         self,

@@ -236,6 +236,9 @@ class ReidRisk:
 
     #: it masks: a decision (see :mod:`spacy_textsan.stages`), after the one on the candidates
     textsan_stage = "decide"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.spans", "span._.masked")
+    textsan_decides = ("doc.spans", "span._.masked", "span._.reasons", "doc._.reid_risk")
 
     def __init__(
         self,

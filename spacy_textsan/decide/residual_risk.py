@@ -102,6 +102,9 @@ class ResidualRisk:
 
     #: it may still mask (``min_k``): a decision (see :mod:`spacy_textsan.stages`)
     textsan_stage = "decide"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.spans", "span._.masked", "doc._.reid_risk")
+    textsan_decides = ("span._.masked", "span._.reasons", "doc._.residual_risk")
 
     def __init__(
         self,

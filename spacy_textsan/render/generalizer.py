@@ -145,6 +145,9 @@ class Generalizer:
 
     #: renders the sanitized text (see :mod:`spacy_textsan.stages`)
     textsan_stage = "render"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.spans", "span._.masked")
+    textsan_renders = ("span._.replacement", "doc._.sanitized_text", "doc._.offset_map")
 
     def __init__(
         self,

@@ -82,6 +82,9 @@ class LMRisk:
 
     #: a risk measure (see :mod:`spacy_textsan.stages`)
     textsan_stage = "risk"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.spans",)
+    textsan_measures = ("doc._.risky_sets", "span._.risk", "span._.info_content")
 
     def __init__(
         self,

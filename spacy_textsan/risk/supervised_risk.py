@@ -127,6 +127,9 @@ class SupervisedRisk(SpanCategorizer):
 
     #: a risk measure (see :mod:`spacy_textsan.stages`)
     textsan_stage = "risk"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.spans",)
+    textsan_measures = ("doc.spans", "span._.risk", "doc._.risky_sets")
 
     def __init__(
         self,

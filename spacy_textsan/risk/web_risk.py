@@ -291,6 +291,9 @@ class WebRisk:
 
     #: a risk measure (see :mod:`spacy_textsan.stages`)
     textsan_stage = "risk"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.spans",)
+    textsan_measures = ("doc._.risky_sets", "span._.risk")
 
     def __init__(
         self,

@@ -200,6 +200,9 @@ def make_wikidata_gazetteer(
 class WikidataGazetteer:
     #: a detector (see :mod:`spacy_textsan.stages`)
     textsan_stage = "detect"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.text", "doc.spans")
+    textsan_proposes = ("doc.spans", "span._.kb_id", "span._.kb_chain")
 
     def __init__(
         self,

@@ -124,6 +124,9 @@ class PrivacyNER(Pipe):
 
     #: Its place in the textsan pipeline: detection (the runner reads this, not the factory name).
     textsan_stage = "detect"
+    #: what it reads and writes (:mod:`spacy_textsan.stages`)
+    textsan_reads = ("doc.text",)
+    textsan_proposes = ("doc.spans", "span._.source", "span._.recognizer", "span._.identifier_type", "span._.entity_id")
 
     def __init__(
         self,
