@@ -49,6 +49,7 @@ TEXT = "Kim, a painter, collects golden seals."
 #: word frequencies in the language (wordfreq's Zipf scale), by hand: names and "seals" rare, the rest common
 ZIPF = {"kim": 1.0, "zed": 1.0, "seals": 2.0, "collects": 2.0, "golden": 4.0, "painter": 4.0, "gmm": 1.0}
 ZIPF |= {"whomersley": 1.0, "quorvath": 0.5}
+ZIPF |= {"beatrice": 3.5, "kerr": 3.5, "maude": 2.5, "ballarat": 2.0}
 
 
 def zipf(word: str) -> float:
@@ -526,6 +527,27 @@ def test_a_name_that_many_records_hold_says_nobody_is_the_person():
     # held by three records, the name is taken as the person's and the risk is measured
     background = BackgroundIndex.build([*records[:3], ("kim", "Kim golden seals painter")])
     assert plan(background, text, masked={"quorvath", "whomersley"}, direct={"quorvath", "whomersley"}).view.measured
+
+
+def test_two_names_together_say_who_the_person_is_when_each_is_shared():
+    # a large background shares every surname: "Kerr" and "Beatrice" are each in four records (no name of her
+    # own), "Maude" in none, and the best record holds neither of the two distinctive words (maude,
+    # ballarat) nor stands out. It holds both her names: her full name, measured. The record holding
+    # one of them only says nothing: not measured
+    others = [(f"k{i}", f"Kerr swimmer diver toured town {w}") for i, w in enumerate("abcd")]
+    others += [(f"b{i}", f"Beatrice swimmer diver toured village {w}") for i, w in enumerate("abcd")]
+    text = "Beatrice Maude Kerr, a swimmer and diver, toured Ballarat."
+    direct = {"beatrice", "maude", "kerr"}
+    background = BackgroundIndex.build([*others, ("bk", "Beatrice Kerr swimmer diver toured")])
+    result = plan(background, text, masked=direct, direct=direct)
+    assert result.view.measured and result.view.why == ""
+    background = BackgroundIndex.build(others)
+    result = plan(background, text, masked=direct, direct=direct)
+    assert not result.view.measured
+    assert result.view.why == (
+        "the background record most like this document shares 0 of its 2 distinctive words: "
+        "the background does not hold this person"
+    )
 
 
 def test_a_word_half_masked_already_is_masked_in_what_is_left(nlp):

@@ -122,7 +122,8 @@ def coverage(
     than :data:`NAME_ZIPF`, held by fewer than :data:`PERSONAL_DF` records: not a lawyer's, a government
     agent's or a common surname) some record holds is measured when ``best`` holds one of them: a
     person's record carries the person's names. A document with common names only is measured when
-    ``best`` holds one. Otherwise (no names, or names no record knows: a wrong label, a new person)
+    ``best`` holds one; any document, when ``best`` holds two of its names (a full name: in a large
+    background every surname is shared by several records). Otherwise (no names, or names no record knows: a wrong label, a new person)
     ``best`` must hold :data:`MIN_SHARED` of the document's distinctive words. ``(measured, why not)``."""
     postings = background.family.get("word")
     if postings is None:
@@ -143,6 +144,10 @@ def coverage(
         )
     if names and not personal and _holders(postings, names, excluded)[best] > 0:
         return True, ""  # common names only (Brown, Malcolm), one of them in the record
+    if len(names) >= 2 and _holders(postings, names, excluded)[best] >= 2:
+        # two of its names together (a given name and a surname), each held by many records (a large
+        # background shares surnames): the person's full name, not a namesake's surname
+        return True, ""
     distinctive = {w.folded for w in doc.words if _distinctive(w, zipf, distinct_zipf)}
     shared = int(_holders(postings, distinctive, excluded)[best]) if distinctive else 0
     if distinctive and shared >= min(MIN_SHARED, len(distinctive)):
