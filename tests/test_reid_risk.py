@@ -550,6 +550,20 @@ def test_two_names_together_say_who_the_person_is_when_each_is_shared():
     )
 
 
+def test_a_document_in_another_language_than_the_background_is_not_measured(index):
+    # the background's records were read as English; a French document's words are not theirs: nothing is
+    # masked for the attack (not even its unknown words) and the risk is not measured
+    text = "Kim, peintre, collectionne les phoques dorés de Zed."
+    result = plan(index, text, lang="fr", background_lang="en", unknown_zipf=3.5)
+    assert result.steps == [] and not result.view.measured and result.view.k is None
+    assert (
+        result.view.why
+        == "the background holds English text and this document is French: its words are not the records'"
+    )
+    # the same document with the background's language is measured
+    assert plan(index, text, lang="en", background_lang="en").view.measured
+
+
 def test_a_word_half_masked_already_is_masked_in_what_is_left(nlp):
     # "Timor" is masked already (a candidate); the attack needs "Leste": the written word around it is
     # "Timor-Leste", so the new span is what no candidate covers ("Leste"), not an error

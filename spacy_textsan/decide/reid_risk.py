@@ -94,6 +94,14 @@ _WORD_RUN = re.compile(r"[\w'’\-]+")
 CUE_ZIPF = 7.0
 
 
+def background_language(index: object) -> str | None:
+    """The language the background's records were read in: its analyser's stop words (``en`` for every
+    background built so far: English stop words and Snowball's English stemmer); None if it does not say."""
+    manifest = getattr(index, "manifest", None) or {}
+    language = (manifest.get("analyser") or {}).get("stopwords")
+    return language if isinstance(language, str) and language else None
+
+
 def _zipf(lang: str):
     """A word's frequency in ``lang`` on wordfreq's Zipf scale (0 for a word it does not know; a cue word
     of the detector's lists counts as common). The words come folded (``requerant``: lower case without
@@ -360,6 +368,7 @@ class ReidRisk:
             analysers=self.attackers,
             unreached=self.unreached,
             lang=self.lang,
+            background_lang=background_language(index),
             **settings,
         )
 

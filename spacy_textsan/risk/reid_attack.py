@@ -175,6 +175,7 @@ def plan_masks(
     analysers: Sequence[str] = ANALYSERS,
     prior_doc: DocWords | None = None,
     unreached: str = "undo",
+    background_lang: str | None = None,
 ) -> Plan:
     """Choose the words to mask until every attacker of the family names the person with a chance of at
     most ``1 / k``.
@@ -185,6 +186,8 @@ def plan_masks(
     unknown words (masked when rarer than ``unknown_zipf``; None: off) and the distinctive words that
     say whether the background covers the document. ``prior_doc``: the original document, when ``doc`` is
     what will be published instead (a rendered text): who the person is comes from it.
+    ``background_lang``: the language the background's records were read in; a document in another
+    language (``lang``) is not measured and nothing is masked for it (its words are not the records').
     """
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
@@ -210,9 +213,10 @@ def plan_masks(
     problem = _Problem(background, doc, excluded, analysers)
     spent = 0
 
+    other_language = background_lang is not None and background_lang != lang
     # unknown words: no record holds them, the language hardly knows them (a name-like word, written with
     # a capital inside a sentence, rarer than unknown_zipf; any other word, rarer than unknown_zipf - 1)
-    if unknown_zipf is not None and zipf is not None:
+    if unknown_zipf is not None and zipf is not None and not other_language:
         for a, key in enumerate(problem.keys):
             if problem.df[a] or not any(c.isalpha() for c in key) or not problem.allowed(a):
                 continue
@@ -236,7 +240,15 @@ def plan_masks(
 
     best = int(np.argmax(prior)) if prior.any() else -1
     measured, why = True, ""
-    if target_pos is None:
+    if other_language:
+        measured, why = (
+            False,
+            (
+                f"the background holds {_language_name(background_lang)} text and this document is "
+                f"{_language_name(lang)}: its words are not the records'"
+            ),
+        )
+    elif target_pos is None:
         if best < 0 or prior_scores[best] <= 0:
             measured, why = False, "no background record shares a word with this document"
         else:
@@ -288,6 +300,16 @@ def plan_masks(
         plan.view.measured, plan.view.why, plan.view.k = False, why, None
         plan.view.reached = False
     return plan
+
+
+def _language_name(code: str) -> str:
+    """``fr`` -> ``French`` (babel's English name of the language; the code itself if babel has none)."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return Locale.parse(code).english_name or code
+    except (ValueError, UnknownLocaleError):
+        return code
 
 
 def stands_out(scores: np.ndarray, best: int) -> bool:
