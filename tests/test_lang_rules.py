@@ -35,7 +35,7 @@ def detect(lang: str, text: str) -> list[tuple[str, str]]:
 
 
 def test_the_languages_are_the_folders():
-    assert languages() == ("en", "es", "fr")
+    assert languages() == ("de", "en", "es", "fr")
 
 
 def test_a_list_is_the_shared_one_then_the_languages_own_else_englishs():

@@ -4,6 +4,7 @@ sources, word frequencies in the pipeline's language, ``textsan sanitize --lang`
 routing with the report's language fields, the errors before anything is written)."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ SPANISH = "El demandante, el señor Juan Pérez, nació el 12 de marzo de 1961 e
 ENGLISH = "Dear Mr Ada Lee, call 0312 555 12 34 about case 48213/09."
 ENGLISH_SANITIZED = "Dear [PERSON 1], call [CODE 1] about case [CODE 2]."
 GERMAN = "Der Beschwerdeführer, Herr Hans Müller, wurde am 12. März 1961 in Köln geboren."
+ITALIAN = "Il ricorrente, il signor Mario Rossi, è nato il 12 marzo 1961 a Milano, dove vive ancora oggi."
 SPANISH_MISSING = (
     "Spanish (es) is not installed: the spaCy pipeline 'spacy_textsan:ner/es' is not installed: the project's "
     "Spanish NER (a spaCy pipeline folder) in spacy_textsan/assets/ner/es: reinstall spacy-textsan from a "
@@ -46,11 +48,15 @@ def run(*args):
 
 @pytest.fixture
 def no_shipped_ner(tmp_path, monkeypatch):
-    """An assets folder without the project's NER: the Spanish pipeline is not installed."""
+    """An assets folder without the project's Spanish NER: the Spanish pipeline is not installed (the French
+    and German ones are: their folders are linked in)."""
     empty = tmp_path / "assets"
-    empty.mkdir()
+    (empty / "ner").mkdir(parents=True)
+    for lang in ("fr", "de"):
+        shutil.copytree(languages.ASSETS_DIR / "ner" / lang, empty / "ner" / lang)
     monkeypatch.setattr(languages, "ASSETS_DIR", empty)
-    for name in ("spacy_textsan:ner/es", "spacy_textsan:ner/fr"):  # not one loaded earlier from the real folder
+    # not one loaded earlier from the real folder
+    for name in ("spacy_textsan:ner/es", "spacy_textsan:ner/fr", "spacy_textsan:ner/de"):
         monkeypatch.delitem(sources._SOURCE_CACHE, name, raising=False)
     return empty
 
@@ -64,28 +70,36 @@ def french():
 
 
 def test_every_language_has_its_config_of_its_language_and_names_its_ner_sources():
-    assert list(LANGUAGES) == ["en", "fr", "es"]
+    assert list(LANGUAGES) == ["en", "fr", "es", "de"]
     for code, spec in LANGUAGES.items():
         config = spacy.util.load_config(spec.config, interpolate=False)
         assert config["nlp"]["lang"] == code
         assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy_textsan.Tokenizer.v1"}
         assert config["components"]["privacy_ner"]["sources"] == [name for name, _ in spec.models]
-    # the French and Spanish configs are the English one but for the language, the sources and their labels
+    # the other configs are the English one but for the language, the NER sources and their labels, the
+    # language's own recognizers, and (French) kanon_risk's rare words, which mask legal French for nothing
     english = spacy.util.load_config(LANGUAGES["en"].config, interpolate=False)
-    for code in ("fr", "es"):
+    allowed = {"privacy_ner": {"sources", "label_map", "recognizers"}}
+    for code in ("fr", "es", "de"):
         other = spacy.util.load_config(LANGUAGES[code].config, interpolate=False)
         assert other["nlp"]["pipeline"] == english["nlp"]["pipeline"]
-        for name in english["nlp"]["pipeline"]:
-            mine = {k: v for k, v in other["components"][name].items() if k not in ("sources", "label_map")}
-            theirs = {k: v for k, v in english["components"][name].items() if k != "sources"}
-            assert mine == theirs, name
+        differ = {
+            name: {
+                k
+                for k in {*other["components"][name], *english["components"][name]}
+                if other["components"][name].get(k) != english["components"][name].get(k)
+            }
+            for name in english["nlp"]["pipeline"]
+        }
+        expected = allowed | ({"kanon_risk": {"rare_words"}} if code == "fr" else {})
+        assert {name: keys for name, keys in differ.items() if keys} == expected, code
         assert other["components"]["privacy_ner"]["label_map"]["PER"] == "PERSON"
 
 
 def test_an_unknown_language_is_one_line_listing_the_supported_ones():
     with pytest.raises(UnknownLanguageError) as e:
         load_pipeline(lang="xx")
-    assert str(e.value) == "unknown language 'xx': supported are en, fr, es"
+    assert str(e.value) == "unknown language 'xx': supported are en, fr, es, de"
 
 
 def test_a_language_whose_ner_is_missing_says_what_to_install(no_shipped_ner):
@@ -121,7 +135,7 @@ def test_a_package_relative_source_is_a_folder_of_the_package(no_shipped_ner, mo
     tiny = spacy.blank("es")
     tiny.add_pipe("ner").add_label("PERSON")
     tiny.initialize()
-    (no_shipped_ner / "ner").mkdir()
+    (no_shipped_ner / "ner").mkdir(exist_ok=True)
     tiny.to_disk(no_shipped_ner / "ner" / "es")
     monkeypatch.setattr(sources, "_SOURCE_CACHE", {})
     loaded = sources.load_source("spacy_textsan:ner/es")
@@ -135,8 +149,8 @@ def test_a_package_relative_source_is_a_folder_of_the_package(no_shipped_ner, mo
 
 def test_a_missing_package_relative_source_is_spacys_cannot_find_error(no_shipped_ner, monkeypatch):
     monkeypatch.setattr(sources, "_SOURCE_CACHE", {})
-    with pytest.raises(OSError, match=r"^\[E050\] Can't find model 'spacy_textsan:ner/fr'"):
-        sources.load_source("spacy_textsan:ner/fr")
+    with pytest.raises(OSError, match=r"^\[E050\] Can't find model 'spacy_textsan:ner/es'"):
+        sources.load_source("spacy_textsan:ner/es")
 
 
 # -- the language's tokenizer and word frequencies ------------------------------------------------------
@@ -236,16 +250,17 @@ def test_the_router_loads_each_language_once_and_falls_back_saying_why(no_shippe
         return _rules(code)
 
     router = LanguageRouter(_rules("en"), load)
-    texts = [ENGLISH, FRENCH, SPANISH, GERMAN, FRENCH, "12345 678"]
+    texts = [ENGLISH, FRENCH, SPANISH, ITALIAN, FRENCH, "12345 678", GERMAN]
     results = list(sanitize_routed(router, texts, batch_size=2))
-    assert loads == ["fr", "es"]  # once each; German has no pipeline to load
+    assert loads == ["fr", "es", "de"]  # once each; Italian has no pipeline to load
     assert [(r.language, r.language_detected, r.language_fallback) for r in results] == [
         ("en", "en", None),
         ("fr", "fr", None),
         ("en", "es", "es is not installed here: sanitized as en"),
-        ("en", "de", "no pipeline for de: sanitized as en"),
+        ("en", "it", "no pipeline for it: sanitized as en"),
         ("fr", "fr", None),
         ("en", None, "no language detected: sanitized as en"),
+        ("de", "de", None),
     ]
     assert router.missing == {"es": SPANISH_MISSING}
     assert [r.sanitized for r in results[:2]] == [ENGLISH_SANITIZED, FRENCH_SANITIZED]
@@ -295,7 +310,7 @@ def test_the_default_run_reports_no_language(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--lang", "xx"], "--lang: unknown language 'xx': supported are en, fr, es (or auto)"),
+        (["--lang", "xx"], "--lang: unknown language 'xx': supported are en, fr, es, de (or auto)"),
         (["--lang", "auto", "--engine", "spark"], "--lang auto works with --engine local only"),
         (
             ["--lang", "fr", "--pipeline", RULES],

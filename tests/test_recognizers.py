@@ -50,14 +50,18 @@ def spans(doc):
 
 def test_the_registry_lists_every_package_recognizer_with_its_languages_and_types():
     registered = registered_recognizers()
-    assert sorted(registered) == sorted(f"{RECOGNIZER_PREFIX}{n}.v1" for n in DEFAULT_NAMES)
+    # the default list, and the recognizers a language's config names (not run by default)
+    extra = ["case_citations", "german_case_numbers", "initials"]
+    assert sorted(registered) == sorted(f"{RECOGNIZER_PREFIX}{n}.v1" for n in [*DEFAULT_NAMES, *extra])
+    languages = {name: registered[f"{RECOGNIZER_PREFIX}{name}.v1"]().languages for name in extra}
+    assert languages == {"case_citations": ("fr", "es"), "german_case_numbers": ("de",), "initials": ("fr", "es")}
     made = {name: registered[f"{RECOGNIZER_PREFIX}{name}.v1"]() for name in DEFAULT_NAMES}
     assert {name: r.name for name, r in made.items()} == {name: name for name in DEFAULT_NAMES}
     assert made["iban"].languages == ("*",) and made["iban"].types == ("CODE",)
     assert made["family_status"].languages == ("en",) and made["family_status"].types == ("DEM",)
     assert made["dates"].types == ("DATETIME",)
     # the recognizers that read word lists read the languages that have a data folder
-    assert made["cued_places"].languages == ("en", "es", "fr") and made["addresses"].types == ("LOC",)
+    assert made["cued_places"].languages == ("de", "en", "es", "fr") and made["addresses"].types == ("LOC",)
 
 
 def test_the_default_config_is_the_default_list_and_the_pipe_says_what_runs():

@@ -36,7 +36,7 @@ from spacy_textsan.risk.reid_attack import DocWords, attack_probabilities, plan_
 from spacy_textsan.risk.reid_family import TermPostings, family_features, text_hash, words_of
 from spacy_textsan.risk.reid_index import VERSION, BackgroundIndex, analyse, analyse_terms, load_background
 from spacy_textsan.risk.reid_prior import holds_evidence, prior
-from spacy_textsan.risk.reid_scores import _weights
+from spacy_textsan.risk.reid_scores import _weights, rank_floor, risk_of
 
 BACKGROUND_BLOCK = {"@misc": "spacy_textsan.background.v1", "path": None}
 RECORDS = [
@@ -77,7 +77,7 @@ def doc_words(text: str, masked: Set[str] = frozenset(), direct: Set[str] = froz
 
 
 def plan(index, text=TEXT, masked=frozenset({"kim"}), direct=frozenset({"kim"}), **settings):
-    settings = {"k": 3, "margin": 0.1, "zipf": zipf, "unknown_zipf": None} | settings
+    settings = {"k": 3, "margin": 0.1, "zipf": zipf, "unknown_zipf": None, "rank_floor": None} | settings
     return plan_masks(index, doc_words(text, masked, direct), **settings)
 
 
@@ -322,7 +322,7 @@ def test_groups_mask_together(index):
     words = words_of(TEXT)
     group = [-1, -1, 0, 1, 2, 2]  # kim (masked), a (stop), painter, collects, golden seals
     doc = DocWords(TEXT, words, group, [7, 8, 12], [w.folded == "kim" for w in words])
-    result = plan_masks(index, doc, k=3, margin=0.1, zipf=zipf, unknown_zipf=None)
+    result = plan_masks(index, doc, k=3, margin=0.1, zipf=zipf, unknown_zipf=None, rank_floor=None)
     assert len(result.steps) == 1 and result.steps[0].groups == [2] and result.view.k == 3
 
 
@@ -385,7 +385,7 @@ def candidate_doc(nlp, text: str, spans: list[tuple[int, int, str, bool]]):
 
 def test_component_masks_words_with_reasons(nlp, index):
     doc = candidate_doc(nlp, TEXT, [(0, 3, "PERSON", True)])
-    doc = ReidRisk(k=3, margin=0.1, index=index)(doc)
+    doc = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)(doc)
     spans = {(s.text, s.label_): s for s in doc.spans[SPANS_KEY]}
     assert sorted(spans) == [("Kim", "PERSON"), ("golden seals", "MISC")]
     masked = spans[("golden seals", "MISC")]
@@ -403,7 +403,7 @@ def test_component_masks_words_with_reasons(nlp, index):
 def test_component_masks_a_kept_candidate_whole(nlp, index):
     # "golden seals" is a kept candidate (say an ORG): it is masked whole, with its mentions
     doc = candidate_doc(nlp, TEXT, [(0, 3, "PERSON", True), (25, 37, "ORG", False)])
-    doc = ReidRisk(k=3, margin=0.1, index=index)(doc)
+    doc = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)(doc)
     org = [s for s in doc.spans[SPANS_KEY] if s.label_ == "ORG"][0]
     assert org._.masked is True
     assert org._.reasons == ["reid (stem): 'seals' separates 1 of 4 background records"]
@@ -413,33 +413,36 @@ def test_component_masks_a_kept_candidate_whole(nlp, index):
 def test_component_reads_a_known_target(nlp, index):
     doc = candidate_doc(nlp, "A sculptor who collects golden coins.", [])
     doc._.reid_target = "sam"
-    doc = ReidRisk(k=3, margin=0.1, index=index)(doc)
+    doc = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)(doc)
     assert doc._.reid_risk["target"] == "sam" and doc._.reid_risk["reached"]
 
 
 def test_only_the_same_text_or_a_named_record_is_left_out_and_the_report_says_so(nlp, index):
     # kim's own record, word for word: left out as the document itself, and said so
     doc = candidate_doc(nlp, "Kim golden  seals painter", [(0, 3, "PERSON", True)])
-    report = ReidRisk(k=3, margin=0.1, index=index)(doc)._.reid_risk
+    report = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)(doc)._.reid_risk
     assert report["excluded"] == [{"id": "kim", "why": "the same text as this document"}]
     # nearly the same text is no exclusion: the record stays, and the attack masks what singles it out
     doc = candidate_doc(nlp, "Kim golden seals painter harbour", [(0, 3, "PERSON", True)])
-    report = ReidRisk(k=3, margin=0.1, index=index)(doc)._.reid_risk
+    report = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)(doc)._.reid_risk
     assert report["excluded"] == [] and report["masked"] == ["seals", "golden"]
     # the user names the records that are the document itself: on the doc, or in the config
     doc = candidate_doc(nlp, TEXT, [(0, 3, "PERSON", True)])
     doc._.reid_exclude = ["lee"]
-    report = ReidRisk(k=3, margin=0.1, index=index, exclude_ids=["ray"])(doc)._.reid_risk
+    report = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index, exclude_ids=["ray"])(doc)._.reid_risk
     assert report["excluded"] == [{"id": "lee", "why": "excluded by id"}, {"id": "ray", "why": "excluded by id"}]
     assert report["n_background"] == 2
     # and nothing is left out by the same text when the setting is off
     doc = candidate_doc(nlp, "Kim golden seals painter", [(0, 3, "PERSON", True)])
-    assert ReidRisk(k=3, margin=0.1, index=index, exclude_same_text=False)(doc)._.reid_risk["excluded"] == []
+    assert (
+        ReidRisk(k=3, margin=0.1, rank_floor=None, index=index, exclude_same_text=False)(doc)._.reid_risk["excluded"]
+        == []
+    )
 
 
 def test_component_reports_a_person_the_background_does_not_hold(nlp, index):
     doc = candidate_doc(nlp, "Zed Quorvath, a painter, collects golden coins.", [(0, 12, "PERSON", True)])
-    report = ReidRisk(k=3, margin=0.1, index=index)(doc)._.reid_risk
+    report = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)(doc)._.reid_risk
     assert report["measured"] is False and report["k"] is None and report["masked"] == []
     # no record holds "Zed" or "Quorvath": the distinctive words decide, and sam's record (the most like
     # the text) holds none of them (quorvath: zipf 0; the others are common English)
@@ -471,7 +474,10 @@ def test_in_a_pipeline_with_residual_risk(index, tmp_path):
     """reid_risk through spaCy's config and residual_risk's report of the attacker's view."""
     index.save(tmp_path / "bg")
     nlp = spacy.blank("en")
-    nlp.add_pipe("reid_risk", config={"background": {**BACKGROUND_BLOCK, "path": str(tmp_path / "bg")}, "k": 3})
+    nlp.add_pipe(
+        "reid_risk",
+        config={"background": {**BACKGROUND_BLOCK, "path": str(tmp_path / "bg")}, "k": 3, "rank_floor": None},
+    )
     nlp.add_pipe("residual_risk", config={"background": BACKGROUND_BLOCK})
     nlp.add_pipe("generalizer")
     doc = nlp.make_doc(TEXT)
@@ -491,7 +497,7 @@ def test_rendered_view_reads_what_will_be_published(nlp, index):
     # who the person is comes from the original (Kim); the attack reads the published text: with "golden
     # seals" shown, the pair and word attackers name kim for certain; with both words masked, P = 1/3
     doc = candidate_doc(nlp, TEXT, [(0, 3, "PERSON", True)])
-    component = ReidRisk(k=3, margin=0.1, index=index)
+    component = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)
     shown = component.rendered_view(doc, "[PERSON 1], a painter, collects golden seals.")
     hidden = component.rendered_view(doc, "[PERSON 1], a painter, collects [MISC 1].")
     assert shown["risk"] == 1.0 and shown["k"] == 1 and not shown["reached"]
@@ -564,6 +570,35 @@ def test_a_document_in_another_language_than_the_background_is_not_measured(inde
     assert plan(index, text, lang="en", background_lang="en").view.measured
 
 
+def test_rank_floor_counts_the_person_ranked_close_behind_the_best():
+    # record 1 is the person; 3.0 is at least 0.6 of the best (4.0): an attacker that weighs a word
+    # otherwise ranks it first, and it is second here: at least 1/2. At 2.0 it is not close: no floor
+    scores = np.array([[4.0, 3.0, 1.0], [4.0, 2.0, 1.0]])
+    assert rank_floor(scores, np.array([0.0, 1.0, 0.0]), 0.6).tolist() == [0.5, 0.0]
+    # the person is one of two records: the worst single attacker names the first one (1/2 x 1)
+    assert rank_floor(scores, np.array([0.5, 0.5, 0.0]), 0.6).tolist() == [0.5, 0.5]
+    # risk_of is the larger of the attack's chance and the floor
+    assert risk_of(scores, np.array([0.0, 1.0, 0.0]), 0.1, floor=0.6)[0] == 0.5
+
+
+def test_the_rank_floor_masks_until_the_person_is_not_second_to_a_close_record():
+    # "zed" scores above "kim" on golden seals painter, kim at 0.76 of it: the attack's chance alone says
+    # 0.064 (k = 4 of 4: nothing to mask); with the floor kim is second to a close record (1/2 > 1/3) and
+    # golden and seals are masked until kim is third (1/3)
+    records = [
+        ("kim", "Kim golden seals painter Oslo museum"),
+        ("zed", "Zed golden seals golden seals painter"),
+        ("lee", "Lee silver coins painter"),
+        ("ray", "Ray bronze medals painter"),
+    ]
+    background = BackgroundIndex.build(records)
+    alone = plan(background, TEXT, target="kim")
+    assert alone.steps == [] and alone.view.k == 4 and alone.view.target_rank == 2
+    floored = plan(background, TEXT, target="kim", rank_floor=0.6)
+    assert [s.term for s in floored.steps] == ["golden", "seals"]
+    assert floored.view.k == 3 and floored.view.target_rank == 3 and floored.view.reached
+
+
 def test_a_word_half_masked_already_is_masked_in_what_is_left(nlp):
     # "Timor" is masked already (a candidate); the attack needs "Leste": the written word around it is
     # "Timor-Leste", so the new span is what no candidate covers ("Leste"), not an error
@@ -572,7 +607,7 @@ def test_a_word_half_masked_already_is_masked_in_what_is_left(nlp):
     )
     text = "Ana, a painter, played for Timor-Leste."
     doc = candidate_doc(nlp, text, [(0, 3, "PERSON", True), (27, 32, "LOC", True)])
-    doc = ReidRisk(k=3, margin=0.1, index=background)(doc)
+    doc = ReidRisk(k=3, margin=0.1, rank_floor=None, index=background)(doc)
     assert doc._.sanitize_errors is None or doc._.sanitize_errors == []
     added = [(s.text, s._.masked) for s in doc.spans[SPANS_KEY] if s._.source == "reid:reid_risk"]
     assert added == [("Leste", True)]

@@ -95,4 +95,4 @@ def test_serve_lang_takes_a_list_or_repeats_and_refuses_an_unknown_one():
     assert serve_languages(["fr", "en", "fr"]) == ["fr", "en"]
     assert serve_languages([]) == []
     res = CliRunner().invoke(app, ["serve", "--lang", "en,xx"])
-    assert (res.exit_code, res.stderr) == (1, "✘ --lang: unknown language 'xx': supported are en, fr, es\n")
+    assert (res.exit_code, res.stderr) == (1, "✘ --lang: unknown language 'xx': supported are en, fr, es, de\n")

@@ -48,20 +48,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..entities import group_entities
 from ..extensions import (
-    DIRECT,
     QUASI,
     SPANS_KEY,
     add_candidates,
     add_error,
     add_reason,
     covered_chars,
-    doc_text,
     get_candidates,
     masked_offsets,
 )
@@ -71,7 +67,9 @@ from ..risk.reid_attack import UNREACHED, DocWords, Plan, plan_masks
 from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, dense_risk, plan_dense
 from ..risk.reid_family import ANALYSERS, words_of
 from ..risk.reid_index import BackgroundIndex
+from ..risk.reid_scores import RANK_FLOOR
 from ..text_folding import fold
+from .reid_layout import Layout
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -125,43 +123,6 @@ def _encoder(model: str | None) -> Encoder:
     return TransformerEncoder(model)
 
 
-class _Layout:
-    """The words of a doc, the groups they are masked in, and the attack's view of them (:class:`DocWords`)."""
-
-    def __init__(self, doc: Doc, spans_key: str, direct_labels: Iterable[str] = ()):
-        direct_labels = set(direct_labels)
-        self.text = doc_text(doc)
-        candidates = get_candidates(doc, spans_key)
-        masked = [s for s in candidates if s._.masked is not False]  # undecided counts as masked
-        hidden = covered_chars(doc, masked)
-        self.entities = group_entities([s for s in candidates if s._.masked is False])
-        owner = np.full(len(self.text) + 1, -1, dtype=np.int32)
-        for e, entity in enumerate(self.entities):
-            for span in entity.spans:
-                owner[span.start_char : span.end_char] = e
-        group_cost: list[int] = [sum(len(s.text) for s in entity.spans) for entity in self.entities]
-        self.free: dict[int, tuple[int, int]] = {}  # group -> the word's offsets
-        self.hidden = [(s.start_char, s.end_char) for s in masked]
-        direct_chars = covered_chars(
-            doc, [s for s in candidates if s._.identifier_type == DIRECT or s.label_ in direct_labels]
-        )
-        words = words_of(self.text)
-        groups: list[int] = []
-        direct: list[bool] = []
-        for word in words:
-            direct.append(direct_chars.find(1, word.start, word.end) != -1)
-            if hidden.find(1, word.start, word.end) != -1:
-                groups.append(-1)
-                continue
-            e = int(owner[word.start])
-            if e < 0:
-                e = len(group_cost)
-                group_cost.append(word.end - word.start)
-                self.free[e] = (word.start, word.end)
-            groups.append(e)
-        self.words = DocWords(self.text, words, groups, group_cost, direct)
-
-
 @Language.factory(
     "reid_risk",
     requires=["doc.spans"],
@@ -181,6 +142,7 @@ class _Layout:
         "common_share": 0.5,
         "attackers": ["stem", "word", "prefix", "pair"],
         "unreached": "undo",
+        "rank_floor": 0.6,
         "label": "MISC",
         "direct_labels": ["PERSON", "CODE"],
         "max_share": 1.0,
@@ -206,6 +168,7 @@ def make_reid_risk(
     common_share: float,
     attackers: list[str],
     unreached: str,
+    rank_floor: float | None,
     label: str,
     direct_labels: list[str],
     max_share: float,
@@ -229,6 +192,7 @@ def make_reid_risk(
         common_share=common_share,
         attackers=attackers,
         unreached=unreached,
+        rank_floor=rank_floor,
         lang=nlp.lang or "en",
         label=label,
         direct_labels=direct_labels,
@@ -266,6 +230,7 @@ class ReidRisk:
         common_share: float = 0.5,
         attackers: Iterable[str] = ("stem", "word", "prefix", "pair"),
         unreached: str = "undo",
+        rank_floor: float | None = RANK_FLOOR,
         lang: str = "en",
         label: str = "MISC",
         direct_labels: Iterable[str] = ("PERSON", "CODE"),
@@ -300,6 +265,9 @@ class ReidRisk:
         if unreached not in UNREACHED:
             raise ValueError(f"reid_risk: unreached must be one of {', '.join(UNREACHED)}, not {unreached!r}")
         self.unreached = unreached
+        if rank_floor is not None and not 0.0 < rank_floor <= 1.0:
+            raise ValueError(f"reid_risk: rank_floor must be in (0, 1] or null, got {rank_floor}")
+        self.rank_floor = rank_floor
         unknown = sorted(set(self.attackers) - set(ANALYSERS))
         if unknown or not self.attackers:
             raise ValueError(f"reid_risk: attackers must be some of {', '.join(ANALYSERS)}, not {unknown or 'none'}")
@@ -369,6 +337,7 @@ class ReidRisk:
             unreached=self.unreached,
             lang=self.lang,
             background_lang=background_language(index),
+            rank_floor=self.rank_floor,
             **settings,
         )
 
@@ -379,7 +348,7 @@ class ReidRisk:
         try:
             if self.index is None:
                 raise LookupError(self._index_error)
-            original = _Layout(doc, self.spans_key, self.direct_labels).words
+            original = Layout(doc, self.spans_key, self.direct_labels).words
             words = words_of(text)
             group = list(range(len(words)))
             published = DocWords(text, words, group, [w.end - w.start for w in words])
@@ -398,7 +367,7 @@ class ReidRisk:
 
     def assess(self, doc: Doc, index: BackgroundIndex, *, max_steps: int) -> Plan:
         """Plan (up to ``max_steps`` masks) and apply the masks to ``doc``."""
-        layout = _Layout(doc, self.spans_key, self.direct_labels)
+        layout = Layout(doc, self.spans_key, self.direct_labels)
         why = self._exclusions(doc, index, layout.text)
         plan = self._plan(
             index,
@@ -415,7 +384,7 @@ class ReidRisk:
         measured = plan.view is not None and plan.view.measured
         if dense is not None and plan.prior is not None and measured:
             encoder, background = dense
-            layout = _Layout(doc, self.spans_key, self.direct_labels) if plan.steps else layout
+            layout = Layout(doc, self.spans_key, self.direct_labels) if plan.steps else layout
             steps, view = plan_dense(
                 encoder,
                 background,
@@ -492,7 +461,7 @@ class ReidRisk:
             report["reached"] = report["reached"] and dense["reached"]
         return report
 
-    def _apply(self, doc: Doc, layout: _Layout, plan: Plan) -> None:
+    def _apply(self, doc: Doc, layout: Layout, plan: Plan) -> None:
         reason_of: dict[int, str] = {}
         for step in plan.steps:
             for g in step.groups:

@@ -61,6 +61,7 @@ from .reid_prior import coverage, holds_evidence
 from .reid_prior import prior as prior_of
 from .reid_problem import _Analyser, _Problem, top_indices
 from .reid_scores import (
+    RANK_FLOOR,
     WEIGHTINGS,
     DocWords,
     FamilyBackground,
@@ -176,6 +177,7 @@ def plan_masks(
     prior_doc: DocWords | None = None,
     unreached: str = "undo",
     background_lang: str | None = None,
+    rank_floor: float | None = RANK_FLOOR,
 ) -> Plan:
     """Choose the words to mask until every attacker of the family names the person with a chance of at
     most ``1 / k``.
@@ -186,6 +188,8 @@ def plan_masks(
     unknown words (masked when rarer than ``unknown_zipf``; None: off) and the distinctive words that
     say whether the background covers the document. ``prior_doc``: the original document, when ``doc`` is
     what will be published instead (a rendered text): who the person is comes from it.
+    ``rank_floor``: a record scored at least this share of the best counts at least 1 / its rank
+    (:func:`.reid_scores.rank_floor`; None: the attack's chances alone).
     ``background_lang``: the language the background's records were read in; a document in another
     language (``lang``) is not measured and nothing is masked for it (its words are not the records').
     """
@@ -244,7 +248,7 @@ def plan_masks(
         measured, why = (
             False,
             (
-                f"the background holds {_language_name(background_lang)} text and this document is "
+                f"the background holds {_language_name(str(background_lang))} text and this document is "
                 f"{_language_name(lang)}: its words are not the records'"
             ),
         )
@@ -279,8 +283,11 @@ def plan_masks(
             target=target_pos,
             n=n,
             common_share=common_share,
+            floor=rank_floor,
         )
-    plan.view = view_of(problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded)
+    plan.view = view_of(
+        problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded, floor=rank_floor
+    )
     futile = unreached == "undo" or (
         unreached == "futile" and plan.risk_before is not None and plan.view.risk > FUTILE_SHARE * plan.risk_before
     )
@@ -295,7 +302,9 @@ def plan_masks(
         problem = _Problem(background, doc, excluded, analysers)
         for step in plan.steps:
             problem.mask_groups(step.groups)
-        plan.view = view_of(problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded)
+        plan.view = view_of(
+            problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded, floor=rank_floor
+        )
     if not measured:
         plan.view.measured, plan.view.why, plan.view.k = False, why, None
         plan.view.reached = False
@@ -336,6 +345,7 @@ def _loop(
     target: int | None,
     n: int,
     common_share: float,
+    floor: float | None = None,
 ) -> int:
     """The greedy masking loop over the records in play; returns the characters spent."""
     play_set = set(top_indices(prior_scores, top_records).tolist())
@@ -355,7 +365,7 @@ def _loop(
     common = max(common_share * n_compete, k)
     for _ in range(max_steps):
         currents = [a.counts() @ a.C[w] for a, w in attackers]
-        risks = [float(r) for r in risk_of(np.array(currents), prior_play, margin)]
+        risks = [float(r) for r in risk_of(np.array(currents), prior_play, margin, floor=floor)]
         risk = max(risks)
         if plan.risk_before is None:
             plan.risk_before = risk
@@ -380,6 +390,7 @@ def _loop(
             np.concatenate([np.maximum(c[None, :] - h, 0.0) for c, h in zip(currents, removed, strict=True)]),
             prior_play,
             margin,
+            floor=floor,
         ).reshape(len(attackers), len(candidates))
         costs = np.array([max(1, problem.cost(a)) for a in candidates], dtype=float)
         gain = np.log(risk) - np.log(np.maximum(afters.max(axis=0), 1e-300))
@@ -438,6 +449,7 @@ def view_of(
     target: str | None,
     n: int,
     excluded: np.ndarray,
+    floor: float | None = None,
 ) -> AttackView:
     """The attacker family's view of the problem's visible words, over every record."""
     risk, full, attack, name = -1.0, np.zeros(n), np.zeros(n), ""
@@ -448,7 +460,7 @@ def view_of(
             scores = analyser.full_scores(weighting, n)
             scores[excluded] = 0.0
             probs = attack_probabilities(scores[None, :], margin)[0]
-            r = float(probs @ prior)
+            r = float(risk_of(scores[None, :], prior, margin, floor=floor)[0])
             by_attacker[f"{analyser.name}/{weighting}"] = r
             if r > risk:
                 risk, full, attack, name, worst_analyser = r, scores, probs, f"{analyser.name}/{weighting}", analyser

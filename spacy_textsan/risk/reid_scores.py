@@ -18,7 +18,16 @@ import numpy as np
 
 from .reid_family import TermPostings, Word, family_features
 
-__all__ = ["WEIGHTINGS", "DocWords", "FamilyBackground", "Occurrence", "attack_probabilities", "risk_of"]
+__all__ = [
+    "RANK_FLOOR",
+    "WEIGHTINGS",
+    "DocWords",
+    "FamilyBackground",
+    "Occurrence",
+    "attack_probabilities",
+    "rank_floor",
+    "risk_of",
+]
 
 #: The term weightings: BM25 with Lucene's idf (every term counts a little) and with
 #: Robertson–Spärck Jones' idf (terms in half the competing records or more count almost nothing), and a
@@ -115,9 +124,40 @@ def _one_row(scores: np.ndarray, margin: float, close: float) -> np.ndarray:
     return z / total if total > 0 else np.zeros_like(z)
 
 
-def risk_of(scores: np.ndarray, prior: np.ndarray, margin: float, close: float = CLOSE) -> np.ndarray:
-    """Per row of ``scores``: the chance that the attacker names the person (``prior`` over the columns)."""
-    return attack_probabilities(scores, margin, close) @ prior
+def risk_of(
+    scores: np.ndarray, prior: np.ndarray, margin: float, close: float = CLOSE, floor: float | None = None
+) -> np.ndarray:
+    """Per row of ``scores``: the chance that the attacker names the person (``prior`` over the columns);
+    with ``floor``, at least :func:`rank_floor`'s."""
+    risk = attack_probabilities(scores, margin, close) @ prior
+    if floor is None:
+        return risk
+    return np.maximum(risk, rank_floor(scores, prior, floor))
+
+
+#: a record scored at least this share of the best is one that an attacker weighing or reading words a
+#: little otherwise may rank first: its chance is at least 1 / its rank (reid_risk's ``rank_floor``)
+RANK_FLOOR = 0.6
+
+
+def rank_floor(scores: np.ndarray, prior: np.ndarray, ratio: float) -> np.ndarray:
+    """Per row of ``scores``: ``max_i prior_i / rank_i`` over the records scored at least ``ratio`` times
+    the best (``rank_i``: 1 + the records scored higher). Attackers differ in tokens, stems and weights:
+    the record second to a close first is the first of some of them, who names it; the person is that
+    record with probability ``prior_i``."""
+    scores = np.atleast_2d(np.asarray(scores, dtype=float))
+    out = np.zeros(scores.shape[0])
+    people = np.flatnonzero(prior > 0)
+    if not len(people):
+        return out
+    top = scores.max(axis=1)
+    for j in people:
+        own = scores[:, j]
+        near = (own > 0) & (own >= ratio * top)
+        if near.any():
+            rank = 1 + np.count_nonzero(scores[near] > own[near, None], axis=1)
+            out[near] = np.maximum(out[near], prior[j] / rank)
+    return out
 
 
 @dataclass

@@ -15,7 +15,9 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ...calendar_names import english_month_forms
+from babel.core import UnknownLocaleError
+
+from ...calendar_names import english_month_forms, month_names
 from .lang_data import read_list
 from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered
 
@@ -70,6 +72,18 @@ def _first_words(street_words: Iterable[str]) -> list[str]:
 
 def _alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+
+
+def _not_a_month(lang: str) -> str:
+    """A lookahead that refuses a month name of language ``lang`` ("Im Februar 2010" is a date, not a
+    street); nothing for English (its patterns stay as they were)."""
+    if lang == "en":
+        return ""
+    try:
+        months = month_names(lang)
+    except (UnknownLocaleError, ValueError):  # no CLDR calendar for the language
+        return ""
+    return rf"(?!(?:{_alternation(months)})\b)"
 
 
 _US_STATES = (
@@ -133,7 +147,9 @@ def address_patterns(lang: str = "en") -> list[dict]:
         },
         {
             "name": "street_compound_words",
-            "pattern": r"\b(?:Am|An der|Auf der|Im|In der|Zum|Zur|Unter den)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,4}[a-z]?\b",
+            "pattern": r"\b(?:Am|An der|Auf der|Im|In der|Zum|Zur|Unter den)\s+"
+            + _not_a_month(lang)
+            + r"[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,4}[a-z]?\b",
         },
         # postcodes (with their city or state)
         {

@@ -33,14 +33,20 @@ NATIONAL_IDS_FILE = "detect/privacy_ner/data/national_ids.txt"
 ANY = "*"
 #: The UK National Insurance number: two letters (not D, F, I, Q, U, V; O not second), six digits, A-D.
 _NINO = re.compile(r"(?i)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]")
+#: The German social insurance number (Rentenversicherungsnummer, "SV-Nummer"): area, birth date, the initial
+#: of the birth name, serial and check digit ("12 150389 M 123"); python-stdnum has no module for it.
+_RVNR = re.compile(r"\d{2} ?\d{6} ?[A-Z] ?\d{3}")
 #: The longest national number, compact (a Chinese resident identity number has 18 characters).
 _MAX_COMPACT = 18
 
 
 def _validator(module: str) -> Callable[[str], bool]:
-    """``is_valid`` of the stdnum module ``module`` ("se.personnummer"); the NINO's format."""
+    """``is_valid`` of the stdnum module ``module`` ("se.personnummer"); the NINO's and the German
+    social insurance number's formats."""
     if module == "gb.nino":
         return lambda number: _NINO.fullmatch(number) is not None
+    if module == "de.rvnr":
+        return lambda number: _RVNR.fullmatch(number) is not None
     return importlib.import_module(f"stdnum.{module}").is_valid
 
 

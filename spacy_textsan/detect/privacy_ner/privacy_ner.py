@@ -46,6 +46,7 @@ from .label_map import DEFAULT_LABEL_MAP
 from .mentions import Mentions
 from .name_mentions import find_name_mentions
 from .normalize import NormalizedText
+from .noun_names import name_continues, name_particles, title_parts
 from .propagation import propagate_mentions, relabel_name_mentions
 from .recognizer_blocks import TitledNames, recognizer_blocks
 from .recognizers import DEFAULT_RECOGNIZERS, RECOGNIZER_PREFIX, Recognizer, supports
@@ -164,6 +165,9 @@ class PrivacyNER(Pipe):
         self._titles = (
             titles(self.lang) if any(isinstance(r, TitledNames) for r in self._recognizers.values()) else None
         )
+        #: German: chains of titles ("Prof. Dr. med.") and nouns that end a titled name (:mod:`.noun_names`)
+        self._title_parts, self._name_continues = title_parts(self.lang), name_continues(self.lang)
+        self._name_particles = name_particles(self.lang)
         self.spans_key = spans_key
         self.batch_size = batch_size
         self._sources: dict[str, Language] = {}
@@ -401,14 +405,21 @@ class PrivacyNER(Pipe):
             if c.label == "PERSON":
                 span = doc.char_span(*norm.to_original(c.start, c.end), alignment_mode="expand")
                 if span is not None:
-                    t = title_start(words, span.start, title_words)
+                    t = title_start(words, span.start, title_words, self._title_parts)
                     if t is not None:
                         # the name without its title still competes if the titled span loses an overlap
                         out.append(c)
                         start = norm.from_original(doc[t].idx, doc[t].idx + 1)[0]
                         c = Candidate(start, c.end, c.label, c.source + "+title", c.priority, c.recognizer)
             out.append(c)
-        for s, e in find_titled_names(words, title_words=title_words):
+        titled = find_titled_names(
+            words,
+            title_words=title_words,
+            title_parts=self._title_parts,
+            continues=self._name_continues,
+            particles=self._name_particles,
+        )
+        for s, e in titled:
             start, end = norm.from_original(doc[s].idx, doc[e - 1].idx + len(doc[e - 1]))
             out.append(Candidate(start, end, "PERSON", "rule:titled_name", PRIORITY_DEFAULT, TitledNames.name))
         return out

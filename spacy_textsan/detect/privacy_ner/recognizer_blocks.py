@@ -14,6 +14,10 @@ from functools import lru_cache
 
 import spacy
 
+from . import (
+    citations,  # noqa: F401 (registers case_citations and initials)
+    german_case_numbers,  # noqa: F401 (registers german_case_numbers)
+)
 from .addresses import find_addresses
 from .combine import PRIORITY_CODE, PRIORITY_DEFAULT, Candidate
 from .cued_names import find_cued_names_and_cues, find_names_after_ids
@@ -23,6 +27,7 @@ from .log_fields import find_log_fields
 from .names import find_lexicon_names
 from .national_ids import find_national_ids
 from .network import find_network_ids
+from .noun_names import common_noun
 from .phones import find_phones
 from .places import find_cued_places
 from .recognizers import (
@@ -102,24 +107,28 @@ def family_status() -> Recognizer:
 
 
 class Dates(Recognizer):
-    """Dates and times; month and weekday names of the language (:mod:`.dates`)."""
+    """Dates and times; month and weekday names of the language (:mod:`.dates`); ``article``: the
+    language's article before the day is part of the date ("le 12 mars 1961")."""
 
     name = "dates"
     types = ("DATETIME",)
 
+    def __init__(self, article: bool = False) -> None:
+        self.article = article
+
     def find(self, text: str, context: Context) -> list[Candidate]:
-        compiled = _compiled_dates(context.lang)
+        compiled = _compiled_dates(context.lang, self.article)
         return rule_candidates(find_rule_matches(text, compiled), "rule", code_priority)
 
 
 @lru_cache(maxsize=16)
-def _compiled_dates(lang: str) -> list[tuple]:
-    return compile_patterns(date_patterns(lang))
+def _compiled_dates(lang: str, article: bool = False) -> list[tuple]:
+    return compile_patterns(date_patterns(lang, article))
 
 
 @spacy.registry.misc("spacy_textsan.recognizer.dates.v1")
-def dates() -> Recognizer:
-    return Dates()
+def dates(article: bool = False) -> Recognizer:
+    return Dates(article)
 
 
 def _standard_numbers(text: str, context: Context) -> list[RuleMatch]:
@@ -300,7 +309,7 @@ class LexiconNames(Recognizer):
     types = ("PERSON",)
 
     def find(self, text: str, context: Context) -> list[Candidate]:
-        return _names_of(find_lexicon_names(text))
+        return _names_of(find_lexicon_names(text, common_noun(context.lang)))
 
 
 class CuedNames(Recognizer):

@@ -7,7 +7,7 @@ regex group holding the span, default 0). User patterns have the same shape.
 """
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -464,13 +464,23 @@ DATE_LIKE = re.compile(
 
 
 def find_titled_names(
-    tokens: Sequence[str], max_name_tokens: int = 5, title_words: frozenset[str] = TITLES
+    tokens: Sequence[str],
+    max_name_tokens: int = 5,
+    title_words: frozenset[str] = TITLES,
+    title_parts: frozenset[str] = frozenset(),
+    continues: Callable[[str, str], bool] | None = None,
+    particles: frozenset[str] = frozenset(),
 ) -> list[tuple]:
     """Token ranges ``(start, end)`` of "Title Name..." sequences.
 
     ``tokens`` are token texts; a title of ``title_words`` ("Mr", "Mrs.",
     "Dr") optionally followed by "." and then 1..max_name_tokens name tokens.
-    Returns the range including the title.
+    Returns the range including the title. With ``title_parts`` (German: "med", "rer", "nat"), the
+    title is a chain: more titles and those words, each with an optional "." ("Herr Prof. Dr. med.
+    Hans Müller"). With ``continues(previous, word)``, a name token after the first one continues the
+    name only when it says so (a language that capitalises its nouns: "Frau Anna Schmidt Beschwerde"),
+    and ``particles`` ("van", "von", "der") inside the name join it ("Herrn Gordon van der Dussen",
+    "Herr Dussen van-Hahn"), never at its end.
     """
     spans = []
     i, n = 0, len(tokens)
@@ -479,9 +489,20 @@ def find_titled_names(
             j = i + 1
             if j < n and tokens[j] == ".":
                 j += 1
+            if title_parts:
+                j = _title_chain_end(tokens, j, title_words, title_parts)
             k = j
-            while k < n and k - j < max_name_tokens and is_name_token(tokens[k]):
+            while k < n and k - j < max_name_tokens:
+                if particles and _is_particle(tokens[k], particles):
+                    k += 1
+                    continue
+                if not (is_name_token(tokens[k]) or (particles and _is_particle_name(tokens[k], particles))):
+                    break
+                if continues is not None and k > j and not continues(tokens[k - 1], tokens[k]):
+                    break
                 k += 1
+            while k > j and particles and _is_particle(tokens[k - 1], particles):
+                k -= 1
             if k > j:
                 spans.append((i, k))
                 i = k
@@ -490,11 +511,46 @@ def find_titled_names(
     return spans
 
 
-def title_start(tokens: Sequence[str], start: int, title_words: frozenset[str] = TITLES) -> int | None:
-    """If a title of ``title_words`` (and optional ".") precedes token ``start``, the title's index."""
+def _is_particle(token: str, particles: frozenset[str]) -> bool:
+    return token in particles
+
+
+def _is_particle_name(token: str, particles: frozenset[str]) -> bool:
+    """A particle joined to a name by a hyphen: "van-Hahn"."""
+    head, dash, rest = token.partition("-")
+    return bool(dash) and head in particles and is_name_token(rest)
+
+
+def _title_chain_end(tokens: Sequence[str], j: int, title_words: frozenset[str], title_parts: frozenset[str]) -> int:
+    """The end of a chain of titles and title parts (each with an optional ".") from token ``j``; the
+    last word before a name stays a name when nothing follows it."""
+    n = len(tokens)
+    while j < n - 1:
+        word = tokens[j].rstrip(".").lower()
+        if not (word in title_parts or (word in title_words and tokens[j][:1].isupper())):
+            break
+        j += 2 if j + 1 < n and tokens[j + 1] == "." else 1
+    return j
+
+
+def title_start(
+    tokens: Sequence[str], start: int, title_words: frozenset[str] = TITLES, title_parts: frozenset[str] = frozenset()
+) -> int | None:
+    """If a title of ``title_words`` (and optional ".") precedes token ``start``, the title's index; with
+    ``title_parts``, the first title of the chain of titles and parts before it (:func:`find_titled_names`)."""
     j = start - 1
     if j >= 0 and tokens[j] == ".":
         j -= 1
-    if j >= 0 and tokens[j].rstrip(".").lower() in title_words and tokens[j][:1].isupper():
-        return j
-    return None
+    if not title_parts:
+        if j >= 0 and tokens[j].rstrip(".").lower() in title_words and tokens[j][:1].isupper():
+            return j
+        return None
+    found = None
+    while j >= 0:
+        word = tokens[j].rstrip(".").lower()
+        if word in title_words and tokens[j][:1].isupper():
+            found = j
+        elif word not in title_parts:
+            break
+        j -= 2 if j >= 1 and tokens[j - 1] == "." else 1
+    return found

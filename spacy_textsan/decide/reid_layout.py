@@ -1,0 +1,54 @@
+"""The words of a document as reid_risk reads them: the groups they are masked in (a kept candidate is one
+group, every other word its own), what each costs, which are hidden already and which belong to a direct
+identifier (:class:`~spacy_textsan.risk.reid_scores.DocWords`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from spacy.tokens import Doc
+
+from ..entities import group_entities
+from ..extensions import DIRECT, covered_chars, doc_text, get_candidates
+from ..risk.reid_family import words_of
+from ..risk.reid_scores import DocWords
+
+__all__ = ["Layout"]
+
+
+class Layout:
+    """The words of a doc, the groups they are masked in, and the attack's view of them (:class:`DocWords`)."""
+
+    def __init__(self, doc: Doc, spans_key: str, direct_labels: Iterable[str] = ()):
+        direct_labels = set(direct_labels)
+        self.text = doc_text(doc)
+        candidates = get_candidates(doc, spans_key)
+        masked = [s for s in candidates if s._.masked is not False]  # undecided counts as masked
+        hidden = covered_chars(doc, masked)
+        self.entities = group_entities([s for s in candidates if s._.masked is False])
+        owner = np.full(len(self.text) + 1, -1, dtype=np.int32)
+        for e, entity in enumerate(self.entities):
+            for span in entity.spans:
+                owner[span.start_char : span.end_char] = e
+        group_cost: list[int] = [sum(len(s.text) for s in entity.spans) for entity in self.entities]
+        self.free: dict[int, tuple[int, int]] = {}  # group -> the word's offsets
+        self.hidden = [(s.start_char, s.end_char) for s in masked]
+        direct_chars = covered_chars(
+            doc, [s for s in candidates if s._.identifier_type == DIRECT or s.label_ in direct_labels]
+        )
+        words = words_of(self.text)
+        groups: list[int] = []
+        direct: list[bool] = []
+        for word in words:
+            direct.append(direct_chars.find(1, word.start, word.end) != -1)
+            if hidden.find(1, word.start, word.end) != -1:
+                groups.append(-1)
+                continue
+            e = int(owner[word.start])
+            if e < 0:
+                e = len(group_cost)
+                group_cost.append(word.end - word.start)
+                self.free[e] = (word.start, word.end)
+            groups.append(e)
+        self.words = DocWords(self.text, words, groups, group_cost, direct)
