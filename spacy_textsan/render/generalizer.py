@@ -58,6 +58,7 @@ from ..entities import Entity, group_entities
 from ..extensions import SPANS_KEY, add_reason, doc_text, entity_key, get_candidates
 from ..stages import StageGuard
 from .keys import SURROGATE_KEY_ENV, MissingKeyError, Secret, read_key, user_secret
+from .label_names import label_names
 from .leaks import find_leaks
 from .mask_format import check_mask_format
 from .operators import STRATEGIES, Operator, ReplacementContext, get_operator, strategy_names
@@ -104,6 +105,7 @@ class NameContext(ReplacementContext):
         "hash_length": 10,
         "add_rules": True,
         "attack": "reid_risk",
+        "label_language": None,
     },
 )
 def make_generalizer(
@@ -121,6 +123,7 @@ def make_generalizer(
     hash_length: int,
     add_rules: bool,
     attack: str,
+    label_language: str | None,
 ) -> "Generalizer":
     return Generalizer(
         name,
@@ -137,6 +140,7 @@ def make_generalizer(
         nlp=nlp,
         add_rules=add_rules,
         attack=attack,
+        label_language=label_language,
     )
 
 
@@ -166,6 +170,7 @@ class Generalizer:
         nlp: Language | None = None,
         add_rules: bool = True,
         attack: str = "reid_risk",
+        label_language: str | None = None,
     ):
         names = strategy_names()
         for label, value in [("strategy", strategy), *(strategy_by_label or {}).items()]:
@@ -177,6 +182,13 @@ class Generalizer:
             raise ValueError(f"generalizer: bad mask_format: {e}") from None
         if not 4 <= hash_length <= 64:
             raise ValueError(f"generalizer: hash_length must be 4 to 64, not {hash_length}")
+        language = (nlp.lang if nlp is not None else "en") if label_language == "auto" else label_language
+        try:
+            #: the masks' labels in the document's language ([PERSONNE 1]); "auto": the pipeline's language
+            self.label_names = label_names(language)
+        except ValueError as e:
+            raise ValueError(f"generalizer: {e} or auto") from None
+        self.label_language = label_language
         self.name = name
         self.spans_key = spans_key
         self.strategy = strategy
@@ -240,12 +252,13 @@ class Generalizer:
             key=self.key,
             user_secret=self.user_secret,
             hash_length=self.hash_length,
+            label_names=self.label_names,
         )
         worded: list[Entity] = []  # entities whose replacement shows words of its own
         for entity in group_entities(masked, by_label=True):  # in order of first mention
             rep = self.replacement(entity, context)
             context.taken.add(rep.casefold())
-            if rep != context.mask_format.format(label=entity.label, n=context.numbers.get(entity.label, 0)):
+            if rep != context.masked(entity.label, context.numbers.get(entity.label, 0)):
                 worded.append(entity)
             for span in entity.spans:
                 span._.replacement = rep

@@ -104,11 +104,17 @@ class ReplacementContext:
     numbers: dict[str, int] = field(default_factory=dict)
     #: the replacements given so far, case-folded
     taken: set[str] = field(default_factory=set)
+    #: the labels' names in the mask (:mod:`.label_names`; a label not in it is written as it is)
+    label_names: dict[str, str] = field(default_factory=dict)
 
     def mask(self, label: str) -> str:
         """The mask format with the next number of ``label``: ``[PERSON 2]``."""
         self.numbers[label] = self.numbers.get(label, 0) + 1
-        return self.mask_format.format(label=label, n=self.numbers[label])
+        return self.masked(label, self.numbers[label])
+
+    def masked(self, label: str, n: int) -> str:
+        """The mask format with number ``n`` of ``label``, the label in the mask's language."""
+        return self.mask_format.format(label=self.label_names.get(label, label), n=n)
 
     @cached_property
     def forbidden(self) -> list[str]:
