@@ -15,8 +15,11 @@ def masked(lang: str, **config) -> str:
     nlp = spacy.blank(lang)
     generalizer = nlp.add_pipe("generalizer", config={"add_rules": False, **config})
     doc = nlp.make_doc(TEXT)
-    spans = [doc.char_span(s, e, label=label) for s, e, label in SPANS]
-    assert all(isinstance(s, Span) for s in spans)
+    spans: list[Span] = []
+    for start, end, label in SPANS:
+        span = doc.char_span(start, end, label=label)
+        assert span is not None
+        spans.append(span)
     for span in spans:
         span._.masked = True
     doc.spans[SPANS_KEY] = spans
