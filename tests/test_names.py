@@ -339,6 +339,8 @@ def test_cue_words_are_whole_words():
         ("FROM BRNO TO OSTRAVA", ["BRNO", "OSTRAVA"]),
         ("Er zog nach Hradec Králové.", ["Hradec Králové"]),
         ("He was extradited to Turkey.", ["Turkey"]),  # countries too
+        # a capitalised word after a sentence or clause end is no part of the name
+        ("The applicant lives in Eskişehir. He worked in Ankara; Mr Kaya did not.", ["Eskişehir", "Ankara"]),
     ],
 )
 def test_cued_places(text, expected):

@@ -58,6 +58,8 @@ _CUED = _cued("en")
 _LIST_GAP = re.compile(r",?[ \t]{1,20}(?:and|or|&)[ \t]{1,20}|,[ \t]{0,20}")
 _LIST_NEXT = re.compile(rf"(?P<place>{_PLACE})")
 _WORDS = re.compile(rf"{_WORD}|[{LATIN_LETTERS}]+")
+#: a sentence or clause end between two words
+_BREAK = re.compile(r"[.;:!?,]")
 
 
 def place_key(name: str) -> str:
@@ -90,7 +92,10 @@ def _longest_place(text: str, start: int, end: int) -> int | None:
         stop = words[k - 1].end()
         candidate = text[start:stop].rstrip(".")
         if place_key(candidate) in names:
-            if k < len(words) and words[k][0][:1].isupper() and not candidate.isupper():
+            # a capitalised word right after it makes it part of a name, not one after a sentence or
+            # clause end ("lives in Eskişehir. He")
+            joined = k < len(words) and not _BREAK.search(text, start + len(candidate), words[k].start())
+            if joined and words[k][0][:1].isupper() and not candidate.isupper():
                 return None
             return start + len(candidate)
     return None
