@@ -408,7 +408,7 @@ def test_upload_tab_json_and_export_every_document(server, page, tmp_path):
     assert [json.loads(line) for line in files["sanitized.jsonl"].splitlines()] == [
         {
             "doc_id": "case-1",
-            "text": "The applicant, Mr Galip Yalman, was born in [DATETIME 1] in Ankara. Yalman is Turkish.",
+            "text": "The applicant, Mr Galip Yalman, was born in [DATETIME 1] in [LOC 1]. Yalman is Turkish.",
         },
         {"doc_id": "case-2", "text": "Application no. [CODE 1] was lodged on [DATETIME 1]."},
     ]
@@ -420,7 +420,7 @@ def test_upload_tab_json_and_export_every_document(server, page, tmp_path):
     assert res.exit_code == 0, res.output
     docs = list(DocBin().from_disk(out).get_docs(spacy.blank("en").vocab))
     assert [[(s.text, s.id_) for s in d.spans["textsan_gold"]] for d in docs] == [
-        [("Mr Galip Yalman", "NO_MASK"), ("1961", "QUASI"), ("Yalman", "NO_MASK")],
+        [("Mr Galip Yalman", "NO_MASK"), ("1961", "QUASI"), ("Ankara", "QUASI"), ("Yalman", "NO_MASK")],
         [("48213/09", "QUASI"), ("14 March 2009", "QUASI")],
     ]
     assert page.errors == []  # type: ignore[attr-defined]
