@@ -34,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from spacy_textsan.cli.options import parse_settings  # noqa: E402
 from spacy_textsan.training.bio_tsv import BioDocument, read_bio_tsv  # noqa: E402
 
 TAB_TYPES = ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC")
@@ -125,13 +126,6 @@ def token_metrics(docs: Sequence[BioDocument], predictions: Sequence[Sequence[Pr
     }
 
 
-def _override_value(raw: str) -> object:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
 def predict_ner(model: str, texts: list[str]) -> list[list[Prediction]]:
     """``doc.ents`` of a spaCy pipeline (path or package) on each text."""
     import spacy
@@ -164,12 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default=None, help="results name: fr_es_<lang>_<name>.json (default: ner / textsan)")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks" / "results")
     args = ap.parse_args(argv)
-    overrides = {}
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep:
-            ap.error(f"--set {item!r}: expected KEY=VALUE")
-        overrides[key] = _override_value(value)
+    overrides = parse_settings(args.set)  # the CLI's --set: values read as JSON when they are
     docs = read_bio_tsv(args.gold)
     texts = [d.text for d in docs]
     t0 = time.perf_counter()

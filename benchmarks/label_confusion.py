@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from spacy_textsan.cli.options import parse_settings  # noqa: E402
 from spacy_textsan.tab.metrics import is_mention_masked, masked_offsets_set  # noqa: E402
 from spacy_textsan.tab.reader import TabDocument  # noqa: E402
 
@@ -227,13 +228,6 @@ def predict(nlp, texts: Sequence[str], desc: str) -> list[list[Prediction]]:
     return out
 
 
-def _override_value(raw: str) -> object:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
 def _report(result: dict) -> dict:
     """A :func:`label_confusion` result with its top confusions and the target."""
     agreement = result["label_agreement"]
@@ -332,12 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default="", help="suffix of the results files: label_confusion_<set><name>.json")
     ap.add_argument("--out-dir", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
-    overrides = {}
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep:
-            ap.error(f"--set {item!r}: expected KEY=JSON")
-        overrides[key] = _override_value(value)
+    overrides = parse_settings(args.set)  # the CLI's --set: values read as JSON when they are
     if "tab" not in args.skip and not args.tab.is_file():
         ap.error(f"--tab {args.tab}: no such file")
 

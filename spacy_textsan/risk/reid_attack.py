@@ -69,6 +69,7 @@ from .reid_scores import (
     attack_probabilities,
     risk_of,
 )
+from .reid_scores import rank_floor as floor_of
 
 #: a record the prior's search scores this many times above every other stands out: the document is its person's
 STANDS_OUT = 2.0
@@ -460,7 +461,9 @@ def view_of(
             scores = analyser.full_scores(weighting, n)
             scores[excluded] = 0.0
             probs = attack_probabilities(scores[None, :], margin)[0]
-            r = float(risk_of(scores[None, :], prior, margin, floor=floor)[0])
+            r = float(probs @ prior)
+            if floor is not None:
+                r = max(r, float(floor_of(scores[None, :], prior, floor)[0]))
             by_attacker[f"{analyser.name}/{weighting}"] = r
             if r > risk:
                 risk, full, attack, name, worst_analyser = r, scores, probs, f"{analyser.name}/{weighting}", analyser

@@ -142,9 +142,10 @@ def coverage(
             f"the background record most like this document holds none of its {len(personal)} names: "
             "the background does not hold this person"
         )
-    if names and not personal and _holders(postings, names, excluded)[best] > 0:
+    names_held = int(_holders(postings, names, excluded)[best]) if names else 0
+    if not personal and names_held > 0:
         return True, ""  # common names only (Brown, Malcolm), one of them in the record
-    if len(names) >= 2 and _holders(postings, names, excluded)[best] >= 2:
+    if names_held >= 2:
         # two of its names together (a given name and a surname), each held by many records (a large
         # background shares surnames): the person's full name, not a namesake's surname
         return True, ""

@@ -97,31 +97,18 @@ def attack_probabilities(scores: np.ndarray, margin: float, close: float = CLOSE
     these plus Gumbel noise of scale ``margin`` names each record, ``s ** (1 / margin)`` normalised over
     the records within ``close`` of the best (a record scored under ``close`` times the best is never
     named, however many there are: a crowd of weak matches hides nobody); a row without a positive score
-    names nobody (all 0)."""
+    names nobody (all 0). Logarithms and exponentials are taken only where a record can be named (a row of
+    a million records has a few)."""
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
-    if scores.shape[0] == 1 and scores.shape[1] > 4096:
-        return _one_row(scores[0], margin, close)[None, :]
     top = scores.max(axis=1, keepdims=True)
     positive = (scores > 0) & (scores >= close * top)
-    logs = np.where(positive, np.log(np.where(positive, scores, 1.0)) / margin, -np.inf)
+    logs = np.full(scores.shape, -np.inf)
+    logs[positive] = np.log(scores[positive]) / margin
     best = logs.max(axis=1, keepdims=True)
-    z = np.where(positive, np.exp(logs - np.where(np.isfinite(best), best, 0.0)), 0.0)
+    z = np.zeros_like(scores)
+    z[positive] = np.exp((logs - np.where(np.isfinite(best), best, 0.0))[positive])
     total = z.sum(axis=1, keepdims=True)
     return np.divide(z, total, out=np.zeros_like(z), where=total > 0)
-
-
-def _one_row(scores: np.ndarray, margin: float, close: float) -> np.ndarray:
-    """:func:`attack_probabilities` of one long row, the logarithms taken only where they are needed (the
-    same numbers, summed in the same order)."""
-    top = scores.max()
-    at = np.flatnonzero((scores > 0) & (scores >= close * top))
-    z = np.zeros_like(scores)
-    if not len(at):
-        return z
-    logs = np.log(scores[at]) / margin
-    z[at] = np.exp(logs - logs.max())
-    total = z.sum()
-    return z / total if total > 0 else np.zeros_like(z)
 
 
 def risk_of(
