@@ -54,6 +54,10 @@ def detect(lang: str, text: str, judgment: bool = True) -> list[tuple[str, str]]
         ("([2001], vol. 3, Weekly Law Reports, p. 533). Il", [("vol. 3, Weekly Law Reports, p. 533", "volume_page")]),
         ("(requête no 8186/78, §§ 61-62), a", [("8186/78, §§ 61-62", "pinpoint")]),
         ("En 1996, la Cour (article 6 § 1) statua.", []),
+        # an application number that a conversion split into groups
+        ("Maxwell c. el Reino Unido (no 31 / / 1993 426/505) fueran", [("31 / / 1993 426/505", "split_application")]),
+        ("la requête no 12 / 2004, dit-il", [("12 / 2004", "split_application")]),
+        ("no 3 de los casos, no 36110/97", []),  # a number without a split slash; the plain rule reads 36110/97
     ],
 )
 def test_case_citations(text, spans):

@@ -271,3 +271,17 @@ def test_the_tokenizer_splits_record_fields():
         ";",
         "ok",
     ]
+
+
+@pytest.mark.parametrize(
+    "lang,text,expected",
+    [
+        ("es", "Estaba registrada con el número 5299, hoja/plano 13/40.", ["5299"]),
+        ("es", "El número de productores pasó de 4 a 3.", []),  # a count, not a number given to a thing
+        ("es", "registrada con el número 1993 en el catastro", []),  # four digits that may be a year stay
+        ("fr", "enregistrée sous le numéro 5299, feuille 13", ["5299"]),
+        ("en", "Account 0421 was closed in 1999.", ["0421"]),  # no year starts with 0
+    ],
+)
+def test_four_digits_after_a_cue_are_a_number_unless_they_may_be_a_year(lang, text, expected):
+    assert [text[m.start : m.end] for m in find_cued_codes(text, lang=lang)] == expected

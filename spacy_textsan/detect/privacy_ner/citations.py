@@ -10,7 +10,9 @@ name them (``configs/default_fr.cfg``, ``default_es.cfg``).
 * a volume of the Court's own reports, ``1996-V``, ``TEDH 2006-XII``, ``CEDH 2001-III``;
 * a report cited by volume, title and page, ``vol. 3, Weekly Law Reports, p. 533``;
 * a pinpoint after an application number, ``8186/78, §§ 61-62`` (the number and its paragraphs);
-* the number of one of several cases of the same name, ``Sauvé c. Canada (no 2)`` (the ``2``).
+* the number of one of several cases of the same name, ``Sauvé c. Canada (no 2)`` (the ``2``);
+* an application number after ``no``/``n°``/``núm.`` whose groups a conversion split apart,
+  ``no 31 / / 1993 426/505`` (the parts a slash joins, and a further ``426/505`` after them).
 
 ``initials`` (PERSON, source ``rule:initial``) reads the initial that stands for a party, ``[L.]``,
 ``la déclaration de K., ...``: one capital letter and its period, in brackets, or followed by a comma
@@ -61,6 +63,13 @@ _CITATIONS: tuple[tuple[str, str, int], ...] = (
     ("volume_page", rf"\bvol\.\s*\d{{1,4}},\s*[^,\n]{{1,60}}?,\s*pp?\.\s*{_PAGE}\b", 0),
     ("pinpoint", r"\b\d{1,6}/(?:\d{2}|\d{4}),\s*§§?\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?\b", 0),
     ("case_number", r"\((?:no|n°|nº|núm\.|no\.|No\.)\s*(\d{1,2})\)", 1),
+    # groups joined by slashes with spaces around them (and empty groups): what the plain application-number
+    # rule (``36110/97``, no spaces) leaves of a split one
+    (
+        "split_application",
+        r"\b(?:[Nn]o|n°|nº|núm)\.?\s+(\d{1,6}(?:\s*/\s*\d{0,6})*?\s+/\s*\d{1,6}(?:\s+\d{1,6}/\d{1,6})*)(?![\w/])",
+        1,
+    ),
 )
 _INITIAL = re.compile(r"(?<![\w.\-])(\[)?([A-Z])\.(?(1)\]|(?=\s*[,;:)]|\s+[a-zà-ÿ]))")
 

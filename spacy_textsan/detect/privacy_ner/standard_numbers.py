@@ -149,6 +149,8 @@ _CUED_VALUE = re.compile(
     r"(?![\w@]|[.,]\d)"
 )
 _WORDISH = re.compile(r"^[A-Z][a-z]+$")
+#: four digits that no text dates to ("registrada con el número 5299"): after a cue, a number, not a year
+_NOT_A_YEAR = re.compile(r"^(?:[03-9]\d{3}|2[1-9]\d\d)$")
 
 
 def find_cued_codes(text: str, min_digits: int = 4, lang: str = "en") -> list[RuleMatch]:
@@ -171,8 +173,8 @@ def find_cued_codes(text: str, min_digits: int = 4, lang: str = "en") -> list[Ru
             keep_end = g.end()
         value = value[:keep_end]
         digits = count_digits(value)
-        if (digits >= min_digits or (digits >= 2 and digits < len(_COMPACT.sub("", value)))) and not DATE_LIKE.match(
-            value
+        if (digits >= min_digits or (digits >= 2 and digits < len(_COMPACT.sub("", value)))) and not (
+            DATE_LIKE.match(value) and not _NOT_A_YEAR.match(value)
         ):
             out.append(RuleMatch(m.start(), m.start() + len(value), "CODE", "cued_code"))
     return out
