@@ -76,8 +76,9 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    """A fresh page that collects the browser's errors (a CSP violation is one)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+    """A fresh page that collects the browser's errors (a CSP violation is one). An English browser: the page of
+    an English service speaks the browser's language (tests/test_review_language.py)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True, locale="en-US")
     pg = context.new_page()
     pg.errors = []  # type: ignore[attr-defined]
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))  # type: ignore[attr-defined]

@@ -1,5 +1,7 @@
 """``textsan visualize``: the review page of some documents as one static,
-read-only HTML file (:func:`spacy_textsan.visualize.render_page`)."""
+read-only HTML file (:func:`spacy_textsan.visualize.render_page`), in the
+language of the pipeline (``--lang fr``: French words, ``<html lang="fr">``;
+English for a language the page does not speak)."""
 
 from pathlib import Path
 
@@ -27,7 +29,8 @@ def visualize(
     settings: list[str] = typer.Option([], "--set", help="Config override section.key=value (repeatable)"),
 ):
     """Write a read-only HTML page: each text exactly as written with its spans marked by type and decision,
-    the sanitized text, and the spans' reasons and risk (review and change them with textsan serve)."""
+    the sanitized text, and the spans' reasons and risk (review and change them with textsan serve). The page
+    speaks the pipeline's language (--lang)."""
 
     try:
         f = read_input(input_path, fmt=fmt, columns=columns or None, field=field, encoding=encoding)
@@ -40,5 +43,5 @@ def visualize(
     docs = [r.doc for r in results if r.doc is not None]
     titles = [f"{rec.doc_id} ({name})" for (rec, name, _), r in zip(jobs, results, strict=False) if r.doc is not None]
     with atomic_write(out) as fh:
-        fh.write(render_page(docs, titles))
+        fh.write(render_page(docs, titles, lang=str(nlp.lang)))
     msg.good(f"wrote {out} ({len(docs)} documents)")

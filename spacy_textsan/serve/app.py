@@ -16,8 +16,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from spacy.language import Language
 from starlette.middleware.cors import CORSMiddleware
@@ -25,10 +25,12 @@ from starlette.middleware.cors import CORSMiddleware
 from ..about import __version__
 from ..pipeline import load_pipeline
 from ..render.keys import read_key
+from ..visualize import UI_DEFAULT, ui_language
 from .errors import LastResort, add_error_handlers
 from .metrics import Metrics
 from .openapi import describe_limits
 from .pool import PipelinePool
+from .review import page_html, service_ui_language
 from .routes import router
 from .security import ASGIApp, BodyLimit, Message, Receive, Scope, SecurityHeaders, Send, TokenAuth
 from .settings import SERVE_CONFIG_ENV, TOKEN_ENV, ServeSettings
@@ -198,16 +200,24 @@ class Counted:
 
 
 def _add_page(app: FastAPI) -> None:
-    """The review page at ``/`` and its files at ``/static`` (no inline script or style)."""
+    """The review page at ``/`` and its files at ``/static`` (no inline script
+    or style; its words in ``/static/i18n/<code>.json``). The page speaks, first
+    that applies: ``?ui=fr``, the service's first language (``--lang fr``; not
+    for a service of English only), else English, which the page's script then
+    changes to the browser's language when the page speaks it
+    (:func:`~.review.page_html`, docs/service.md)."""
     if STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    index = STATIC_DIR / "index.html"
+    template = index.read_text(encoding="utf-8") if index.is_file() else None
+    service = service_ui_language(list(app.state.pipelines))
 
     @app.get("/", include_in_schema=False, response_model=None)
-    async def page() -> Response:
-        index = STATIC_DIR / "index.html"
-        if not index.is_file():
+    async def page(request: Request) -> Response:
+        if template is None:
             return JSONResponse({"detail": "the review page is not installed"}, status_code=404)
-        return FileResponse(index, media_type="text/html")
+        lang = ui_language(request.query_params.get("ui"), service) or UI_DEFAULT
+        return HTMLResponse(page_html(template, lang, service))
 
 
 def _add_docs(app: FastAPI) -> None:

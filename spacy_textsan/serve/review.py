@@ -1,9 +1,10 @@
-"""The review page's work, as pure functions of the service: a result as the
-API answers it, a text rendered again with a reviewer's decisions, the
-training record of a reviewed document, and the documents of a report.jsonl
-read back for review."""
+"""The review page's work, as pure functions of the service: the page in its
+reader's language, a result as the API answers it, a text rendered again with
+a reviewer's decisions, the training record of a reviewed document, and the
+documents of a report.jsonl read back for review."""
 
 import csv
+import html
 import io
 import json
 import re
@@ -21,6 +22,7 @@ from ..pipeline import spans_key_of
 from ..render.render import merge_replacements
 from ..run.results import DocResult, failed_result, report_status, result_from_doc
 from ..stages import stage_of
+from ..visualize import UI_DEFAULT, UiText, ui_language
 from .fields import field_path
 from .models import ReportRow
 from .work import Deadline
@@ -29,6 +31,51 @@ from .work import Deadline
 REVIEW_SOURCE = "review"
 #: The annotator of the training record of a reviewed document.
 REVIEWER = "reviewer"
+
+
+# -- the page in its reader's language --------------------------------------------------
+
+#: An element whose text is a word of the page (``data-i18n="key"``): its start tag, then its text.
+_I18N_TEXT = re.compile(r'(<[a-z][a-z0-9]*\b[^>]*?\sdata-i18n="([\w.-]+)"[^>]*>)([^<]*)')
+#: A start tag with a translated attribute (``data-i18n-title="key"``).
+_I18N_TAG = re.compile(r'<[a-z][a-z0-9]*\b[^>]*\sdata-i18n-[a-z-]+="[^"]*"[^>]*>')
+_I18N_ATTR = re.compile(r'\sdata-i18n-([a-z-]+)="([\w.-]+)"')
+
+
+def service_ui_language(languages: Sequence[str]) -> str | None:
+    """The page's language that a service's languages (its pipelines', the
+    first the default; ``textsan serve --lang``) say: the first, when the page
+    speaks it, unless the service sanitizes English only (``textsan serve``
+    alone): then nothing, and the reader's browser chooses."""
+    if not languages or list(languages) == [UI_DEFAULT]:
+        return None
+    return ui_language(languages[0])
+
+
+def page_html(template: str, lang: str, service_language: str | None = None) -> str:
+    """The review page (``static/index.html``, its words English) in language
+    ``lang``: ``<html lang>``, the text of each element ``data-i18n="key"``
+    and the attribute X of each ``data-i18n-X="key"`` (what the page's script
+    does when the reader picks another language). ``service_language``: the
+    service's (:func:`service_ui_language`), as ``data-service-lang`` for the
+    script's choice. English without a service language is the template itself."""
+    ui = UiText(lang)
+    page = _I18N_TEXT.sub(lambda m: m[1] + html.escape(ui.t(m[2]), quote=False), template)
+
+    def attributes(m: re.Match[str]) -> str:
+        tag = m[0]
+        for name, key in _I18N_ATTR.findall(tag):
+            attribute = f' {name}="{html.escape(ui.t(key), quote=True)}"'
+            found = re.search(rf'\s{name}="[^"]*"', tag)
+            tag = tag[: found.start()] + attribute + tag[found.end() :] if found else tag[:-1] + attribute + ">"
+        return tag
+
+    page = _I18N_TAG.sub(attributes, page)
+    extra = f' data-service-lang="{service_language}"' if service_language else ""
+    return re.sub(r'<html lang="[^"]*"', lambda _: f'<html lang="{ui.lang}"{extra}', page, count=1)
+
+
+# -- results -----------------------------------------------------------------------------
 
 
 def result_json(text: str, res: DocResult) -> dict[str, Any]:

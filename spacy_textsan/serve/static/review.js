@@ -5,9 +5,11 @@
 //
 // It talks to the service's JSON API only (api/sanitize, api/render,
 // api/report, api/export); view.js draws the document (exactly as written,
-// never a re-joined token stream), formats.js reads uploaded files.
+// never a re-joined token stream), formats.js reads uploaded files, i18n.js
+// gives the page's words in its reader's language.
 
 import { documentsOf, readTable } from "./formats.js";
+import { chooseLanguage, language, languageOfRun, plural, t, useLanguage } from "./i18n.js";
 import {
   clearDownloads,
   renderDetails,
@@ -27,6 +29,7 @@ const state = {
   table: null, // the parsed upload whose field the reviewer may change
   tableName: "",
   added: 0, // entity ids of added spans: "added-1", "added-2", ...
+  uiPinned: false, // the page's language was asked for (?ui=, the selector): the documents' does not change it
 };
 
 // ---------------------------------------------------------------- API
@@ -34,6 +37,7 @@ const state = {
 /** The status line; its data-state (busy, ok, error) tells a script driving the page when an update is done. */
 function setStatus(message, error = false, busy = false) {
   const el = $("status");
+  delete el.dataset.i18n; // a message of its own now: a change of language leaves it
   el.textContent = message;
   el.classList.toggle("error", error);
   el.dataset.state = error ? "error" : busy ? "busy" : "ok";
@@ -46,7 +50,7 @@ async function api(path, body) {
   const resp = await fetch(`api/${path}`, { method: "POST", headers, body: JSON.stringify(body) });
   if (resp.status === 401 || resp.status === 403) {
     $("token-box").hidden = false;
-    throw new Error("the service needs an API token: enter it at the top of the page and try again");
+    throw new Error(t("status.token_needed"));
   }
   if (!resp.ok) {
     let detail = `${resp.status} ${resp.statusText}`;
@@ -116,12 +120,12 @@ async function analyze(doc) {
 async function rerender(doc) {
   if (doc.text === null) return;
   const seq = (doc.seq = (doc.seq || 0) + 1);
-  setStatus("updating…", false, true);
+  setStatus(t("status.updating"), false, true);
   try {
     const result = await api("render", { text: doc.text, spans: decisions(doc), strategy: strategy() });
     if (seq !== doc.seq) return;
     applyResult(doc, result, false);
-    setStatus("up to date");
+    setStatus(t("status.up_to_date"));
   } catch (e) {
     if (seq === doc.seq) setStatus(e.message, true);
   }
@@ -181,9 +185,9 @@ async function showDocument(i) {
   const doc = current();
   try {
     if (!doc.analyzed) {
-      setStatus(`sanitizing ${doc.title}…`, false, true);
+      setStatus(t("status.sanitizing", { title: doc.title }), false, true);
       await analyze(doc);
-      setStatus(`${doc.title}: ${doc.spans.length} spans to review`);
+      setStatus(plural("status.to_review", doc.spans.length, { title: doc.title }));
     } else if (doc.text !== null && (doc.sanitized === null || doc.strategy !== strategy())) {
       await rerender(doc);
     }
@@ -221,10 +225,11 @@ async function loadTableField() {
   const field = $("field").value;
   const docs = documentsOf(state.table, field);
   if (!docs.length) {
-    setStatus(`${state.tableName}: no text in ${JSON.stringify(field)}`, true);
+    setStatus(t("status.no_text", { file: state.tableName, field: JSON.stringify(field) }), true);
     return;
   }
-  await loadDocuments(docs, `${state.tableName}: ${docs.length} document(s) from ${JSON.stringify(field)}`);
+  const loaded = plural("status.documents", docs.length, { file: state.tableName, field: JSON.stringify(field) });
+  await loadDocuments(docs, loaded);
 }
 
 /** A run of `textsan sanitize --out OUT`: the report.jsonl of OUT.report, and
@@ -233,9 +238,10 @@ async function loadRun() {
   const reportFiles = [...$("folder").files];
   const report = reportFiles.find((f) => f.name === "report.jsonl");
   if (!report) {
-    setStatus("no report.jsonl in that folder: pick the OUT.report folder of textsan sanitize --out OUT", true);
+    setStatus(t("status.no_report"), true);
     return;
   }
+  const reportJsonl = await report.text();
   const sanitized = {};
   for (const f of $("outputs").files) {
     if (f.name === "report.jsonl" || f.name.startsWith(".") || f.size > 64 * 1024 * 1024) continue;
@@ -243,7 +249,7 @@ async function loadRun() {
     sanitized[rel] = await f.text();
   }
   const { documents } = await api("report", {
-    report_jsonl: await report.text(),
+    report_jsonl: reportJsonl,
     sanitized: Object.keys(sanitized).length ? sanitized : null,
   });
   const docs = documents.map((d) => ({
@@ -254,7 +260,9 @@ async function loadRun() {
     status: d.status,
   }));
   const rebuilt = docs.filter((d) => d.text !== null).length;
-  await loadDocuments(docs, `report: ${docs.length} document(s), ${rebuilt} with their text`);
+  const runLanguage = languageOfRun(reportJsonl);
+  if (runLanguage && !state.uiPinned && runLanguage !== language()) await useLanguage(runLanguage);
+  await loadDocuments(docs, plural("status.report", docs.length, { rebuilt }));
 }
 
 // ---------------------------------------------------------------- showing
@@ -275,11 +283,12 @@ function showBar(doc) {
   if (doc !== current()) return;
   const open = doc.spans.filter((s) => !s.reviewed).length;
   const counter = $("counter");
-  counter.textContent = open ? `${open} unreviewed of ${doc.spans.length}` : `all ${doc.spans.length} spans reviewed`;
+  const total = doc.spans.length;
+  counter.textContent = open ? plural("counter.open", open, { total }) : plural("counter.done", total);
   counter.classList.toggle("done", open === 0);
   $("residual").textContent = doc.text === null ? "" : residualLine(doc.residual);
   const errors = doc.errors?.length ? `: ${doc.errors.join("; ")}` : "";
-  $("doc-status").textContent = doc.status ? `status ${doc.status}${errors}` : "";
+  $("doc-status").textContent = doc.status ? `${t("bar.status", { status: doc.status })}${errors}` : "";
 }
 
 function select(i, scroll = true) {
@@ -342,7 +351,7 @@ function addSpan() {
   if (!doc || doc.text === null) return;
   const range = selectionOffsets($("doc"), doc.text);
   if (!range) {
-    setStatus("select the missed text in the document first, then add it", true);
+    setStatus(t("status.select_first"), true);
     return;
   }
   const label = $("add-label").value;
@@ -381,8 +390,8 @@ function addSpan() {
   doc.spans.sort((a, b) => a.start - b.start || a.end - b.end);
   state.sel = doc.spans.findIndex((s) => s.start === range[0] && s.end === range[1]);
   window.getSelection().removeAllRanges();
-  const note = replaced ? ` (it replaces ${replaced} overlapping span${replaced === 1 ? "" : "s"})` : "";
-  setStatus(`added ${ranges.length} ${label} span${ranges.length === 1 ? "" : "s"}${note}`);
+  const note = replaced ? plural("status.replaces", replaced) : "";
+  setStatus(plural("status.added", ranges.length, { label, note }));
   return refresh(doc);
 }
 
@@ -400,14 +409,14 @@ async function exportDoc(doc) {
 /** " (N spans not reviewed)" when some are not. */
 function unreviewedNote(docs) {
   const open = docs.reduce((n, d) => n + d.spans.filter((s) => !s.reviewed).length, 0);
-  return open ? ` (${open} span${open === 1 ? "" : "s"} not reviewed)` : "";
+  return open ? plural("status.not_reviewed", open) : "";
 }
 
 async function exportCurrent() {
   const doc = current();
   if (!doc) return;
   if (doc.text === null) {
-    setStatus("the text of this document could not be rebuilt from the report: nothing to export", true);
+    setStatus(t("status.cannot_export"), true);
     return;
   }
   try {
@@ -423,7 +432,7 @@ async function exportCurrent() {
       res.sanitized,
       training,
     );
-    setStatus(`exported ${doc.title}${unreviewedNote([doc])}: download the files below`);
+    setStatus(t("status.exported", { title: doc.title, note: unreviewedNote([doc]) }));
   } catch (e) {
     setStatus(e.message, true);
   }
@@ -436,7 +445,7 @@ async function exportAll() {
     const reports = [];
     const training = [];
     for (const [n, doc] of docs.entries()) {
-      setStatus(`exporting ${n + 1} of ${docs.length}…`, false, true);
+      setStatus(t("status.exporting", { i: n + 1, n: docs.length }), false, true);
       const res = await exportDoc(doc);
       sanitized.push(JSON.stringify({ doc_id: doc.doc_id, text: res.sanitized }));
       reports.push(JSON.stringify({ doc_id: doc.doc_id, ...res.report }));
@@ -452,7 +461,7 @@ async function exportAll() {
       sanitized.join("\n"),
       trainingFile,
     );
-    setStatus(`exported ${docs.length} document(s)${unreviewedNote(docs)}: download the files below`);
+    setStatus(plural("status.exported_all", docs.length, { note: unreviewedNote(docs) }));
   } catch (e) {
     setStatus(e.message, true);
   }
@@ -471,7 +480,7 @@ function nextUnreviewed() {
       return;
     }
   }
-  setStatus("every span of this document is reviewed");
+  setStatus(t("status.all_reviewed"));
 }
 
 const KEYS = {
@@ -512,14 +521,47 @@ function guard(fn) {
   };
 }
 
+// ---------------------------------------------------------------- language
+
+/** The reader picked a language: speak it, keep it in the URL (?ui=), draw the document again. */
+async function pickLanguage(lang) {
+  state.uiPinned = true;
+  await useLanguage(lang);
+  const url = new URL(window.location.href);
+  url.searchParams.set("ui", lang);
+  window.history.replaceState(null, "", url);
+  const doc = current();
+  if (doc) {
+    showText(doc);
+    showSanitized(doc);
+    showBar(doc);
+    showDetails();
+  }
+}
+
+async function startLanguage() {
+  const { lang, pinned } = chooseLanguage();
+  state.uiPinned = pinned;
+  try {
+    await useLanguage(lang);
+  } catch (e) {
+    setStatus(e.message, true); // the page's words stay those the service wrote
+  }
+}
+
 function init() {
   $("review-paste").addEventListener(
     "click",
     guard(() => {
       const text = $("paste").value;
-      if (!text.trim()) throw new Error("paste a text first");
-      return loadDocuments([{ doc_id: "pasted", title: "pasted text", text }], "pasted text");
+      if (!text.trim()) throw new Error(t("status.paste_first"));
+      const title = t("doc.pasted");
+      return loadDocuments([{ doc_id: "pasted", title, text }], title);
     }),
+  );
+  $("ui-lang").addEventListener(
+    "change",
+    guard((event) => pickLanguage(event.target.value)),
   );
   $("file").addEventListener(
     "change",
@@ -561,7 +603,8 @@ function init() {
   $("btn-export").addEventListener("click", guard(exportCurrent));
   $("btn-export-all").addEventListener("click", guard(exportAll));
   document.addEventListener("keydown", onKey);
-  document.body.dataset.ready = "yes";
 }
 
 init();
+await startLanguage();
+document.body.dataset.ready = "yes";

@@ -2,7 +2,9 @@
 // nodes between <mark> elements, one per span), the sanitized text, the
 // panel of one span, the residual-risk line. Offsets from the API count
 // Unicode code points (Python's str); the DOM counts UTF-16 units: the
-// conversion is `offsets`.
+// conversion is `offsets`. Its words are the page's language's (i18n.js).
+
+import { labelName, plural, t } from "./i18n.js";
 
 /** UTF-16 index of each code point of `text` (null when the two coincide). */
 function codeUnitIndex(text) {
@@ -36,11 +38,12 @@ export function offsets(text) {
   };
 }
 
-/** The tooltip of a span's mark: type, decision, replacement, reasons. */
+/** The tooltip of a span's mark: type (and its name, but in English), decision, replacement, reasons. */
 export function spanTitle(span) {
-  const decision = span.masked === false ? "kept" : "masked";
+  const decision = t(span.masked === false ? "decision.kept" : "decision.masked");
   const reasons = span.reasons.length ? ` — ${span.reasons.join("; ")}` : "";
-  return `${span.label} ${decision}${span.replacement ? ` → ${span.replacement}` : ""}${reasons}`;
+  const title = t("span.title", { label: span.label, name: labelName(span.label), decision });
+  return `${title}${span.replacement ? ` → ${span.replacement}` : ""}${reasons}`;
 }
 
 /** The original text into `el`: text nodes between one <mark> per span (its characters, unchanged). */
@@ -48,7 +51,7 @@ export function renderText(el, doc, selected) {
   if (doc.text === null) {
     const note = document.createElement("p");
     note.className = "spans-only";
-    note.textContent = "The text could not be rebuilt from the report: its spans are listed one by one (n / p).";
+    note.textContent = t("text.not_rebuilt");
     el.replaceChildren(note);
     return;
   }
@@ -65,6 +68,7 @@ export function renderText(el, doc, selected) {
     mark.dataset.i = String(i);
     mark.dataset.label = span.label;
     mark.dataset.decision = span.masked === false ? "kept" : "masked";
+    if (span.masked === false) mark.dataset.kept = t("decision.kept"); // the badge's word
     mark.dataset.reviewed = span.reviewed ? "yes" : "no";
     mark.title = spanTitle(span);
     if (i === selected) mark.classList.add("current");
@@ -102,18 +106,20 @@ export function renderSanitized(el, doc) {
 
 /** One line on what stays visible (as `textsan visualize` says it). */
 export function residualLine(residual) {
-  if (!residual) return "residual risk: not measured (no residual_risk in the pipeline)";
+  if (!residual) return t("residual.not_measured");
   if (residual.k === null || residual.k === undefined) {
-    return `residual risk: unknown (${residual.error || "no background"})`;
+    return t("residual.unknown", { error: residual.error || t("residual.no_background") });
   }
-  let line = `residual risk: k = ${residual.k} of ${residual.n_background} background records`;
+  let line = t("residual.k", { k: residual.k, n: residual.n_background });
   if (residual.narrowing?.length) {
-    line += `; narrowest visible: ${residual.narrowing.map(([t, n]) => `'${t}' (${n})`).join(", ")}`;
+    line += t("residual.narrowest", { terms: residual.narrowing.map(([w, n]) => `'${w}' (${n})`).join(", ") });
   }
   if (residual.unknown?.length) {
-    line += `; unknown to the background: ${residual.unknown.map((t) => `'${t}'`).join(", ")}`;
+    line += t("residual.unknown_terms", { terms: residual.unknown.map((w) => `'${w}'`).join(", ") });
   }
-  if (residual.min_k) line += `; min_k ${residual.min_k} ${residual.reached ? "reached" : "NOT reached"}`;
+  if (residual.min_k) {
+    line += t(residual.reached ? "residual.min_k_reached" : "residual.min_k_not_reached", { min_k: residual.min_k });
+  }
   return line;
 }
 
@@ -135,24 +141,26 @@ export function renderDetails(box, doc, sel) {
   if (!span) {
     const p = document.createElement("p");
     p.className = "empty";
-    p.textContent = doc?.spans.length ? "Click a span, or press n." : "No span in this document.";
+    p.textContent = t(doc?.spans.length ? "panel.empty" : "panel.no_span");
     box.replaceChildren(p);
     return;
   }
   const dl = document.createElement("dl");
   dl.id = "span-fields";
   const mentions = span.entity_id ? doc.spans.filter((s) => s.entity_id === span.entity_id).length : 1;
-  row(dl, "text", span.text);
-  row(dl, "type", span.label);
-  row(dl, "entity", `${span.entity_id || "—"} (${mentions} mention${mentions === 1 ? "" : "s"})`);
-  row(dl, "decision", span.masked === false ? "keep" : "mask");
-  row(dl, "replacement", span.replacement ?? "—");
-  row(dl, "reviewed", span.reviewed ? `yes${span.review ? ` (${span.review})` : ""}` : "no");
-  row(dl, "source", span.source || "—");
-  row(dl, "identifier", span.identifier_type || "—");
-  row(dl, "position", `${sel + 1} of ${doc.spans.length}: characters ${span.start}–${span.end}`);
+  row(dl, t("field.text"), span.text);
+  row(dl, t("field.type"), t("details.type", { label: span.label, name: labelName(span.label) }));
+  row(dl, t("field.entity"), plural("details.mentions", mentions, { entity: span.entity_id || "—" }));
+  row(dl, t("field.decision"), t(span.masked === false ? "button.keep" : "button.mask"));
+  row(dl, t("field.replacement"), span.replacement ?? "—");
+  const how = span.review ? t("details.reviewed_how", { how: t(`review.${span.review}`) }) : t("details.yes");
+  row(dl, t("field.reviewed"), span.reviewed ? how : t("details.no"));
+  row(dl, t("field.source"), span.source || "—");
+  row(dl, t("field.identifier"), span.identifier_type || "—");
+  const position = { i: sel + 1, n: doc.spans.length, start: span.start, end: span.end };
+  row(dl, t("field.position"), t("details.position", position));
   const reasonsTitle = document.createElement("h2");
-  reasonsTitle.textContent = "Reasons";
+  reasonsTitle.textContent = t("details.reasons");
   const reasons = document.createElement("ul");
   reasons.id = "span-reasons";
   for (const r of span.review ? [...span.reasons, `review: ${span.review}`] : span.reasons) {
@@ -161,12 +169,12 @@ export function renderDetails(box, doc, sel) {
     reasons.append(li);
   }
   const riskTitle = document.createElement("h2");
-  riskTitle.textContent = "Risk";
+  riskTitle.textContent = t("details.risk");
   const risk = document.createElement("dl");
   risk.id = "span-risk";
   const entries = Object.entries(span.risk || {});
   for (const [k, v] of entries) row(risk, k, formatRisk(v));
-  if (!entries.length) row(risk, "—", "no measure");
+  if (!entries.length) row(risk, "—", t("details.no_measure"));
   box.replaceChildren(dl, reasonsTitle, reasons, riskTitle, risk);
 }
 
