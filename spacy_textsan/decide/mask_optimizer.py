@@ -13,7 +13,11 @@ measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
   is masked (any measure, e.g. a supervised classifier, plugs in by config);
 * at least one entity of every risky set is masked;
 * spans that no measure assessed are masked when ``unassessed = "mask"``
-  (the default: no risk information is no evidence of safety).
+  (the default: no risk information is no evidence of safety);
+* a mention of a kind named in ``keep_public`` (:mod:`.public_mentions`: a law's name, the respondent
+  State where the text names it as such, a group role, a procedural date, a section of the court) is
+  taken out of the decision and kept, with the reason ``kept: public (<kind>)``, unless it is a direct
+  identifier or of a special category; a risky set loses it (a set of public mentions only is no risk).
 
 Each span gets its decision and reasons; ``doc._.decision_info`` holds the
 solver status. If the solver fails or times out, every span in a risky set is
@@ -33,6 +37,7 @@ from ..entities import group_entities
 from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, entity_key, get_candidates
 from ..stages import StageGuard
 from .cp_sat import solve_masking, warm_up
+from .public_mentions import PublicText
 
 logger = logging.getLogger("spacy_textsan")
 _TOKEN = re.compile(r"\w+")
@@ -50,6 +55,7 @@ _TOKEN = re.compile(r"\w+")
         "risk_thresholds": {},
         "measures": [],
         "unassessed": "mask",
+        "keep_public": [],
         "time_limit_s": 1.0,
         "num_workers": 1,
         "seed": 0,
@@ -66,6 +72,7 @@ def make_mask_optimizer(
     risk_thresholds: dict[str, float],
     measures: list[str],
     unassessed: str,
+    keep_public: list[str],
     time_limit_s: float,
     num_workers: int,
     seed: int,
@@ -80,6 +87,7 @@ def make_mask_optimizer(
         risk_thresholds=risk_thresholds,
         measures=measures,
         unassessed=unassessed,
+        keep_public=keep_public,
         time_limit_s=time_limit_s,
         num_workers=num_workers,
         seed=seed,
@@ -116,6 +124,7 @@ class MaskOptimizer:
         risk_thresholds: dict[str, float] | None = None,
         measures: Iterable[str] = (),
         unassessed: str = "mask",
+        keep_public: Iterable[str] = (),
         time_limit_s: float = 1.0,
         num_workers: int = 1,
         seed: int = 0,
@@ -136,6 +145,9 @@ class MaskOptimizer:
         self.risk_thresholds = dict(risk_thresholds or {})
         self.measures = set(measures)
         self.unassessed = unassessed
+        #: the kinds of public mentions kept out of the decision (:mod:`.public_mentions`)
+        self.keep_public = tuple(keep_public)
+        PublicText("", self.keep_public)  # an unknown kind fails here, when the pipeline is built
         self.time_limit_s = time_limit_s
         self.num_workers = num_workers
         self.seed = seed
@@ -148,7 +160,7 @@ class MaskOptimizer:
 
     def __call__(self, doc: Doc) -> Doc:
         self.guard.prepare(doc)
-        spans = get_candidates(doc, self.spans_key)
+        spans, public = self._public(doc, get_candidates(doc, self.spans_key))
         # in the candidates' order: the entity order is the solver's variable order
         entities = group_entities(spans, in_text_order=False)
         position = {entity.key: e for e, entity in enumerate(entities)}
@@ -177,7 +189,9 @@ class MaskOptimizer:
 
         risky_sets, set_reasons = [], []
         for rs in doc._.risky_sets or []:
-            members = sorted({of_span[j] for j in self._span_indices(doc, rs, spans, by_offsets)})
+            members = sorted({of_span[j] for j in self._span_indices(doc, rs, spans, by_offsets, public)})
+            if not members and all(tuple(o) in public for o in rs.get("spans", [])):
+                continue  # public mentions only: no risk
             if not members:
                 add_error(
                     doc, f"mask_optimizer: risky set {rs['spans']} ({rs.get('measure')}) matches no candidate span"
@@ -241,11 +255,37 @@ class MaskOptimizer:
         }
         return doc
 
+    def _public(self, doc: Doc, candidates: list[Span]) -> tuple[list[Span], dict[tuple[int, int], str]]:
+        """The candidates left to decide, and the offsets of the public mentions kept out of the decision
+        (each marked kept here, with its kind as the reason)."""
+        if not self.keep_public:
+            return candidates, {}
+        reader = PublicText(doc.text, self.keep_public)
+        spans, public = [], {}
+        for span in candidates:
+            strict = (
+                span._.identifier_type == DIRECT
+                or span.label_ in self.direct_labels
+                or self.mask_kb_classes.intersection(span._.kb_chain or ())
+            )
+            kind = None if strict else reader.kind(span.start_char, span.end_char, span.label_)
+            if kind is None:
+                spans.append(span)
+                continue
+            public[span.start_char, span.end_char] = kind
+            span._.masked = False
+            add_reason(span, f"kept: public ({kind})")
+        return spans, public
+
     @staticmethod
-    def _span_indices(doc: Doc, risky_set: dict, spans: list[Span], by_offsets: dict[tuple, int]) -> list[int]:
-        """Candidates named by a risky set's offsets (or overlapping them)."""
+    def _span_indices(
+        doc: Doc, risky_set: dict, spans: list[Span], by_offsets: dict[tuple, int], public: dict | None = None
+    ) -> list[int]:
+        """Candidates named by a risky set's offsets (or overlapping them); public mentions are no member."""
         out = []
         for start, end in risky_set.get("spans", []):
+            if public and (start, end) in public:
+                continue
             j = by_offsets.get((start, end))
             if j is not None:
                 out.append(j)

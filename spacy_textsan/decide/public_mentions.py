@@ -1,0 +1,124 @@
+"""Mentions that single nobody out: what ``mask_optimizer``'s ``keep_public`` keeps visible.
+
+A masking policy (``mask_labels``) masks every place, date and demographic of a text, and kanon_risk
+counts every rare name of the background as a quasi-identifier. Some of those mentions name no
+person's attribute at all; each kind below is one pure function over the text and a span's offsets
+(English wording; another language's text is read by none of them):
+
+* ``legislation``: the name of a law, ``Race Relations Act``, ``Asylum and Immigration Act 1996``,
+  ``Brussels I Regulation``, ``the Constitutional Law`` (ends in Act, Regulation(s), Law, Code,
+  Convention, Rules, Directive, Statute or Constitution, with its year);
+* ``respondent_state``: the State a case is brought against, where the text names it as such: in the
+  phrase of the application (``an application ... against the Republic of Turkey lodged``), before
+  ``Government`` (``the United Kingdom Government``), after ``v.`` in a case name (``Smith v. the
+  United Kingdom``). Its other mentions (``he moved to the United Kingdom``) are decided as before;
+* ``group_role``: a demographic term for a group in the plural, lower case, ``police officers``,
+  ``widowers``, ``trade union representatives`` (not a nationality: ``Turkish nationals`` stays);
+* ``procedural_date``: a date in a sentence about the court's own organisation or a law's entry into
+  force (``On 1 November 2001 the Court changed the composition of its Sections``, ``... came into force
+  on 1 November 1998``), the same in every judgment of its time;
+* ``court_section``: a section of the court, ``the Fourth Section``.
+
+Direct identifiers and the special categories (``mask_kb_classes``) are never kept by these rules, and
+reid_risk, which runs after the decision, still masks a kept mention when the attack needs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cached_property
+
+__all__ = ["PUBLIC_KINDS", "PublicText", "respondent_state"]
+
+_LAW = re.compile(
+    r"(?:^|\s)(?:Act|Regulations?|Law|Code|Convention|Rules|Directive|Statute|Constitution)(?:,? (?:1[89]|20)\d\d)?$"
+)
+#: the State of an application: "against the Republic of Turkey lodged", "against Sweden, lodged"
+_RESPONDENT = re.compile(
+    r"\bagainst (?:the )?((?:[A-Z][\w’'-]+ )*?[A-Z][\w’'-]+(?: (?:of|and) (?:the )?(?:[A-Z][\w’'-]+ ?)+)*?)"
+    r"(?= lodged|,| \(| under| by)"
+)
+_STATE_FORM = re.compile(r"^(?:Republic|Kingdom|Federal Republic|Principality|Grand Duchy|Confederation) of (?:the )?")
+_CASE_NAME_BEFORE = re.compile(r"\bv(?:\.|s\.?) (?:the )?$")
+_NATIONALITY = re.compile(r"\bnationals?\b|\bcitizens?\b")
+_PLURAL = re.compile(r"[a-z](?<!s)s$|(?:men|women|people|children|staff|police)$")
+_PROCEDURE = re.compile(r"composition of its Sections|\b(?:came|come|comes|entered|enter|enters) into force\b")
+_SECTION = re.compile(r"^(?:the )?(?:First|Second|Third|Fourth|Fifth|Sixth) Section$")
+_SENTENCE_END = re.compile(r"[.;\n]")
+
+
+def respondent_state(text: str, window: int = 3000) -> str | None:
+    """The State the application of ``text`` is brought against, as written there (``Republic of
+    Turkey``, ``United Kingdom of Great Britain and Northern Ireland``), or None: the first
+    ``against the <Name> lodged``-style phrase in the first ``window`` characters."""
+    m = _RESPONDENT.search(text[:window])
+    return m.group(1).strip() if m else None
+
+
+def _state_names(state: str) -> tuple[str, ...]:
+    """The respondent's name and its short form (``Republic of Turkey``, ``Turkey``; ``United Kingdom of
+    Great Britain and Northern Ireland``, ``United Kingdom``)."""
+    short = _STATE_FORM.sub("", state)
+    short = re.sub(r" of Great Britain and Northern Ireland$", "", short)
+    return (state, short) if short != state else (state,)
+
+
+class PublicText:
+    """One document's text, read for its public mentions (what they share is read once)."""
+
+    def __init__(self, text: str, kinds: tuple[str, ...] | list[str] = ()) -> None:
+        unknown = sorted(set(kinds) - set(PUBLIC_KINDS))
+        if unknown:
+            raise ValueError(f"keep_public: unknown kind {unknown[0]!r}: the kinds are {', '.join(PUBLIC_KINDS)}")
+        self.text = text
+        self.kinds = tuple(kinds)
+
+    @cached_property
+    def state(self) -> str | None:
+        """The respondent State (:func:`respondent_state`)."""
+        return respondent_state(self.text)
+
+    def kind(self, start: int, end: int, label: str) -> str | None:
+        """The first of the kinds that the mention ``text[start:end]`` (label ``label``) is, or None."""
+        for kind in self.kinds:
+            if PUBLIC_KINDS[kind](self, start, end, label):
+                return kind
+        return None
+
+
+def _respondent_mention(doc: PublicText, start: int, end: int, label: str) -> bool:
+    text, state = doc.text, doc.state
+    if label != "LOC" or state is None:
+        return False
+    mention = re.sub(r"^the ", "", text[start:end])
+    names = _state_names(state)
+    if not any(mention in name for name in names):
+        return False
+    at = text.find(state)
+    if at >= 0 and at <= start and end <= at + len(state):  # in the phrase of the application
+        return True
+    return text.startswith(" Government", end) or _CASE_NAME_BEFORE.search(text[max(0, start - 8) : start]) is not None
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    before = [m.end() for m in _SENTENCE_END.finditer(text, max(0, start - 400), start)]
+    after = _SENTENCE_END.search(text, end)
+    return text[before[-1] if before else max(0, start - 400) : after.start() if after else len(text)]
+
+
+def _group_role(doc: PublicText, s: int, e: int, label: str) -> bool:
+    words = doc.text[s:e]
+    return label == "DEM" and words[:1].islower() and _PLURAL.search(words) is not None and not _NATIONALITY.search(words)
+
+
+#: kind -> test(document, start, end, label): the kinds ``keep_public`` may name
+PUBLIC_KINDS: dict[str, Callable[[PublicText, int, int, str], bool]] = {
+    "legislation": lambda doc, s, e, label: label != "PERSON" and _LAW.search(doc.text[s:e]) is not None,
+    "respondent_state": _respondent_mention,
+    "group_role": _group_role,
+    "procedural_date": lambda doc, s, e, label: (
+        label == "DATETIME" and _PROCEDURE.search(_sentence(doc.text, s, e)) is not None
+    ),
+    "court_section": lambda doc, s, e, label: _SECTION.match(doc.text[s:e]) is not None,
+}

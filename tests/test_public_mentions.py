@@ -1,0 +1,128 @@
+"""keep_public: the mentions that single nobody out (spacy_textsan.decide.public_mentions) and how
+mask_optimizer keeps them out of the decision."""
+
+import pytest
+import spacy
+from spacy.tokens import SpanGroup
+
+from spacy_textsan.decide.public_mentions import PUBLIC_KINDS, PublicText, respondent_state
+from spacy_textsan.extensions import add_risky_set, set_risk
+
+JUDGMENT = (
+    "The case originated in an application (no. 36110/97) against the Republic of Turkey lodged with the Court "
+    "by a Turkish national, Mr Ali Kaya. The Turkish Government were represented by their Agent. "
+    "In 1998 he moved to Turkey. Under the Race Relations Act 1976 the police officers and two Turkish nationals "
+    "were heard. On 1 November 2001 the Court changed the composition of its Sections. The Fourth Section "
+    "met on 3 May 2002."
+)
+
+
+def mention(text: str, words: str, occurrence: int = 0) -> tuple[int, int]:
+    start = -1
+    for _ in range(occurrence + 1):
+        start = text.index(words, start + 1)
+    return start, start + len(words)
+
+
+@pytest.mark.parametrize(
+    "words,occurrence,label,kind",
+    [
+        ("Republic of Turkey", 0, "LOC", "respondent_state"),  # in the phrase of the application
+        ("Turkey", 1, "LOC", None),  # "he moved to Turkey": an attribute of the person
+        ("Race Relations Act 1976", 0, "MISC", "legislation"),
+        ("police officers", 0, "DEM", "group_role"),
+        ("Turkish nationals", 0, "DEM", None),  # a nationality stays a quasi-identifier
+        ("Turkish national", 0, "DEM", None),
+        ("1 November 2001", 0, "DATETIME", "procedural_date"),
+        ("3 May 2002", 0, "DATETIME", None),  # the case's own date
+        ("Fourth Section", 0, "ORG", "court_section"),
+        ("Mr Ali Kaya", 0, "PERSON", None),
+    ],
+)
+def test_public_kinds_on_a_judgment(words, occurrence, label, kind):
+    start, end = mention(JUDGMENT, words, occurrence)
+    assert PublicText(JUDGMENT, tuple(PUBLIC_KINDS)).kind(start, end, label) == kind
+
+
+def test_the_respondent_state_where_the_text_names_it_as_such():
+    text = "an application against the United Kingdom of Great Britain and Northern Ireland lodged with the Court"
+    assert respondent_state(text) == "United Kingdom of Great Britain and Northern Ireland"
+    assert respondent_state("The claim against Sweden, lodged in 2003") == "Sweden"
+    assert respondent_state("He complained about the police.") is None
+    doc = "An application against the United Kingdom lodged in 2001. The United Kingdom Government replied. " + (
+        "Smith v. the United Kingdom was cited. She lived in the United Kingdom."
+    )
+    reader = PublicText(doc, ("respondent_state",))
+    kinds = [reader.kind(*mention(doc, "United Kingdom", i), "LOC") for i in range(4)]
+    assert kinds == ["respondent_state", "respondent_state", "respondent_state", None]
+
+
+def test_an_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="keep_public: unknown kind 'states'"):
+        PublicText("", ("states",))
+    with pytest.raises(ValueError, match="unknown kind"):
+        spacy.blank("en").add_pipe("mask_optimizer", config={"keep_public": ["states"]})
+
+
+def spans_of(nlp, text, spans):
+    doc = nlp.make_doc(text)
+    group = SpanGroup(doc, name="textsan")
+    for words, occurrence, label in spans:
+        start, end = mention(text, words, occurrence)
+        group.append(doc.char_span(start, end, label=label))
+    doc.spans["textsan"] = group
+    return doc
+
+
+SPANS = [
+    ("Republic of Turkey", 0, "LOC"),
+    ("Mr Ali Kaya", 0, "PERSON"),
+    ("Turkey", 1, "LOC"),
+    ("Race Relations Act 1976", 0, "MISC"),
+    ("police officers", 0, "DEM"),
+    ("1 November 2001", 0, "DATETIME"),
+    ("3 May 2002", 0, "DATETIME"),
+]
+
+
+@pytest.mark.parametrize("keep_public", [[], list(PUBLIC_KINDS)])
+def test_mask_optimizer_keeps_public_mentions_out_of_the_decision(keep_public):
+    nlp = spacy.blank("en")
+    opt = nlp.add_pipe(
+        "mask_optimizer", config={"mask_labels": ["DATETIME", "LOC", "DEM"], "keep_public": keep_public}
+    )
+    doc = spans_of(nlp, JUDGMENT, SPANS)
+    spans = list(doc.spans["textsan"])
+    for s in spans:
+        set_risk(s, "kanon", 0.5)
+    add_risky_set(doc, "kanon", [spans[3]], "'race relations act 1976' appears in 1 < 5 records")
+    add_risky_set(doc, "kanon", [spans[3], spans[4]], "'act' + 'officers' shared by 2 < 5 records")
+    doc = opt(doc)
+    decided = [(s.text, s._.masked, s._.reasons) for s in doc.spans["textsan"]]
+    if not keep_public:
+        assert [m for _, m, _ in decided] == [True] * 7
+        assert doc._.decision_info["n_risky_sets"] == 2
+        return
+    assert decided == [
+        ("Republic of Turkey", False, ["kept: public (respondent_state)"]),
+        ("Mr Ali Kaya", True, ["direct identifier (label PERSON)"]),
+        ("Turkey", True, ["policy: label LOC is always masked"]),
+        ("Race Relations Act 1976", False, ["kept: public (legislation)"]),
+        ("police officers", False, ["kept: public (group_role)"]),
+        ("1 November 2001", False, ["kept: public (procedural_date)"]),
+        ("3 May 2002", True, ["policy: label DATETIME is always masked"]),
+    ]
+    # both risky sets held public mentions only: no risk left, no error
+    assert doc._.decision_info["n_risky_sets"] == 0 and not doc._.sanitize_errors
+
+
+def test_a_direct_identifier_or_special_category_is_never_kept_as_public():
+    nlp = spacy.blank("en")
+    opt = nlp.add_pipe(
+        "mask_optimizer", config={"keep_public": list(PUBLIC_KINDS), "mask_kb_classes": ["religious organization"]}
+    )
+    text = "Under the Kaya Family Act and the Church Law he spoke."
+    doc = spans_of(nlp, text, [("Kaya Family Act", 0, "PERSON"), ("Church Law", 0, "ORG")])
+    doc.spans["textsan"][1]._.kb_chain = ["religious organization"]
+    doc = opt(doc)
+    assert [(s.text, s._.masked) for s in doc.spans["textsan"]] == [("Kaya Family Act", True), ("Church Law", True)]
