@@ -25,6 +25,11 @@ one is added):
 * ``hash``: ``[PERSON 3f9a1c2b7d]``, a keyed HMAC of the entity, the same in
   every document hashed with the same key.
 
+In the pipeline's language (``nlp.lang``): a French pipeline's generalizations are French
+(``[ville, Norvège]``, ``[date des années 1990]``) and its pseudonyms French names, places and
+companies (Faker's ``fr_FR``); Spanish and German likewise (:mod:`.phrases`). An English pipeline's
+are as they always were. ``label_language`` is about the masks' labels only.
+
 ``pseudonym`` and ``hash`` draw from a secret key (``key_file`` or
 ``$key_env``, :mod:`.keys`). ``hash`` needs one; ``pseudonym`` without one
 draws from the document keyed with the per-user secret (made on first use in
@@ -201,6 +206,8 @@ class Generalizer:
         self.guard = StageGuard(self, nlp, spans_key=spans_key, add_rules=add_rules)
         self.attack = attack
         self._nlp = nlp
+        #: the language of the generalizations and pseudonyms (None: the document's, ``doc.lang_``)
+        self.language = nlp.lang if nlp is not None else None
         #: one operator instance per strategy used
         self.operators: dict[str, Operator] = {
             n: get_operator(n)() for n in (strategy, *self.strategy_by_label.values())
@@ -253,6 +260,7 @@ class Generalizer:
             user_secret=self.user_secret,
             hash_length=self.hash_length,
             label_names=self.label_names,
+            language=self.language or doc.lang_,
         )
         worded: list[Entity] = []  # entities whose replacement shows words of its own
         for entity in group_entities(masked, by_label=True):  # in order of first mention

@@ -11,11 +11,13 @@ picks them by name: ``strategy = "pseudonym"``. The built-in ones:
 * ``mask``: ``mask_format`` filled with the label and a number that is the
   same for all mentions of one entity (``[PERSON 1]``);
 * ``generalize`` (Olstad et al. 2023): PERSON is masked, everything else gets the most
-  specific safe option of its mentions (:mod:`.options`) or ``***``;
+  specific safe option of its mentions (:mod:`.options`) or ``***``; in a document of another language
+  than English, written in its language (:mod:`.phrases`);
 * ``pseudonym``: a fake but plausible surrogate of the same kind
   (:mod:`.surrogates`) that names no masked string and no other entity's
   replacement; without one a date, an amount, a place, an organisation, a DEM
-  or MISC is generalized, a name or a code masked. With a surrogate key its
+  or MISC is generalized, a name or a code masked. Names, places and organisations come from Faker's
+  locale of the document's language (:func:`.phrases.faker_locale`). With a surrogate key its
   surrogates are the same in every document; without one they are drawn from
   the document keyed with the per-user secret, so stable within a document;
 * ``hash``: ``[PERSON 3f9a1c2b7d]``, a keyed HMAC of the entity's fullest mention.
@@ -48,6 +50,7 @@ from ..extensions import TAB_LABELS
 from ..text_folding import fold
 from .keys import Secret
 from .options import STAR, chain_options, datetime_options, quantity_options, safe_options
+from .phrases import echoes, faker_locale, phrase_translator
 from .surrogates import (
     canonical_text,
     document_shift,
@@ -106,6 +109,8 @@ class ReplacementContext:
     taken: set[str] = field(default_factory=set)
     #: the labels' names in the mask (:mod:`.label_names`; a label not in it is written as it is)
     label_names: dict[str, str] = field(default_factory=dict)
+    #: the document's language (the pipeline's): of the generalizations and the pseudonyms (:mod:`.phrases`)
+    language: str = "en"
 
     def mask(self, label: str) -> str:
         """The mask format with the next number of ``label``: ``[PERSON 2]``."""
@@ -250,18 +255,36 @@ def options(span: Span) -> list[str]:
 
 
 def generalize(entity: Entity, context: ReplacementContext) -> str:
-    """The most specific safe option any mention of the entity offers, else ``***``."""
+    """The most specific safe option any mention of the entity offers, else ``***``.
+
+    In a document of another language (``context.language``, :func:`.phrases.translates`) an option is
+    written in it (:func:`.phrases.translate_phrase`) and must be safe in English and as written; an option
+    the phrase table cannot write is passed over for the next, more general, one. When none is left and
+    one was passed over for want of a translation, the entity is masked (``[LOC 1]``) rather than starred."""
+    translate = phrase_translator(context.language)
     best: tuple[int, str] | None = None
+    untranslated = False
     for span in entity.spans:
         span_options = options(span)
-        safe = safe_options(
-            span_options, context.masked_texts, context.risky_terms, original=span.text, names=span.label_ in KB_LABELS
-        )
-        if safe:
-            rank = span_options.index(safe[0])
+        names = span.label_ in KB_LABELS
+        safe = safe_options(span_options, context.masked_texts, context.risky_terms, original=span.text, names=names)
+        written = [(option, option) for option in safe]
+        if translate is not None:
+            pairs = [(option, translate(option)) for option in safe]
+            untranslated = untranslated or any(t is None for _, t in pairs)
+            candidates = [(option, t) for option, t in pairs if t is not None]
+            # as written too: a country's name in the language may be masked ("Norvège"), or echo the original
+            ok = set(
+                safe_options([t for _, t in candidates], context.masked_texts, context.risky_terms, span.text, names)
+            )
+            written = [(o, t) for o, t in candidates if t in ok and not (names and echoes(t, span.text))]
+        if written:
+            rank = span_options.index(written[0][0])
             if best is None or rank < best[0]:
-                best = (rank, safe[0])
-    return f"[{best[1]}]" if best is not None else STAR
+                best = (rank, written[0][1])
+    if best is not None:
+        return f"[{best[1]}]"
+    return context.mask(entity.label) if untranslated else STAR
 
 
 #: The longest string parameter of an operator (a new value, a salt).
@@ -314,7 +337,7 @@ class Pseudonym(Operator):
     uses_key = True
 
     def __init__(self) -> None:
-        self._faker: Any = None  # Faker, created on first use (a slow import)
+        self._fakers: dict[str, Any] = {}  # Faker by locale, each created on first use (a slow import)
 
     def replace(self, entity: Entity, context: ReplacementContext) -> str:
         rep = self.surrogate(entity, context)
@@ -335,10 +358,14 @@ class Pseudonym(Operator):
             days, years = document_shift(entity_seed(context.doc_secret, "shift"))
             rep = next((r for r in (shift_dates(s.text, days, years) for s in spans) if r), None)
             return rep if rep is not None and context.allowed(rep) else None
-        if self._faker is None and label in ("PERSON", "LOC", "ORG"):
-            from faker import Faker
+        faker = None
+        if label in ("PERSON", "LOC", "ORG"):
+            locale = faker_locale(context.language)
+            faker = self._fakers.get(locale)
+            if faker is None:
+                from faker import Faker
 
-            self._faker = Faker("en_US")
+                faker = self._fakers[locale] = Faker(locale)
         is_country = label == "LOC" and any(c.split()[0] == "country" for s in spans for c in (s._.kb_chain or []) if c)
         for attempt in range(20):
             seed = entity_seed(secret, label, canonical, str(attempt))
@@ -348,7 +375,7 @@ class Pseudonym(Operator):
             elif label == "QUANTITY":
                 candidate = quantity_surrogate(spans[0].text, seed)
             else:
-                candidate = fake_value(label, seed, self._faker, country=is_country)
+                candidate = fake_value(label, seed, faker, country=is_country)
             if candidate is None:
                 return None
             if context.allowed(candidate):

@@ -9,8 +9,9 @@ can recompute or invert it.
   HMAC(key, label + canonical text) (:func:`hash_token`);
 * ``pseudonym``: a fake but plausible value of the same kind:
   PERSON → a name, LOC → a city (a country when the span's KB chain says
-  it is one), ORG → a company (Faker, ``en_US``, seeded
-  by the entity); DATETIME → the date shifted by a per-document offset of
+  it is one), ORG → a company (Faker, in the locale of the document's
+  language: ``en_US``, ``fr_FR``, ``es_ES``, ``de_DE``; seeded by the
+  entity); DATETIME → the date shifted by a per-document offset of
   400 to 3,650 days, forwards or backwards (:func:`document_shift`), so the
   intervals between the dates of one document are kept and the format is
   kept ("14 March 2009" → "2 June 2013", "3rd of March, 1979" → "15th of July,
@@ -367,15 +368,16 @@ def quantity_surrogate(text: str, seed: int) -> str | None:
     return f"{unit} {new}" if 0 <= at < number.start() else f"{new} {unit}"
 
 
-def fake_value(label: str, seed: int, faker=None, country: bool = False) -> str | None:
+def fake_value(label: str, seed: int, faker=None, country: bool = False, locale: str = "en_US") -> str | None:
     """A Faker value for PERSON, LOC (a country with ``country``) or ORG
-    (``None`` for other labels)."""
+    (``None`` for other labels), from ``faker`` (else a Faker of ``locale``:
+    ``fr_FR`` gives French names, cities and companies)."""
     if label not in ("PERSON", "LOC", "ORG"):
         return None
     if faker is None:
         from faker import Faker
 
-        faker = Faker("en_US")
+        faker = Faker(locale)
     faker.seed_instance(seed)
     if label == "PERSON":
         return f"{faker.first_name()} {faker.last_name()}"
