@@ -88,9 +88,7 @@ SPANS = [
 @pytest.mark.parametrize("keep_public", [[], list(PUBLIC_KINDS)])
 def test_mask_optimizer_keeps_public_mentions_out_of_the_decision(keep_public):
     nlp = spacy.blank("en")
-    opt = nlp.add_pipe(
-        "mask_optimizer", config={"mask_labels": ["DATETIME", "LOC", "DEM"], "keep_public": keep_public}
-    )
+    opt = nlp.add_pipe("mask_optimizer", config={"mask_labels": ["DATETIME", "LOC", "DEM"], "keep_public": keep_public})
     doc = spans_of(nlp, JUDGMENT, SPANS)
     spans = list(doc.spans["textsan"])
     for s in spans:
@@ -126,3 +124,25 @@ def test_a_direct_identifier_or_special_category_is_never_kept_as_public():
     doc.spans["textsan"][1]._.kb_chain = ["religious organization"]
     doc = opt(doc)
     assert [(s.text, s._.masked) for s in doc.spans["textsan"]] == [("Kaya Family Act", True), ("Church Law", True)]
+
+
+def test_the_leak_sweep_leaves_a_public_mention_visible():
+    nlp = spacy.blank("en")
+    gen = nlp.add_pipe("generalizer")
+    text = "An application against the United Kingdom lodged in 2001. She lived in the United Kingdom and in Leeds."
+
+    def sanitized(first_reason: str) -> str:
+        doc = spans_of(nlp, text, [("United Kingdom", 0, "LOC"), ("United Kingdom", 1, "LOC"), ("Leeds", 0, "LOC")])
+        kept, lived, leeds = doc.spans["textsan"]
+        kept._.masked, lived._.masked, leeds._.masked = False, True, True
+        kept._.entity_id = lived._.entity_id = "LOC-uk"
+        kept._.reasons = [first_reason]
+        return gen(doc)._.sanitized_text
+
+    assert sanitized("kept: public (respondent_state)") == (
+        "An application against the United Kingdom lodged in 2001. She lived in the [LOC 1] and in [LOC 2]."
+    )
+    # not public: the sweep masks it as a repeat of a masked string
+    assert sanitized("kept: no risk found") == (
+        "An application against the [LOC 1] lodged in 2001. She lived in the [LOC 1] and in [LOC 2]."
+    )

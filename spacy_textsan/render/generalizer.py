@@ -73,6 +73,8 @@ from .surrogates import NAME_LABELS, name_words, shares_word
 __all__ = ["Generalizer", "NameContext", "make_generalizer", "STRATEGIES", "LEAK_REASON"]
 
 LEAK_REASON = "leak sweep: repeats a masked string"
+#: the reason of a mention kept as public by the decision (:mod:`spacy_textsan.decide.public_mentions`)
+PUBLIC_REASON = "kept: public"
 
 
 @dataclass
@@ -338,8 +340,17 @@ class Generalizer:
             return masked
         candidates = get_candidates(doc, self.spans_key)
         by_offsets = {(s.start_char, s.end_char): s for s in candidates}
+        # a mention the decision kept as public (mask_optimizer's keep_public: the respondent State in the
+        # case's own words) names what every reader knows: masking its other mentions does not make it a leak
+        public = [
+            (s.start_char, s.end_char)
+            for s in candidates
+            if any(r.startswith(PUBLIC_REASON) for r in s._.reasons or ())
+        ]
         added: list[Span] = []
         for start, end, i in leaks:
+            if any(a < end and start < b for a, b in public):
+                continue
             source = masked[i]
             span = doc.char_span(start, end, alignment_mode="expand")
             if span is None:
