@@ -11,6 +11,7 @@ from spacy_textsan.extensions import add_risky_set, set_risk
 JUDGMENT = (
     "The case originated in an application (no. 36110/97) against the Republic of Turkey lodged with the Court "
     "by a Turkish national, Mr Ali Kaya. The Turkish Government were represented by their Agent. "
+    "They were represented by Mr B. Ak, of the Ministry of Foreign Affairs, Ankara. He lived in Ankara. "
     "In 1998 he moved to Turkey. Under the Race Relations Act 1976 the police officers and two Turkish nationals "
     "were heard. On 1 November 2001 the Court changed the composition of its Sections. The Fourth Section "
     "met on 3 May 2002."
@@ -37,6 +38,9 @@ def mention(text: str, words: str, occurrence: int = 0) -> tuple[int, int]:
         ("3 May 2002", 0, "DATETIME", None),  # the case's own date
         ("Fourth Section", 0, "ORG", "court_section"),
         ("Mr Ali Kaya", 0, "PERSON", None),
+        ("Turkish", 1, "DEM", "government"),  # "The Turkish Government": a party
+        ("Ankara", 0, "LOC", "institution_seat"),  # "the Ministry of Foreign Affairs, Ankara"
+        ("Ankara", 1, "LOC", None),  # "he lived in Ankara"
     ],
 )
 def test_public_kinds_on_a_judgment(words, occurrence, label, kind):

@@ -15,7 +15,8 @@ measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
 * spans that no measure assessed are masked when ``unassessed = "mask"``
   (the default: no risk information is no evidence of safety);
 * a mention of a kind named in ``keep_public`` (:mod:`.public_mentions`: a law's name, the respondent
-  State where the text names it as such, a group role, a procedural date, a section of the court) is
+  State where the text names it as such, a group role, a procedural date, a section of the court, a State
+  before "Government", an institution's seat) is
   taken out of the decision and kept, with the reason ``kept: public (<kind>)``, unless it is a direct
   identifier or of a special category; a risky set loses it (a set of public mentions only is no risk).
 

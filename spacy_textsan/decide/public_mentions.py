@@ -17,7 +17,11 @@ person's attribute at all; each kind below is one pure function over the text an
 * ``procedural_date``: a date in a sentence about the court's own organisation or a law's entry into
   force (``On 1 November 2001 the Court changed the composition of its Sections``, ``... came into force
   on 1 November 1998``), the same in every judgment of its time;
-* ``court_section``: a section of the court, ``the Fourth Section``.
+* ``court_section``: a section of the court, ``the Fourth Section``;
+* ``government``: the State as a party, a name or adjective right before ``Government`` (``the Turkish
+  Government``, ``the Swedish Government``: a party to the case, not a person's nationality);
+* ``institution_seat``: the seat of an institution, a place right after its name and a comma (``the
+  Foreign and Commonwealth Office, London``, ``the Ministry of Justice, Ankara``).
 
 Direct identifiers and the special categories (``mask_kb_classes``) are never kept by these rules, and
 reid_risk, which runs after the decision, still masks a kept mention when the attack needs it.
@@ -46,6 +50,9 @@ _PLURAL = re.compile(r"[a-z](?<!s)s$|(?:men|women|people|children|staff|police)$
 _PROCEDURE = re.compile(r"composition of its Sections|\b(?:came|come|comes|entered|enter|enters) into force\b")
 _SECTION = re.compile(r"^(?:the )?(?:First|Second|Third|Fourth|Fifth|Sixth) Section$")
 _SENTENCE_END = re.compile(r"[.;\n]")
+_SEAT = re.compile(
+    r"\b(?:Office|Ministry|Department|Agency|Directorate|Embassy|Consulate|Secretariat)(?: of (?:the )?[A-Z][\w ]*)?, $"
+)
 
 
 def respondent_state(text: str, window: int = 3000) -> str | None:
@@ -109,7 +116,9 @@ def _sentence(text: str, start: int, end: int) -> str:
 
 def _group_role(doc: PublicText, s: int, e: int, label: str) -> bool:
     words = doc.text[s:e]
-    return label == "DEM" and words[:1].islower() and _PLURAL.search(words) is not None and not _NATIONALITY.search(words)
+    return (
+        label == "DEM" and words[:1].islower() and _PLURAL.search(words) is not None and not _NATIONALITY.search(words)
+    )
 
 
 #: kind -> test(document, start, end, label): the kinds ``keep_public`` may name
@@ -121,4 +130,10 @@ PUBLIC_KINDS: dict[str, Callable[[PublicText, int, int, str], bool]] = {
         label == "DATETIME" and _PROCEDURE.search(_sentence(doc.text, s, e)) is not None
     ),
     "court_section": lambda doc, s, e, label: _SECTION.match(doc.text[s:e]) is not None,
+    "government": lambda doc, s, e, label: (
+        label in ("DEM", "LOC", "MISC", "ORG") and doc.text.startswith(" Government", e)
+    ),
+    "institution_seat": lambda doc, s, e, label: (
+        label == "LOC" and _SEAT.search(doc.text[max(0, s - 80) : s]) is not None
+    ),
 }
