@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test chromium lint background background-bm25 background-kanon test-slow evaluate bench eval-multidomain eval-reid eval-reid-padded calibrate-reid padding gazetteer kb train clean
+.PHONY: demo test chromium lint background background-bm25 background-kanon background-fr-es test-slow evaluate bench eval-multidomain eval-reid eval-reid-padded calibrate-reid padding gazetteer kb train clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -135,6 +135,12 @@ background-kanon: $(STAMP)
 	$(VENV)/bin/textsan kanon build spacy_textsan/risk/data/background --phrases \
 		--docs ../shared/data/tab/train.json --docs ../shared/data/tab/dev127_mentions_only.json \
 		--pipeline spacy_textsan/configs/mask_all.cfg
+
+# the French and Spanish backgrounds shipped in the package (background_fr, background_es): one record per ECHR judgment
+# of the corpus of that language (texts only), read with its stop words and Snowball stemmer (--lang), with the term
+# index of its default pipeline (--terms)
+background-fr-es: $(STAMP)
+	$(PY) scripts/build_lang_backgrounds.py --data ../shared/data/echr_fr_es
 
 # the training workflow of project.yml: convert, train-ner, train-risk, assemble, evaluate-trained, package
 train: $(STAMP)

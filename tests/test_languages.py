@@ -79,9 +79,11 @@ def test_every_language_has_its_config_of_its_language_and_names_its_ner_sources
         assert config["nlp"]["tokenizer"] == {"@tokenizers": "spacy_textsan.Tokenizer.v1"}
         assert config["components"]["privacy_ner"]["sources"] == [name for name, _ in spec.models]
     # the other configs are the English one but for the language, the NER sources and their labels, the
-    # language's own recognizers, and (French) kanon_risk's rare words, which mask legal French for nothing
+    # language's own recognizers, (French) kanon_risk's rare words, which mask legal French for nothing, and
+    # (French, Spanish) the risk measures' background, the one shipped for the language (lang = ${nlp.lang}),
+    # and mask_optimizer's keep_public, whose rules read English wording (English only)
     english = spacy.util.load_config(LANGUAGES["en"].config, interpolate=False)
-    allowed = {"privacy_ner": {"sources", "label_map", "recognizers"}}
+    allowed = {"privacy_ner": {"sources", "label_map", "recognizers"}, "mask_optimizer": {"keep_public"}}
     for code in ("fr", "es", "de"):
         other = spacy.util.load_config(LANGUAGES[code].config, interpolate=False)
         assert other["nlp"]["pipeline"] == english["nlp"]["pipeline"]
@@ -94,6 +96,9 @@ def test_every_language_has_its_config_of_its_language_and_names_its_ner_sources
             for name in english["nlp"]["pipeline"]
         }
         expected = allowed | ({"kanon_risk": {"rare_words"}} if code == "fr" else {})
+        if code in ("fr", "es"):
+            expected |= {"reid_risk": {"background"}, "residual_risk": {"background"}}
+            expected["kanon_risk"] = expected.get("kanon_risk", set()) | {"background"}
         assert {name: keys for name, keys in differ.items() if keys} == expected, code
         assert other["components"]["privacy_ner"]["label_map"]["PER"] == "PERSON"
 
@@ -207,9 +212,12 @@ def test_a_french_sentence_masks_the_name_the_date_and_the_place_only(french):
     assert doc._.sanitized_text == FRENCH_SANITIZED
     masked = {(s.text, s.label_) for s in doc.spans["textsan"] if s._.masked}
     assert masked == {("M. Jean Dupont", "PERSON"), ("le 12 mars 1961", "DATETIME"), ("Lyon", "LOC")}
-    # the English background holds no French document: not measured, no k
+    # measured against the shipped French background (the court's judgments in French), which does not
+    # hold M. Dupont: not measured, no k
+    assert french.get_pipe("reid_risk").index.analyser.lang == "fr"
     risk = doc._.residual_risk
     assert (risk["k"], risk["measured"], risk["attack"]["k"]) == (None, False, None)
+    assert risk["attack"]["why"].endswith("the background does not hold this person")
 
 
 def test_the_spanish_pipeline_without_its_ner_runs_its_rules_in_spanish(no_shipped_ner):

@@ -20,6 +20,11 @@ The finished index replaces ``OUT/bm25``, ``OUT/family`` and
 ``OUT/background.json``; kanon_risk's term index in the same folder
 (``index.msgpack``, ``meta.json``) is left alone, or rebuilt from the same
 records with ``--terms``.
+
+``--lang`` is the language the records are read in (:class:`~..risk.reid_words.Analyser`: its stop
+words and Snowball stemmer; English by default), written into the manifest: the attack reads a
+document with the background's analyser, and a document of another language is not measured against
+it. With ``--terms`` and no ``--pipeline``, the language's default pipeline finds the spans.
 """
 
 from __future__ import annotations
@@ -38,9 +43,11 @@ from wasabi import msg
 
 from ..io import InputError, Record, open_input
 from ..io.field_names import column_listing
+from ..languages import LANGUAGES as PIPELINES
 from ..risk.reid_dense import DENSE_DIR
 from ..risk.reid_family import ANALYSERS, FAMILY_DIR
 from ..risk.reid_index import BM25_DIR, MANIFEST
+from ..risk.reid_words import LANGUAGES, analyser, analysing
 from .background_chunks import _Source, input_fingerprint, merge_chunks, merge_family, prepare_partial, write_chunks
 from .numbers import MAX_BATCH, MAX_COUNT, number_option
 from .util import fail as _fail
@@ -98,6 +105,12 @@ def build(
     on_duplicate: str = typer.Option(
         "error", "--on-duplicate", help="A record id given twice: error, or first (keep the first record)"
     ),
+    lang: str = typer.Option(
+        "en",
+        "--lang",
+        help="Language of the records: the attack's stop words and Snowball stemmer (en, fr, es, de); with "
+        "--terms, the language's default pipeline",
+    ),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Input format (default: by extension)"),
     encoding: str | None = typer.Option(None, "--encoding", help="Input encoding (default: UTF-8)"),
     delimiter: str | None = typer.Option(None, "--delimiter", help="CSV delimiter (default: sniffed)"),
@@ -123,6 +136,11 @@ def build(
         _fail("pass --docs FILE (repeatable)")
     if pipeline is not None and not terms:
         _fail("--pipeline is used with --terms only")
+    if lang not in LANGUAGES:
+        shown = lang if len(lang) <= 20 and lang.isprintable() else f"{lang[:20]!r}..."
+        _fail(f"--lang: unknown language {shown!r}: supported are {', '.join(LANGUAGES)}")
+    if terms and pipeline is None and lang != "en":
+        pipeline = str(PIPELINES[lang].config)
     check_out_dir(out_dir, force)
     names = list(dict.fromkeys(fields + columns))
     sources = open_sources(docs, names, id_field, fmt, encoding, delimiter)
@@ -142,17 +160,19 @@ def build(
             _fail(f"--dense: cannot load the sentence encoder: {error}")
     # everything is checked: write
     partial = out_dir / PARTIAL
-    fingerprint = input_fingerprint(docs, names, id_field, fmt, encoding, delimiter, on_duplicate, chunk_size)
+    fingerprint = input_fingerprint(docs, names, id_field, fmt, encoding, delimiter, on_duplicate, chunk_size, lang)
     try:
         resumed = prepare_partial(partial, fingerprint, force)
         try:
-            n_chunks = write_chunks(sources, dropped, partial, chunk_size, len(ids))
+            with analysing(lang):  # the records' terms, read in --lang
+                n_chunks = write_chunks(sources, dropped, partial, chunk_size, len(ids))
         except KeyboardInterrupt:
             msg.warn(f"interrupted: the finished chunks are kept in {partial}; run the same command again to resume")
             raise typer.Exit(130) from None
         staged = partial / FAMILY_DIR
         merge_family(partial, n_chunks, len(ids), staged)  # one analyser at a time, before BM25's arrays
         index = merge_chunks(partial, n_chunks, ids)
+        index.analyser = analyser(lang)  # named in the manifest
         for stale in (
             out_dir / MANIFEST,
             out_dir / BM25_DIR,
@@ -180,7 +200,7 @@ def build(
         _fail(str(error))
     except OSError as error:
         _fail(f"{out_dir}: cannot write the background: {error}")
-    rows = [("records", f"{index.n_records:,}"), ("terms", f"{index.n_terms:,}")]
+    rows = [("records", f"{index.n_records:,}"), ("terms", f"{index.n_terms:,}"), ("language", lang)]
     if dropped:
         rows.append(("repeated ids dropped", f"{len(dropped):,}"))
     if resumed:

@@ -13,14 +13,16 @@ from ..entities import group_entities
 from ..extensions import DIRECT, covered_chars, doc_text, get_candidates
 from ..risk.reid_family import words_of
 from ..risk.reid_scores import DocWords
+from ..risk.reid_words import Analyser
 
 __all__ = ["Layout"]
 
 
 class Layout:
-    """The words of a doc, the groups they are masked in, and the attack's view of them (:class:`DocWords`)."""
+    """The words of a doc (read by the background's ``analyser``; English by default), the groups they are
+    masked in, and the attack's view of them (:class:`DocWords`)."""
 
-    def __init__(self, doc: Doc, spans_key: str, direct_labels: Iterable[str] = ()):
+    def __init__(self, doc: Doc, spans_key: str, direct_labels: Iterable[str] = (), analyser: Analyser | None = None):
         direct_labels = set(direct_labels)
         self.text = doc_text(doc)
         candidates = get_candidates(doc, spans_key)
@@ -37,7 +39,7 @@ class Layout:
         direct_chars = covered_chars(
             doc, [s for s in candidates if s._.identifier_type == DIRECT or s.label_ in direct_labels]
         )
-        words = words_of(self.text)
+        words = words_of(self.text, analyser)
         groups: list[int] = []
         direct: list[bool] = []
         for word in words:

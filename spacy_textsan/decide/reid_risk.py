@@ -68,6 +68,8 @@ from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, dens
 from ..risk.reid_family import ANALYSERS, words_of
 from ..risk.reid_index import BackgroundIndex
 from ..risk.reid_scores import RANK_FLOOR
+from ..risk.reid_words import LANGUAGES as READ_LANGUAGES
+from ..risk.reid_words import analyser
 from ..text_folding import fold
 from .reid_layout import Layout
 
@@ -93,9 +95,10 @@ CUE_ZIPF = 7.0
 
 
 def background_language(index: object) -> str | None:
-    """The language the background's records were read in: its analyser's stop words (``en`` for every
-    background built so far: English stop words and Snowball's English stemmer); None if it does not say."""
-    manifest = getattr(index, "manifest", None) or {}
+    """The language the background's records were read in: its manifest's analyser (``en``, ``fr``, ``es``,
+    ``de``: ``textsan background build --lang``), else the index's own; None if neither says."""
+    read_by = getattr(index, "analyser", None)
+    manifest = getattr(index, "manifest", None) or {"analyser": {"stopwords": getattr(read_by, "lang", None)}}
     language = (manifest.get("analyser") or {}).get("stopwords")
     return language if isinstance(language, str) and language else None
 
@@ -105,16 +108,29 @@ def _zipf(lang: str):
     of the detector's lists counts as common). The words come folded (``requerant``: lower case without
     accents, as the attack's analysers index them): in a language other than English a folded word also
     has the frequency of the most frequent word that folds to it (``requérant``,
-    :func:`~spacy_textsan.risk.phrases.folded_zipfs`), or every accented word would count as unknown."""
+    :func:`~spacy_textsan.risk.phrases.folded_zipfs`), or every accented word would count as unknown;
+    in French, Spanish and German that of its stem family (:func:`_family_zipf`): a verb form is no name."""
     from ..risk.phrases import _wordfreq, folded_zipfs, is_cue_word
 
     wordfreq = _wordfreq()
     if lang == "en" or lang not in WORDFREQ_LANGUAGES:
         return lambda word: CUE_ZIPF if is_cue_word(word) else wordfreq.zipf_frequency(word, lang)
+    if lang in READ_LANGUAGES:
+        family = _family_zipf(lang)
+        return lambda word: CUE_ZIPF if is_cue_word(word) else max(wordfreq.zipf_frequency(word, lang), family(word))
     folded = folded_zipfs(lang)
     return lambda word: (
         CUE_ZIPF if is_cue_word(word) else max(wordfreq.zipf_frequency(word, lang), folded.get(word, 0.0))
     )
+
+
+@lru_cache(maxsize=4)
+def _family_zipf(lang: str):
+    """A folded word's Zipf frequency in ``lang``: its stem family's most frequent word's
+    (:meth:`~spacy_textsan.risk.reid_words.Analyser.family_zipf`; under a second, once per process)."""
+    from ..risk.phrases import _wordfreq
+
+    return analyser(lang).family_zipf(_wordfreq().get_frequency_dict(lang))
 
 
 @lru_cache(maxsize=2)
@@ -348,8 +364,8 @@ class ReidRisk:
         try:
             if self.index is None:
                 raise LookupError(self._index_error)
-            original = Layout(doc, self.spans_key, self.direct_labels).words
-            words = words_of(text)
+            original = Layout(doc, self.spans_key, self.direct_labels, self.index.analyser).words
+            words = words_of(text, self.index.analyser)
             group = list(range(len(words)))
             published = DocWords(text, words, group, [w.end - w.start for w in words])
             why = self._exclusions(doc, self.index, original.text)
@@ -367,7 +383,7 @@ class ReidRisk:
 
     def assess(self, doc: Doc, index: BackgroundIndex, *, max_steps: int) -> Plan:
         """Plan (up to ``max_steps`` masks) and apply the masks to ``doc``."""
-        layout = Layout(doc, self.spans_key, self.direct_labels)
+        layout = Layout(doc, self.spans_key, self.direct_labels, index.analyser)
         why = self._exclusions(doc, index, layout.text)
         plan = self._plan(
             index,
@@ -384,7 +400,7 @@ class ReidRisk:
         measured = plan.view is not None and plan.view.measured
         if dense is not None and plan.prior is not None and measured:
             encoder, background = dense
-            layout = Layout(doc, self.spans_key, self.direct_labels) if plan.steps else layout
+            layout = Layout(doc, self.spans_key, self.direct_labels, index.analyser) if plan.steps else layout
             steps, view = plan_dense(
                 encoder,
                 background,

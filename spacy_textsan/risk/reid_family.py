@@ -5,7 +5,7 @@ that matter are the others. The defence therefore scores the background with
 a *family* of analysers, each an attacker that differs from the others the way
 real ones differ, and takes the worst (:mod:`.reid_attack`):
 
-``stem``    folded words without English stop words, Snowball stems (:func:`.reid_index.analyse`)
+``stem``    folded words without the language's stop words, Snowball stems (:class:`.reid_words.Analyser`)
 ``word``    the same words unstemmed: an attacker that matches surface forms (``eels`` is not ``eel``)
 ``prefix``  the first four letters of each word: an attacker of character n-grams or a cruder stemmer
             (``Norwegian`` and ``Norway`` meet in ``norw``, ``Golovin`` and ``Golovina`` in ``golo``)
@@ -17,6 +17,10 @@ feature is visible while all its words are. The postings of each analyser
 (:class:`TermPostings`) hold raw term frequencies, not scores: the weights are
 computed per document from the records that compete (:mod:`.reid_attack`), so
 that records which share nothing with the document never change its risk.
+
+The words are read in the background's language (its :class:`~.reid_words.Analyser`, passed as
+``analyser``; without one, that of the build in progress, :func:`~.reid_words.current_analyser`, else
+English).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Literal
 
 import numpy as np
 
-from .reid_words import _WORD, _fold, _term
+from .reid_words import _WORD, Analyser, _fold, current_analyser
 
 __all__ = [
     "ANALYSERS",
@@ -57,12 +61,14 @@ _BREAK = re.compile(r"[.!?;:\n\[\]()]")
 
 @dataclass(frozen=True)
 class Word:
-    """A written word: where it stands, its folded form, and whether it is a stop word."""
+    """A written word: where it stands, its folded form, whether it is a stop word (or a lone letter), and
+    its index term (its stem; None for a stop word)."""
 
     start: int
     end: int
     folded: str
     stop: bool
+    term: str | None
 
 
 @dataclass(frozen=True)
@@ -73,12 +79,14 @@ class Feature:
     words: tuple[int, ...]
 
 
-def words_of(text: str) -> list[Word]:
-    """Every word of ``text`` (letters and digits, as :func:`.reid_index.analyse` reads them)."""
+def words_of(text: str, analyser: Analyser | None = None) -> list[Word]:
+    """Every word of ``text`` (letters and digits, as ``analyser`` reads them)."""
+    term_of = (analyser or current_analyser()).term
     out = []
     for m in _WORD.finditer(text):
-        folded = _fold(m.group())
-        out.append(Word(m.start(), m.end(), folded, _term(m.group()) is None))
+        word = m.group()
+        term = term_of(word)
+        out.append(Word(m.start(), m.end(), _fold(word), term is None, term))
     return out
 
 
@@ -86,9 +94,11 @@ def _prefix(folded: str) -> str:
     return folded[:PREFIX] if folded.isalpha() else folded
 
 
-def family_features(text: str, words: Sequence[Word] | None = None) -> dict[str, list[Feature]]:
-    """The features of ``text`` for every analyser of :data:`ANALYSERS`."""
-    words = words_of(text) if words is None else words
+def family_features(
+    text: str, words: Sequence[Word] | None = None, analyser: Analyser | None = None
+) -> dict[str, list[Feature]]:
+    """The features of ``text`` (its ``words``, else read by ``analyser``) for every analyser of :data:`ANALYSERS`."""
+    words = words_of(text, analyser) if words is None else words
     out: dict[str, list[Feature]] = {name: [] for name in ANALYSERS}
     for i, word in enumerate(words):
         # a pair of adjacent words (a stop word may be one of them: "born in", "of Oslo"), never two stop
@@ -97,17 +107,17 @@ def family_features(text: str, words: Sequence[Word] | None = None) -> dict[str,
             out["pair"].append(Feature(f"{words[i - 1].folded} {word.folded}", (i - 1, i)))
         if word.stop:
             continue
-        stem = _term(text[word.start : word.end])
-        assert stem is not None
-        out["stem"].append(Feature(stem, (i,)))
+        assert word.term is not None
+        out["stem"].append(Feature(word.term, (i,)))
         out["word"].append(Feature(word.folded, (i,)))
         out["prefix"].append(Feature(_prefix(word.folded), (i,)))
     return out
 
 
-def record_terms(text: str) -> dict[str, list[str]]:
-    """Per analyser, the terms a background record is indexed with."""
-    return {name: [f.term for f in features] for name, features in family_features(text).items()}
+def record_terms(text: str, analyser: Analyser | None = None) -> dict[str, list[str]]:
+    """Per analyser of the family, the terms a background record is indexed with (its words read by
+    ``analyser``, else by that of the build in progress)."""
+    return {name: [f.term for f in features] for name, features in family_features(text, None, analyser).items()}
 
 
 def text_hash(text: str) -> str:
@@ -201,15 +211,16 @@ class TermPostings:
         return np.asarray(self.records[lo:hi], dtype=np.int64), np.asarray(self.tf[lo:hi], dtype=np.float64)
 
 
-def build_family(texts: Iterable[str]) -> tuple[dict[str, TermPostings], list[str]]:
-    """The postings of every analyser over ``texts`` (one record each) and the records' :func:`text_hash`
-    (term ids kept in flat integer arrays: no Python list per record)."""
+def build_family(texts: Iterable[str], analyser: Analyser | None = None) -> tuple[dict[str, TermPostings], list[str]]:
+    """The postings of every analyser over ``texts`` (one record each, its words read by ``analyser``) and
+    the records' :func:`text_hash` (term ids kept in flat integer arrays: no Python list per record)."""
+    analyser = analyser or current_analyser()
     vocabs: dict[str, dict[str, int]] = {name: {} for name in ANALYSERS}
     tokens = {name: array("q") for name in ANALYSERS}
     lengths = {name: array("q") for name in ANALYSERS}
     hashes: list[str] = []
     for text in texts:
-        for name, terms in record_terms(text).items():
+        for name, terms in record_terms(text, analyser).items():
             vocab = vocabs[name]
             tokens[name].extend(vocab.setdefault(t, len(vocab)) for t in terms)
             lengths[name].append(len(terms))

@@ -2,13 +2,16 @@
 documents about people, as an attacker who searches public knowledge holds it.
 
 One record per document (a person's page, a file of the user's archive); its
-terms are the words of :func:`analyse` (case- and accent-folded, English stop
-words removed, Snowball-stemmed). The index is `bm25s`_'s sparse matrix of
-per-term, per-record BM25 scores, saved as ``.npy`` arrays and loaded
-memory-mapped: a million records load in seconds and only the postings a query
-reads are paged in. What :mod:`.reid_attack` needs of it is the posting of a
-term (the records that hold it and its BM25 score in each), so that the part
-each visible word plays in ranking a record is known exactly.
+terms are the words of the background's :class:`~.reid_words.Analyser` (case-
+and accent-folded, the language's stop words removed, Snowball-stemmed in that
+language; English by default, :func:`analyse`), which the manifest names
+(``analyser``) and :attr:`BackgroundIndex.analyser` reads a document with. The
+index is `bm25s`_'s sparse matrix of per-term, per-record BM25 scores, saved as
+``.npy`` arrays and loaded memory-mapped: a million records load in seconds
+and only the postings a query reads are paged in. What :mod:`.reid_attack`
+needs of it is the posting of a term (the records that hold it and its BM25
+score in each), so that the part each visible word plays in ranking a record
+is known exactly.
 
 A background folder (``textsan background build``, or the one shipped in the
 package) holds::
@@ -31,7 +34,7 @@ from typing import Protocol
 import numpy as np
 
 from .reid_family import FAMILY_DIR, TermPostings, build_family, load_family, save_family, text_hash
-from .reid_words import Token, analyse, analyse_terms
+from .reid_words import Analyser, Token, analyse, analyse_terms, analyser_of, current_analyser
 
 __all__ = [
     "BackgroundSearch",
@@ -122,6 +125,7 @@ class BackgroundIndex:
         manifest: dict | None = None,
         family: dict[str, TermPostings] | None = None,
         hashes: Sequence[str] | None = None,
+        analyser: Analyser | None = None,
     ):
         self.retriever = retriever
         #: the attacker family's postings (:mod:`.reid_family`) and each record's text hash
@@ -130,6 +134,8 @@ class BackgroundIndex:
         self.ids = list(ids)
         self.lengths = lengths
         self.manifest = dict(manifest or {})
+        #: how the records were read, and how a document is read against them (the manifest's; English)
+        self.analyser: Analyser = analyser or analyser_of(self.manifest)
         scores = retriever.scores
         # plain arrays over the (memory-mapped) buffers: slicing a np.memmap costs a subclass per slice
         self._data = np.asarray(scores["data"]).view(np.ndarray)
@@ -267,19 +273,23 @@ class BackgroundIndex:
         return cls(retriever, ids, lengths.astype(np.int32))
 
     @classmethod
-    def build(cls, records: Iterable[tuple[str, str]]) -> BackgroundIndex:
-        """The index of ``(id, text)`` records."""
+    def build(cls, records: Iterable[tuple[str, str]], analyser: Analyser | None = None) -> BackgroundIndex:
+        """The index of ``(id, text)`` records, read by ``analyser`` (by default that of the build in
+        progress, :func:`~.reid_words.analysing`, else English)."""
         ids: list[str] = []
         texts: list[str] = []
+        analyser = analyser or current_analyser()
+        analyse_text = analyser.analyse_terms
 
         def terms() -> Iterator[list[str]]:
             for rid, text in records:
                 ids.append(str(rid))
                 texts.append(text)
-                yield analyse_terms(text)
+                yield analyse_text(text)
 
         index = cls.from_term_lists(ids, list(terms()))
-        index.family, index.hashes = build_family(texts)
+        index.family, index.hashes = build_family(texts, analyser)
+        index.analyser = analyser
         return index
 
     # -- disk --------------------------------------------------------------------
@@ -297,7 +307,7 @@ class BackgroundIndex:
             "version": VERSION,
             "n_records": self.n_records,
             "n_terms": self.n_terms,
-            "analyser": {"fold": "casefold+nfkd", "stopwords": "en", "stemmer": "snowball-english"},
+            "analyser": self.analyser.manifest,
             "bm25": dict(_BM25),
             **(extra or {}),
         }
