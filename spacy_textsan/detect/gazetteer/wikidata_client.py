@@ -130,7 +130,8 @@ class WikidataClient:
     """Entity search, ontology chains and KB entries from live Wikidata.
 
     api_url, sparql_url: the Action API and the Query Service endpoint.
-    language: label/search language (``en``, ``nb``, ``pt-br``...).
+    language: label/search language (``en``, ``nb``, ``pt-br``...); None: the pipeline's
+        (:meth:`follow_language`, English until told), the chains' labels staying English.
     offline: send nothing; serve the cache, raise :class:`WikidataOffline` on a miss.
     max_chain: most ancestors in a chain.
     search_limit: results :meth:`lookup` asks the search for.
@@ -149,7 +150,7 @@ class WikidataClient:
         api_url: str = DEFAULT_API_URL,
         sparql_url: str = DEFAULT_SPARQL_URL,
         *,
-        language: str = "en",
+        language: str | None = None,
         offline: bool = False,
         max_chain: int = 6,
         search_limit: int = 5,
@@ -162,13 +163,18 @@ class WikidataClient:
         for name, url in (("api_url", api_url), ("sparql_url", sparql_url)):
             if not isinstance(url, str) or not url.startswith(("http://", "https://")):
                 raise ValueError(f"wikidata client: {name} must be an http(s) URL, not {url!r}")
-        if not isinstance(language, str) or not _LANGUAGE.match(language):
+        if language is not None and (not isinstance(language, str) or not _LANGUAGE.match(language)):
             raise ValueError(f"wikidata client: language must be a language code like 'en', not {language!r}")
         if max_chain < 0:
             raise ValueError(f"wikidata client: max_chain must be >= 0, not {max_chain}")
         self.api_url = api_url
         self.sparql_url = sparql_url
-        self.language = language
+        #: the language items are searched in (their label and aliases: the KB entry's surfaces)
+        self.language = language or "en"
+        #: the language of the chains' labels: the one set, else English (what the generalizer translates)
+        self.label_language = language or "en"
+        #: no language set: :meth:`follow_language` sets the search language
+        self.follows_pipeline = language is None
         self.offline = bool(offline)
         self.max_chain = int(max_chain)
         self.search_limit = max(1, int(search_limit))
@@ -184,6 +190,12 @@ class WikidataClient:
     def user_agent(self) -> str:
         """Sent with every request."""
         return self._api.user_agent
+
+    def follow_language(self, lang: str) -> None:
+        """Search in the pipeline's language ``lang`` (``fr``: ``Norvège`` is found by its French label)
+        when no language was set; the chains' labels stay English. Ignored otherwise."""
+        if self.follows_pipeline and isinstance(lang, str) and _LANGUAGE.match(lang):
+            self.language = lang
 
     # -- public API ------------------------------------------------------- #
     @property
@@ -215,10 +227,10 @@ class WikidataClient:
     def relations(self, qid: str, *, deadline: float | None = None) -> dict[str, list[Item]]:
         """Direct values of P31, P279, P8225, P361 and P17 of ``qid`` with labels
         (one SPARQL query, cached): ``{"P31": [(qid, label), ...], ...}``."""
-        query = relations_query(qid, self.language)
+        query = relations_query(qid, self.label_language)
         params = {"query": query, "format": "json"}
         headers = {"Accept": SPARQL_ACCEPT}
-        key = f"relations|{self.language}|{qid}"
+        key = f"relations|{self.label_language}|{qid}"
         request = Request("GET", self.sparql_url, params=params, headers=headers, deadline=deadline)
         raw = self._cached(self._sparql, request, key, parse_relations)
         return {p: [tuple(v) for v in values] for p, values in raw.items()}  # type: ignore[misc]
@@ -338,7 +350,7 @@ def _cached_answer(value: Any) -> Any:
 def create_wikidata_client_v2(
     api_url: str = DEFAULT_API_URL,
     sparql_url: str = DEFAULT_SPARQL_URL,
-    language: str = "en",
+    language: str | None = None,
     http: HttpSettings | None = None,
     cache_path: str | None = None,
     cache_ttl_s: float | None = DEFAULT_CACHE_TTL_S,
@@ -348,7 +360,8 @@ def create_wikidata_client_v2(
     cooldown_s: float = 30.0,
 ) -> WikidataClient:
     """A configured :class:`WikidataClient` (see its docstring for the settings); ``http``:
-    a ``spacy_textsan.http_settings.v1`` block (None: :data:`DEFAULT_HTTP`)."""
+    a ``spacy_textsan.http_settings.v1`` block (None: :data:`DEFAULT_HTTP`); ``language`` None:
+    the pipeline's (set by ``wikidata_gazetteer``), chains in English."""
     return WikidataClient(
         api_url,
         sparql_url,

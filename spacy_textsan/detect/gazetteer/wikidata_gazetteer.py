@@ -23,7 +23,8 @@ For every doc:
    national``) replaces them. A match is widened to its whole hyphenated
    word (``Marxist-Leninist``) and, for lower-case surfaces, over up to
    ``modifiers`` preceding lower-case content words (``primary school
-   teacher``, ``private security guard``; :func:`~.matcher.expand_match`).
+   teacher``, ``private security guard``; :func:`~.matcher.expand_match`;
+   not a surface of another language than English: ``nationalité turque``).
    With ``conditions``, a health condition also takes the body part it is
    of and a degree before it (``fracture of the left kneecap``, ``37 % of
    loss of sight``) and words with a clinical ending (``gonarthrosis``) are
@@ -49,6 +50,16 @@ For every doc:
    (:func:`~..privacy_ner.entity_ids.assign_entity_ids`), mentions
    linked exactly to one entry counting as the same text (``Norwegians`` and
    ``Norwegian``).
+
+Languages: the KB's entries and chains are English; it may hold surfaces in
+other languages for some of them (the shipped KB: countries, cities and
+nationalities in French, Spanish and German, :mod:`.languages`). The
+component reads those of ``lang`` (None: the pipeline's language,
+``nlp.lang``) besides the entries' own (:meth:`~.kb.GazetteerKB.in_language`):
+``norvégien`` is tagged and ``Norvège`` linked in a French pipeline, the
+chains staying English (``nationality of Norway``) for the generalizer to
+write in the document's language. A live client whose language was not set
+searches Wikidata in that language too (``WikidataClient.follow_language``).
 
 Speed: the tagging matcher reads token arrays (:class:`~.matcher.SurfaceMatcher`);
 the KB, its matcher and its fuzzy index are loaded once per process and
@@ -151,6 +162,7 @@ DEFAULT_CONFIG = {
     "institutions": True,
     "conditions": True,
     "client": None,
+    "lang": None,
     "spans_key": SPANS_KEY,
 }
 
@@ -174,13 +186,15 @@ def make_wikidata_gazetteer(
     institutions: bool,
     conditions: bool,
     client: object | None,
+    lang: str | None,
     spans_key: str,
 ) -> "WikidataGazetteer":
     """kb_path: a KB directory (``kb.msgpack`` or ``kb.msgpack.gz``); None: :func:`~.paths.default_kb_path`
     (a KB the user built, else the shipped one).
     institutions: propose prisons, hospitals, schools... as ORG (:class:`~.patterns.InstitutionFinder`).
     conditions: widen health conditions over their body part and degree, tag clinical word endings.
-    client: a live Wikidata client (``spacy_textsan.wikidata_client.v2``) or None (offline)."""
+    client: a live Wikidata client (``spacy_textsan.wikidata_client.v2``) or None (offline).
+    lang: the language whose KB surfaces are read besides the entries' own (None: ``nlp.lang``)."""
     return WikidataGazetteer(
         name,
         kb_path=kb_path,
@@ -193,6 +207,7 @@ def make_wikidata_gazetteer(
         institutions=institutions,
         conditions=conditions,
         client=client,
+        lang=nlp.lang if lang is None else lang,
         spans_key=spans_key,
     )
 
@@ -219,6 +234,7 @@ class WikidataGazetteer:
         institutions: bool = True,
         conditions: bool = True,
         client: object | None = None,
+        lang: str | None = None,
         spans_key: str = SPANS_KEY,
     ):
         if client is not None and not callable(getattr(client, "lookup", None)):
@@ -235,6 +251,10 @@ class WikidataGazetteer:
         self.conditions = conditions
         self._institutions, self._parts = _rules()
         self.client = client
+        self.lang = lang
+        follow = getattr(client, "follow_language", None)
+        if lang and callable(follow):
+            follow(lang)  # a client whose language was not set searches in the pipeline's
         self.spans_key = spans_key
         self.kb: GazetteerKB | None = None
         self.matcher: SurfaceMatcher | None = None
@@ -255,6 +275,8 @@ class WikidataGazetteer:
         return GazetteerKB.from_disk(path) if self.client is not None else load_shared_kb(path)
 
     def set_kb(self, kb: GazetteerKB) -> None:
+        """Use ``kb``, with its surfaces in :attr:`lang` (:meth:`~.kb.GazetteerKB.in_language`)."""
+        kb = kb.in_language(self.lang)
         self.kb = kb
         self.matcher = _matcher(kb, tuple(self.add_labels), self.max_tokens)
         self._links: dict[tuple[str, str], LinkResult] = {}
@@ -342,8 +364,10 @@ class WikidataGazetteer:
         for start, end, entry, surface in longest_non_overlapping(proposals):
             label = entry.tab_type if entry is not None else "DEM"
             condition = entry is None or (label == "DEM" and is_condition(entry.chain))
-            cased = entry is not None and kb.is_cased(surface)
-            wide = expand_match(words, spaces, stops, start, end, modifiers=0 if cased else self.modifiers)
+            # modifiers before the head: an English noun phrase's ("primary school teacher"), not a French
+            # or Spanish one's ("nationalité turque": the adjective follows) nor a German compound's
+            head_only = entry is not None and (kb.is_cased(surface) or kb.is_language_surface(surface))
+            wide = expand_match(words, spaces, stops, start, end, modifiers=0 if head_only else self.modifiers)
             absorbs: tuple[str, ...] = (label,)
             if condition and self.conditions:
                 wide = extend_condition(words, *wide, self._parts)
