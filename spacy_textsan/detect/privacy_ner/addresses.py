@@ -19,7 +19,7 @@ from babel.core import UnknownLocaleError
 
 from ...calendar_names import english_month_forms, month_names
 from .lang_data import read_list
-from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered
+from .rules import Compiled, RuleMatch, compile_prefiltered, find_prefiltered, titles
 
 #: A capitalised word of at most 60 characters ("Llanfairpwllgwyngyll..." has 58). It ends where the word
 #: ends, before a digit (``Mayor5``) or before a hyphen and a digit (``New Delhi-110001``), never inside
@@ -195,12 +195,13 @@ def address_patterns(lang: str = "en") -> list[dict]:
             + _CAP
             + r"){0,3},[ \t]*\d{4,5}(?:[ \t]*\([A-Z]{2}\))?[ \t]*(?m:$)",
         },
-        # a postcode given in the line after a question for it (a chat: "date of birth and postcode?" -> "..., 7946")
+        # a postcode given in the line after a question for it (a chat: "date of birth and postcode?" -> "..., 7946",
+        # "..., 43-995", "..., 684-8136")
         {
             "name": "postcode_answer",
             "group": 1,
             "flags": "i",
-            "pattern": r"\b(?:post ?code|postal code|zip(?: ?code)?)\b[^\n]{0,80}\n[^\n]{0,80}(?<![\d/.:-])(\d{4,6})(?![\d/.:-])",
+            "pattern": r"\b(?:post ?code|postal code|zip(?: ?code)?)\b[^\n]{0,80}\n[^\n]{0,80}(?<![\d/.:-])(\d{4,6}|\d{2,3}-\d{3,4})(?![\d/.:-])",
         },
         # a postcode announced by its name: "ZIP 90210", "postcode: 0150", "PLZ 10115"
         {
@@ -241,10 +242,12 @@ def _address_compiled(lang: str = "en") -> list[Compiled]:
     )
 
 
-def _block_start(text: str, start: int, max_lines: int = 3) -> int:
+def _block_start(text: str, start: int, max_lines: int = 3, title_words: frozenset[str] = frozenset()) -> int:
     """The start of the address block that ends with the line holding
     ``start`` (a postcode): up to ``max_lines`` short lines above it that are
-    not sentences; a ``Label:`` in front of the first line stays outside."""
+    not sentences; a ``Label:`` in front of the first line stays outside, and
+    so does a line that starts with a title of ``title_words`` ("Mrs Nina
+    Hagen" above her street: the addressee, a person, not part of the address)."""
     line_start = text.rfind("\n", 0, start) + 1
     if text[line_start:start].strip():
         return start
@@ -257,6 +260,9 @@ def _block_start(text: str, start: int, max_lines: int = 3) -> int:
         label = re.match(r"^[ \t]*[A-Za-z][\w /]{0,30}:[ \t]*", line)
         body = line[label.end() :] if label else line
         if not body.strip() or not _BLOCK_LINE.match(body) or not re.match(r"[\s]*[\dA-ZÀ-Þ]", body):
+            break
+        first = body.split()[0]
+        if first[:1].isupper() and first.rstrip(".").lower() in title_words:
             break
         block = prev + (label.end() if label else 0)
         if label:
@@ -273,7 +279,7 @@ def find_addresses(text: str, lang: str = "en") -> list[RuleMatch]:
     for m in find_prefiltered(text, _address_compiled(lang)):
         start = m.start
         if m.name in _POSTCODES:
-            start = min(start, _block_start(text, start))
+            start = min(start, _block_start(text, start, title_words=titles(lang)))
         parts.add((start, m.end))
     merged: list[list[int]] = []
     for start, end in sorted(parts):

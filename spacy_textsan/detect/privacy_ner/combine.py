@@ -19,6 +19,9 @@ PRIORITY_DENY, PRIORITY_CODE, PRIORITY_DEFAULT, PRIORITY_PROPAGATED = 3, 2, 1, 0
 #: "Dear"), the key of a log value ("user" of "user=bob"). It names no one: no candidate of a
 #: statistical NER or of the name lexicon keeps its characters, and :func:`claim_names` drops it.
 CUE = "CUE"
+#: The sources of a field's value whose label the field's name gives ("Contact: ...", a table's column):
+#: a PERSON of theirs is a person only outside the codes of other detectors in it.
+FIELD_VALUES = frozenset({"id:field_value", "id:table_cell"})
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,10 @@ class Candidate:
     #: the recognizer that found it (:mod:`.recognizers`; "" for a source NER's or a mention's); not
     #: part of its identity (two recognizers' equal candidates are one)
     recognizer: str = field(default="", compare=False)
+    #: it was read as a direct identifier (a PERSON or a CODE) before its label was settled as another
+    #: (:mod:`.label_settling`: a firm named after persons, a date of birth read as a code): it stays one
+    #: (``span._.identifier_type`` DIRECT), so that settling a label never unmasks it
+    direct: bool = field(default=False, compare=False)
 
     @property
     def length(self) -> int:
@@ -142,7 +149,10 @@ def claim_names(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
     overlaps ("Jana Nováková ID" read as MISC), and a PERSON that overlaps a
     code or an identifier keeps what is outside it ("Ayşe Demir TC
     10000000146" read as one PERSON: "Ayşe Demir TC" stays a PERSON instead
-    of losing to the number whole). Pieces without a word character go. A
+    of losing to the number whole); so does the value of a field that
+    announces a person (:data:`FIELD_VALUES`: "Contact: 0121 4960300 /
+    kerry98@hotmail.com" keeps the phone and the e-mail address CODEs, and
+    nothing of the PERSON but what lies outside them). Pieces without a word character go. A
     place or an organisation keeps a name with words around it ("the Idre
     Nya Sami village", "Nowa Sól Detention Centre"): only what is left of it
     without a small letter ("ID", a number) gives the name up. The cue words
@@ -165,6 +175,8 @@ def claim_names(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
                 holes = [] if any(ch.islower() for ch in rest) else holes
         elif c.label == "PERSON" and c.priority < PRIORITY_CODE:
             holes = codes.of(c)
+        elif c.label == "PERSON" and c.source in FIELD_VALUES:
+            holes = [k for k in codes.of(c) if k.label == "CODE"]
         if c.source.startswith(("ner:", "name:", "rule:")):
             holes += cues.of(c)
         out.extend(_pieces(text, c, holes) if holes else [c])

@@ -101,7 +101,8 @@ _PAIR_BEFORE = re.compile(
 )
 #: More capitalised words of a person's name written without quotes (``name=Ada Lee``); not a next key.
 _MORE_NAME = re.compile(rf"[ ](?P<word>[A-Z][{_L}'’\-]{{0,40}})(?![\w'’\-]|[ \t]*[=:])")
-_NAME_VALUE = re.compile(rf"[{_L}][{_L}'’.\-]*(?:[ ][{_L}][{_L}'’.\-]*){{0,4}}")
+#: A person's name as a value: words of letters of any script ("Ada Lee", "김은서", "韩晶").
+_NAME_VALUE = re.compile(r"[^\W\d_](?:[^\W\d_]|['’.\-])*(?:[ ][^\W\d_](?:[^\W\d_]|['’.\-])*){0,4}")
 _PLACEHOLDER = re.compile(r"[*xX#.]{3,}|<[^<>]*>")
 
 

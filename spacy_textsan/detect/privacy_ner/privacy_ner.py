@@ -43,6 +43,7 @@ from .combine import (
     resolve_overlaps,
 )
 from .label_map import DEFAULT_LABEL_MAP
+from .label_settling import settle_labels
 from .mentions import Mentions
 from .name_mentions import find_name_mentions
 from .normalize import NormalizedText
@@ -437,13 +438,12 @@ class PrivacyNER(Pipe):
     ) -> None:
         norm = norm if norm is not None else self.detection_copy(doc)
         text = norm.text
-        chosen = resolve_overlaps(
-            [
-                c
-                for c in self.candidates(doc, source_candidates, norm, rule_candidates)
-                if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start : c.end])
-            ]
-        )
+        cands = [
+            c
+            for c in self.candidates(doc, source_candidates, norm, rule_candidates)
+            if c.priority == PRIORITY_DENY or not self.is_allowed(text[c.start : c.end])
+        ]
+        chosen = resolve_overlaps(cands)
         names = self.rule_layer.runs_names
         if names:
             chosen = extend_person_names(text, chosen)
@@ -461,6 +461,10 @@ class PrivacyNER(Pipe):
             chosen = resolve_overlaps(chosen + more)
             if names:  # a surname found as a mention, its given name beside it
                 chosen = extend_person_names(text, chosen)
+            cands += more
+        # each mention's label from its own evidence (a mention found as another's string included:
+        # "United Kingdom" of "a United Kingdom national" is DEM, of "the United Kingdom Government" not)
+        chosen = settle_labels(text, chosen, cands, self.lang)
 
         def accept(span: Span, candidate: Candidate) -> Span | None:
             stripped = _strip_span(span)

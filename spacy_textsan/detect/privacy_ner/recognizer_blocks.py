@@ -96,8 +96,8 @@ def codes() -> Recognizer:
 
 @spacy.registry.misc("spacy_textsan.recognizer.quantities.v1")
 def quantities() -> Recognizer:
-    """Amounts of money, ages, percentages, measures."""
-    return PatternRecognizer("quantities", _QUANTITIES, ("QUANTITY",))
+    """Amounts of money, percentages, measures (QUANTITY) and ages (DEM)."""
+    return PatternRecognizer("quantities", _QUANTITIES, ("QUANTITY", "DEM"))
 
 
 @spacy.registry.misc("spacy_textsan.recognizer.family_status.v1")

@@ -228,12 +228,16 @@ DEFAULT_PATTERNS: list[dict] = [
         "label": "QUANTITY",
         "pattern": rf"\b(?:{_AMOUNT}|(?:{_NUMBER_WORDS}[ -]?){{1,8}})(?: (?:million|billion))? (?:{_CURRENCY_WORDS}|{_CURRENCY_CODES})\b(?: \({_CURRENCY_CODES}\))?",
     },
-    # ages: "aged 45", "45 years old", "a 45-year-old", "age: 45", "45 y/o", "45 ans", "45 Jahre alt", "45 años"
+    # ages (DEM, as TAB annotates them: an age describes the person, it counts nothing): "aged 45", "45 years
+    # old", "a 45-year-old", "age: 45", "at the age of 45", "his age is 45", "aged sixty-three", "45 y/o",
+    # "45 ans", "45 Jahre alt", "45 años"
     {
         "name": "age",
-        "label": "QUANTITY",
+        "label": "DEM",
         "flags": "i",
-        "pattern": r"\b(?:aged|age[sd]?:?|âgée?\s+de|im\s+Alter\s+von|de\s+edad|di\s+anni|yaşında)\s+\d{1,3}(?:\s+(?:years?|yrs?|ans|Jahren?|años|anni))?\b"
+        "pattern": r"\b(?:aged|age[sd]?:?|age\s+of|age\s+(?:is|was)|âgée?\s+de|im\s+Alter\s+von|de\s+edad|di\s+anni|yaşında)"
+        r"\s+\d{1,3}(?:\s+(?:years?|yrs?|ans|Jahren?|años|anni))?\b"
+        rf"|\baged\s+{_NUMBER_WORDS}(?:[ -]{_NUMBER_WORDS})?\b"
         r"|\b\d{1,3}(?:[ -](?:years?|yrs?|months?)[ -]old|\s*(?:yo|y/o|y\.o\.)(?!\w)|\s+(?:Jahre\s+alt|años\s+de\s+edad|yaşında|jaar\s+oud))",
     },
     # family status: "married with three children", "recently married", "a father of four", "is separated"

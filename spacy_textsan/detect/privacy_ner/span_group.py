@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from spacy.attrs import IDX
 from spacy.tokens import Doc, Span, SpanGroup
 
-from ...extensions import UNKNOWN
+from ...extensions import DIRECT, UNKNOWN
 from .combine import Candidate
 from .entity_ids import assign_entity_ids
 from .normalize import NormalizedText
@@ -81,7 +81,7 @@ def write_candidate_group(
         span._.source = c.source
         if c.recognizer:
             span._.recognizer = c.recognizer
-        span._.identifier_type = UNKNOWN
+        span._.identifier_type = DIRECT if c.direct else UNKNOWN
         group.append(span)
     doc.spans[spans_key] = group
     return group
