@@ -2,6 +2,8 @@
 exact spans and labels (spacy_textsan.detect.privacy_ner.label_settling and the detectors whose own
 labels changed: ages, log values, address blocks, postcode answers, field values)."""
 
+from collections.abc import Sequence
+
 from spacy_textsan.detect.privacy_ner.addresses import find_addresses
 from spacy_textsan.detect.privacy_ner.combine import PRIORITY_CODE, PRIORITY_DEFAULT, Candidate, claim_names
 from spacy_textsan.detect.privacy_ner.label_settling import address_regions, is_date_shaped, settle_labels
@@ -17,7 +19,7 @@ def cand(text: str, part: str, label: str, source: str, priority: int = PRIORITY
     return Candidate(start, start + len(part), label, source, priority)
 
 
-def settled(text: str, chosen: list[Candidate], others: list[Candidate] = ()) -> list[tuple[str, str]]:
+def settled(text: str, chosen: list[Candidate], others: Sequence[Candidate] = ()) -> list[tuple[str, str]]:
     return [(text[c.start : c.end], c.label) for c in settle_labels(text, chosen, [*chosen, *others])]
 
 

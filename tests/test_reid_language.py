@@ -41,6 +41,7 @@ def kim_doc(lang: str):
     """``TEXT`` with its name a masked PERSON candidate."""
     doc = spacy.blank(lang)(TEXT)
     name = doc.char_span(0, 3, label="PERSON")
+    assert name is not None
     name._.masked = True
     doc.spans[SPANS_KEY] = [name]
     return doc
