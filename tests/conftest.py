@@ -27,6 +27,21 @@ def rules_nlp():
 
 
 @pytest.fixture(scope="session")
+def masking_rules():
+    """A function of a language code: privacy_ner's rule layer (no NER) in that language, every candidate
+    masked (mask_all), rendered: deterministic."""
+
+    def make(lang: str):
+        nlp = spacy.blank(lang)
+        nlp.add_pipe("privacy_ner", config={"sources": []})
+        nlp.add_pipe("mask_all")
+        nlp.add_pipe("generalizer")
+        return nlp
+
+    return make
+
+
+@pytest.fixture(scope="session")
 def model_available():
     if not spacy.util.is_package(MODEL):
         pytest.skip(f"{MODEL} is not installed")

@@ -4,7 +4,6 @@ it did, not the one asked for), the OpenAPI enum lists the loaded languages, and
 checked before anything starts."""
 
 import pytest
-import spacy
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -20,18 +19,9 @@ NAME, DATE, PLACE = (14, 28), (40, 52), (55, 59)
 REFUSED = "not supported: this service's languages are 'en', 'fr'"
 
 
-def _rules(lang: str):
-    """privacy_ner's rule layer (no NER), every candidate masked: deterministic, in ``lang``."""
-    nlp = spacy.blank(lang)
-    nlp.add_pipe("privacy_ner", config={"sources": []})
-    nlp.add_pipe("mask_all")
-    nlp.add_pipe("generalizer")
-    return nlp
-
-
 @pytest.fixture(scope="module")
-def client():
-    app_ = create_app(_rules("en"), ServeSettings(pipeline="rules_only"), {"fr": _rules("fr")})
+def client(masking_rules):
+    app_ = create_app(masking_rules("en"), ServeSettings(pipeline="rules_only"), {"fr": masking_rules("fr")})
     with TestClient(app_) as c:
         yield c
 
