@@ -14,7 +14,7 @@ JUDGMENT = (
     "They were represented by Mr B. Ak, of the Ministry of Foreign Affairs, Ankara. He lived in Ankara. "
     "In 1998 he moved to Turkey. Under the Race Relations Act 1976 the police officers and two Turkish nationals "
     "were heard. On 1 November 2001 the Court changed the composition of its Sections. The Fourth Section "
-    "met on 3 May 2002."
+    "met on 3 May 2002. Under Turkish law the claim failed; the Turkish courts said so."
 )
 
 
@@ -41,6 +41,8 @@ def mention(text: str, words: str, occurrence: int = 0) -> tuple[int, int]:
         ("Turkish", 1, "DEM", "government"),  # "The Turkish Government": a party
         ("Ankara", 0, "LOC", "institution_seat"),  # "the Ministry of Foreign Affairs, Ankara"
         ("Ankara", 1, "LOC", None),  # "he lived in Ankara"
+        ("Turkish", 3, "DEM", "legal_order"),  # "Under Turkish law"
+        ("Turkish", 4, "DEM", None),  # "the Turkish courts": they act on the person somewhere
     ],
 )
 def test_public_kinds_on_a_judgment(words, occurrence, label, kind):

@@ -20,6 +20,9 @@ person's attribute at all; each kind below is one pure function over the text an
 * ``court_section``: a section of the court, ``the Fourth Section``;
 * ``government``: the State as a party, a name or adjective right before ``Government`` (``the Turkish
   Government``, ``the Swedish Government``: a party to the case, not a person's nationality);
+* ``legal_order``: a State's name or adjective that names its law, right before ``law``, ``legislation``,
+  ``statute`` or ``case-law`` (``under United Kingdom law``, ``Turkish legislation``): the legal order, not
+  a person's attribute (not before ``courts`` or ``authorities``, which act on the person somewhere);
 * ``institution_seat``: the seat of an institution, a place right after its name and a comma (``the
   Foreign and Commonwealth Office, London``, ``the Ministry of Justice, Ankara``).
 
@@ -50,6 +53,7 @@ _PLURAL = re.compile(r"[a-z](?<!s)s$|(?:men|women|people|children|staff|police)$
 _PROCEDURE = re.compile(r"composition of its Sections|\b(?:came|come|comes|entered|enter|enters) into force\b")
 _SECTION = re.compile(r"^(?:the )?(?:First|Second|Third|Fourth|Fifth|Sixth) Section$")
 _SENTENCE_END = re.compile(r"[.;\n]")
+_LEGAL_ORDER = re.compile(r" (?:law|laws|legislation|statutes?|legal system|case-law)\b")
 _SEAT = re.compile(
     r"\b(?:Office|Ministry|Department|Agency|Directorate|Embassy|Consulate|Secretariat)(?: of (?:the )?[A-Z][\w ]*)?, $"
 )
@@ -132,6 +136,9 @@ PUBLIC_KINDS: dict[str, Callable[[PublicText, int, int, str], bool]] = {
     "court_section": lambda doc, s, e, label: _SECTION.match(doc.text[s:e]) is not None,
     "government": lambda doc, s, e, label: (
         label in ("DEM", "LOC", "MISC", "ORG") and doc.text.startswith(" Government", e)
+    ),
+    "legal_order": lambda doc, s, e, label: (
+        label in ("LOC", "DEM", "MISC") and _LEGAL_ORDER.match(doc.text, e) is not None
     ),
     "institution_seat": lambda doc, s, e, label: (
         label == "LOC" and _SEAT.search(doc.text[max(0, s - 80) : s]) is not None
