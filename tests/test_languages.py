@@ -242,24 +242,16 @@ def test_detection_is_langdetects_seeded_and_none_without_letters():
     ]
 
 
-def _rules(lang: str):
-    nlp = spacy.blank(lang)
-    nlp.add_pipe("privacy_ner", config={"sources": []})
-    nlp.add_pipe("mask_all")
-    nlp.add_pipe("generalizer")
-    return nlp
-
-
-def test_the_router_loads_each_language_once_and_falls_back_saying_why(no_shipped_ner):
+def test_the_router_loads_each_language_once_and_falls_back_saying_why(no_shipped_ner, masking_rules):
     loads: list[str] = []
 
     def load(code):
         loads.append(code)
         if code == "es":  # the real loader: the Spanish NER is not in the (empty) assets folder
             return load_pipeline(lang="es")
-        return _rules(code)
+        return masking_rules(code)
 
-    router = LanguageRouter(_rules("en"), load)
+    router = LanguageRouter(masking_rules("en"), load)
     texts = [ENGLISH, FRENCH, SPANISH, ITALIAN, FRENCH, "12345 678", GERMAN]
     results = list(sanitize_routed(router, texts, batch_size=2))
     assert loads == ["fr", "es", "de"]  # once each; Italian has no pipeline to load

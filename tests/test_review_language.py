@@ -31,23 +31,14 @@ CHROMIUM = "/usr/bin/chromium"
 FRENCH = "Le requérant, M. Jean Dupont, est né le 12 mars 1961 à Lyon."
 
 
-def _rules(lang: str):
-    """privacy_ner's rule layer (no NER), every candidate masked: deterministic, in ``lang``."""
-    nlp = spacy.blank(lang)
-    nlp.add_pipe("privacy_ner", config={"sources": []})
-    nlp.add_pipe("mask_all")
-    nlp.add_pipe("generalizer")
-    return nlp
+@pytest.fixture(scope="module")
+def english(masking_rules):
+    return masking_rules("en")
 
 
 @pytest.fixture(scope="module")
-def english():
-    return _rules("en")
-
-
-@pytest.fixture(scope="module")
-def french():
-    return _rules("fr")
+def french(masking_rules):
+    return masking_rules("fr")
 
 
 def _words(code: str) -> dict[str, str]:
