@@ -38,7 +38,7 @@ from ..entities import group_entities
 from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, entity_key, get_candidates
 from ..stages import StageGuard
 from .cp_sat import solve_masking, warm_up
-from .public_mentions import PublicText
+from .public_mentions import PUBLIC_REASON, PublicText
 
 logger = logging.getLogger("spacy_textsan")
 _TOKEN = re.compile(r"\w+")
@@ -275,7 +275,7 @@ class MaskOptimizer:
                 continue
             public[span.start_char, span.end_char] = kind
             span._.masked = False
-            add_reason(span, f"kept: public ({kind})")
+            add_reason(span, f"{PUBLIC_REASON} ({kind})")
         return spans, public
 
     @staticmethod

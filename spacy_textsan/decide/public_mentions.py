@@ -36,7 +36,11 @@ import re
 from collections.abc import Callable
 from functools import cached_property
 
-__all__ = ["PUBLIC_KINDS", "PublicText", "respondent_state"]
+__all__ = ["PUBLIC_KINDS", "PUBLIC_REASON", "PublicText", "respondent_state"]
+
+#: how a kept public mention's reason starts (``kept: public (legislation)``): the leak sweep of the
+#: generalizer reads it
+PUBLIC_REASON = "kept: public"
 
 _LAW = re.compile(
     r"(?:^|\s)(?:Act|Regulations?|Law|Code|Convention|Rules|Directive|Statute|Constitution)(?:,? (?:1[89]|20)\d\d)?$"
@@ -90,6 +94,16 @@ class PublicText:
         """The respondent State (:func:`respondent_state`)."""
         return respondent_state(self.text)
 
+    @cached_property
+    def state_names(self) -> tuple[str, ...]:
+        """The respondent's name and its short form (:func:`_state_names`; none without a respondent)."""
+        return _state_names(self.state) if self.state is not None else ()
+
+    @cached_property
+    def state_at(self) -> int:
+        """Where the respondent's name first stands in the text (-1: nowhere, or no respondent)."""
+        return self.text.find(self.state) if self.state is not None else -1
+
     def kind(self, start: int, end: int, label: str) -> str | None:
         """The first of the kinds that the mention ``text[start:end]`` (label ``label``) is, or None."""
         for kind in self.kinds:
@@ -103,10 +117,9 @@ def _respondent_mention(doc: PublicText, start: int, end: int, label: str) -> bo
     if label != "LOC" or state is None:
         return False
     mention = re.sub(r"^the ", "", text[start:end])
-    names = _state_names(state)
-    if not any(mention in name for name in names):
+    if not any(mention in name for name in doc.state_names):
         return False
-    at = text.find(state)
+    at = doc.state_at
     if at >= 0 and at <= start and end <= at + len(state):  # in the phrase of the application
         return True
     return text.startswith(" Government", end) or _CASE_NAME_BEFORE.search(text[max(0, start - 8) : start]) is not None

@@ -59,6 +59,7 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
+from ..decide.public_mentions import PUBLIC_REASON
 from ..entities import Entity, group_entities
 from ..extensions import SPANS_KEY, add_reason, doc_text, entity_key, get_candidates
 from ..stages import StageGuard
@@ -73,8 +74,6 @@ from .surrogates import NAME_LABELS, name_words, shares_word
 __all__ = ["Generalizer", "NameContext", "make_generalizer", "STRATEGIES", "LEAK_REASON"]
 
 LEAK_REASON = "leak sweep: repeats a masked string"
-#: the reason of a mention kept as public by the decision (:mod:`spacy_textsan.decide.public_mentions`)
-PUBLIC_REASON = "kept: public"
 
 
 @dataclass
