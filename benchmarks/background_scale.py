@@ -1,8 +1,11 @@
 """A background of a million people: ``textsan background build`` and the re-identification decision at scale.
 
     python benchmarks/background_scale.py [--n 1000000] [--queries 1000] [--seed 0]
-        [--workdir /tmp/textsan-background-scale] [--skip-tantivy] [--keep]
+        [--workdir /tmp/textsan-background-scale] [--skip-tantivy] [--keep] [--reuse]
         [--out benchmarks/results/background_scale.json]
+
+``--reuse`` measures the queries again on the records and background a run with ``--keep`` left in
+``--workdir`` (the same ``--n`` and ``--seed``: the records are the same), skipping phases 1-3.
 
 1. **Data.** ``--n`` synthetic people (Faker pools of names, places, jobs and
    employers in several locales, fixed seed), each a short bio of 60-120
@@ -560,7 +563,7 @@ def query_bm25s(folder: Path, queries: list[dict], n_same_text: int) -> dict:
                 **decisions["same_text"],
             },
             "name_prior_keep": {
-                "what": "name_prior with unreached = \"keep\": the masks of a document whose attack does not reach "
+                "what": 'name_prior with unreached = "keep": the masks of a document whose attack does not reach '
                 "1 / k are kept (reid_risk's default undoes them and reports the document unreached)",
                 **decisions["name_prior_keep"],
             },
@@ -597,50 +600,15 @@ def query_tantivy(folder: Path, queries: list[dict], tops: dict) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=1_000_000)
-    parser.add_argument("--queries", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--same-text-queries", type=int, default=200, help="Queries of the same-text decision (the first ones)"
-    )
-    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "textsan-background-scale")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "background_scale.json")
-    parser.add_argument("--skip-tantivy", action="store_true")
-    parser.add_argument("--keep", action="store_true", help="Keep the JSONL and the indexes in --workdir")
-    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if os.environ.get("PYTHONHASHSEED") != "0":  # some Faker providers draw from sets: fixed string hashes
-        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
-    if args.worker:
-        workers: dict[str, Callable[..., None]] = {"load": worker_load, "tantivy-build": worker_tantivy_build}
-        workers[args.worker[0]](*args.worker[1:])
-        return
-    work = args.workdir.resolve()
-    if ROOT in work.parents or work == ROOT:
-        sys.exit(f"--workdir {work} is inside the repository; pick a folder outside it")
-    work.mkdir(parents=True, exist_ok=True)
-    jsonl, bg, tv = work / "bios.jsonl", work / "background", work / "tantivy"
-    notes = Notes()
-    result: dict = {"n_records": args.n, "n_queries": args.queries, "seed": args.seed}
-    import bm25s
-
-    result["machine"] = {
-        "cpus": os.cpu_count(),
-        "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
-        "python": platform.python_version(),
-        "bm25s": bm25s.__version__,
-        "numpy": np.__version__,
-    }
-
+def _generate_build_load(args: argparse.Namespace, result: dict, notes: Notes, jsonl: Path, bg: Path) -> None:
+    """The data, build and load phases (skipped with ``--reuse``)."""
     notes.check("generate")
     result["data"] = generate(jsonl, args.n, args.seed)
     print(json.dumps(result["data"]), flush=True)
 
     notes.check("build")
     cmd = [str(TEXTSAN), "background", "build", str(bg), "--docs", str(jsonl), "--field", "bio", "--id-field", "id"]
-    build = run_measured([*cmd, "--force"], work / "build.log")
+    build = run_measured([*cmd, "--force"], jsonl.parent / "build.log")
     if build["rc"] != 0:
         sys.exit(f"textsan background build failed:\n{build['output_tail']}")
     manifest = json.loads((bg / "background.json").read_text())
@@ -670,6 +638,61 @@ def main() -> None:
         loads.append(json.loads(out.stdout.strip().splitlines()[-1]))
     result["load"] = {"runs": loads, "note": "a fresh process each; page cache warm (not dropped)"}
     print(json.dumps(result["load"]), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--same-text-queries", type=int, default=200, help="Queries of the same-text decision (the first ones)"
+    )
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "textsan-background-scale")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "background_scale.json")
+    parser.add_argument("--skip-tantivy", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="Keep the JSONL and the indexes in --workdir")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="Use the records and the background already in --workdir (made by a run with the same --n and "
+        "--seed and --keep): the generate, build and load phases are skipped",
+    )
+    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if os.environ.get("PYTHONHASHSEED") != "0":  # some Faker providers draw from sets: fixed string hashes
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
+    if args.worker:
+        workers: dict[str, Callable[..., None]] = {"load": worker_load, "tantivy-build": worker_tantivy_build}
+        workers[args.worker[0]](*args.worker[1:])
+        return
+    work = args.workdir.resolve()
+    if ROOT in work.parents or work == ROOT:
+        sys.exit(f"--workdir {work} is inside the repository; pick a folder outside it")
+    work.mkdir(parents=True, exist_ok=True)
+    jsonl, bg, tv = work / "bios.jsonl", work / "background", work / "tantivy"
+    notes = Notes()
+    result: dict = {"n_records": args.n, "n_queries": args.queries, "seed": args.seed}
+    import bm25s
+
+    result["machine"] = {
+        "cpus": os.cpu_count(),
+        "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "python": platform.python_version(),
+        "bm25s": bm25s.__version__,
+        "numpy": np.__version__,
+    }
+
+    if args.reuse:
+        if not (jsonl.exists() and (bg / "background.json").exists()):
+            sys.exit(f"--reuse: {work} holds no bios.jsonl and background/ (run once with --keep)")
+        manifest = json.loads((bg / "background.json").read_text())
+        if manifest["n_records"] != args.n:
+            sys.exit(f"--reuse: {bg} holds {manifest['n_records']} records, not --n {args.n}")
+        result["data"] = {"reused": str(jsonl), "jsonl_bytes": jsonl.stat().st_size}
+        result["build"] = {"reused": str(bg), "records": manifest["n_records"], "index_bytes": folder_size(bg)}
+    else:
+        _generate_build_load(args, result, notes, jsonl, bg)
 
     notes.check("queries")
     queries = sample_queries(jsonl, args.n, args.queries, args.seed)

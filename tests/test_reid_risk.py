@@ -166,6 +166,12 @@ def test_attack_probabilities_are_a_power_of_the_close_scores():
     assert crowd[0] == 1.0 and crowd[1:].sum() == 0.0
     assert attack_probabilities(np.array([[1.0, 0.5, 0.0]]), 0.5, close=0.0)[0] == pytest.approx([0.8, 0.2, 0.0])
     assert attack_probabilities(np.zeros((1, 4)), 0.1)[0].tolist() == [0.0] * 4
+    # several rows at once: each row as if alone (a row of a whole background takes a path of its own)
+    rows = np.array([[1.0, 0.9, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0], [2.0, 0.0, 1.8, 1.0]])
+    together = attack_probabilities(rows, 0.5)
+    for row, alone in zip(rows, together, strict=True):
+        assert attack_probabilities(row[None, :], 0.5)[0] == pytest.approx(alone)
+    assert together[2] == pytest.approx([4 / 7.24, 0.0, 3.24 / 7.24, 0.0])
 
 
 def test_the_weightings_of_the_family():
@@ -174,10 +180,27 @@ def test_the_weightings_of_the_family():
     weights = _weights(postings, [postings.term_id("seals")], np.zeros(2, dtype=bool))
     assert weights.n_compete == 2 and weights.mean_length == 4.0 and weights.df.tolist() == [2]
     # BM25: tf / (tf + 1.5 (0.25 + 0.75 len / 4)); idf ln(1 + 0.5 / 2.5) (lucene), at least 0.1 (robertson)
-    assert weights.part(0, "lucene") == pytest.approx([2 / (2 + 1.5 * (0.25 + 0.75 * 0.75)), 1 / (1 + 1.5 * 1.1875)])
+    bm25 = [2 / (2 + 1.5 * (0.25 + 0.75 * 0.75)), 1 / (1 + 1.5 * 1.1875)]
+    assert weights.part(0, "lucene") == pytest.approx(bm25) and weights.part(0, "robertson") == pytest.approx(bm25)
     assert weights.idf("lucene") == pytest.approx([math.log(1.2)]) and weights.idf("robertson").tolist() == [0.1]
     # cosine: (1 + ln tf) / sqrt(len / 4): the short record weighs more
     assert weights.part(0, "cosine") == pytest.approx([(1 + math.log(2)) / math.sqrt(0.75), 1 / math.sqrt(1.25)])
+
+
+def test_scores_add_each_terms_weight_in_the_records_that_hold_it():
+    # golden in both records (df 2 of 2), painter in the second only (df 1): lucene idf ln(1 + 0.5 / 2.5)
+    # and ln(1 + 1.5 / 1.5); a term counted 0 times adds nothing, one counted twice adds twice
+    postings = TermPostings.from_term_lists([["golden", "seals"], ["golden", "painter"]])
+    terms = [postings.term_id("golden"), postings.term_id("painter")]
+    weights = _weights(postings, terms, np.zeros(2, dtype=bool))
+    part = 1 / (1 + 1.5)  # tf 1, every length the mean (2)
+    golden, painter = math.log(1.2) * part, math.log(2.0) * part
+    assert weights.scores(np.array([1.0, 1.0]), "lucene", 2) == pytest.approx([golden, golden + painter])
+    assert weights.scores(np.array([0.0, 2.0]), "lucene", 2) == pytest.approx([0.0, 2 * painter])
+    assert weights.scores(np.array([0.0, 0.0]), "lucene", 2).tolist() == [0.0, 0.0]
+    # a record left out holds nothing: painter's record is the only one that competes
+    alone = _weights(postings, terms, np.array([True, False]))
+    assert alone.n_compete == 1 and alone.df.tolist() == [1, 1] and [r.tolist() for r in alone.records] == [[1], [1]]
 
 
 def test_plan_masks_the_words_that_single_the_person_out(index):
@@ -577,6 +600,9 @@ def test_rank_floor_counts_the_person_ranked_close_behind_the_best():
     assert rank_floor(scores, np.array([0.0, 1.0, 0.0]), 0.6).tolist() == [0.5, 0.0]
     # the person is one of two records: the worst single attacker names the first one (1/2 x 1)
     assert rank_floor(scores, np.array([0.5, 0.5, 0.0]), 0.6).tolist() == [0.5, 0.5]
+    # one row at a time (a whole background) gives the same
+    assert [rank_floor(scores[i : i + 1], np.array([0.0, 1.0, 0.0]), 0.6)[0] for i in range(2)] == [0.5, 0.0]
+    assert rank_floor(np.array([[3.0, 3.0, 4.0, 3.5]]), np.array([0.0, 1.0, 0.0, 0.0]), 0.6).tolist() == [1 / 3]
     # risk_of is the larger of the attack's chance and the floor
     assert risk_of(scores, np.array([0.0, 1.0, 0.0]), 0.1, floor=0.6)[0] == 0.5
 

@@ -383,8 +383,7 @@ def _loop(
             break
         # ties go to the rarer word, then to the earlier one in the text
         candidates.sort(key=lambda a: (problem.df[a], problem.first[a]))
-        A2G = problem.action_matrix(candidates)
-        hidden = {a.name: a.hidden_counts(A2G) for a in problem.analysers}
+        hidden = {a.name: problem.hidden_counts(a, candidates) for a in problem.analysers}
         removed = [np.asarray(hidden[a.name] @ a.C[w]) for a, w in attackers]
         # every attacker's chance after each candidate's mask, in one call (a row per attacker and candidate)
         afters = risk_of(
@@ -481,7 +480,7 @@ def view_of(
             i = int(np.searchsorted(records, riskiest))
             if i < len(records) and records[i] == riskiest:
                 in_record[u] = weights[i]
-        weight = np.asarray(worst_analyser.hidden_counts(problem.action_matrix(actions)) @ in_record).ravel()
+        weight = np.asarray(problem.hidden_counts(worst_analyser, actions) @ in_record).ravel()
         for i in np.argsort(-weight, kind="stable")[:top]:
             if weight[i] > 0:
                 a = actions[int(i)]

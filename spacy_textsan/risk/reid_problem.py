@@ -50,40 +50,49 @@ class _Analyser:
         rows = [g for groups in feat_groups for g in groups]
         cols = [i for i, groups in enumerate(feat_groups) for _ in groups]
         self.G2F = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_groups, n_feat))
+        self.T2F = self.F2T.T.tocsr()
         self.alive = np.ones(n_feat)
         self.C: dict[str, np.ndarray] = {}
 
     def counts(self) -> np.ndarray:
-        return np.asarray(self.F2T.T @ self.alive).ravel()
+        return self.T2F @ self.alive
 
     def full_scores(self, weighting: str, n_records: int) -> np.ndarray:
         return self.weights.scores(self.counts(), weighting, n_records)
 
     def set_play(self, play: np.ndarray) -> None:
         """The weight matrices over the records in ``play`` (ascending positions)."""
+        weights = self.weights
+        column = np.full(len(weights.lengths), -1, dtype=np.int64)
+        column[play] = np.arange(len(play))
         where = []  # per term: its postings inside play, and their columns
-        for records in self.weights.records:
-            j = np.minimum(np.searchsorted(play, records), max(len(play) - 1, 0))
-            inside = np.flatnonzero(play[j] == records) if len(play) else np.zeros(0, dtype=np.int64)
-            where.append((inside, j[inside]))
+        for records in weights.records:
+            at = column[records]
+            inside = np.flatnonzero(at >= 0)
+            where.append((inside, at[inside]))
         self.C = {}
         for weighting in WEIGHTINGS:
             matrix = np.zeros((len(self.term_ids), len(play)))
-            for u, (_, weight) in enumerate(self.weights.rows(weighting)):
-                inside, columns = where[u]
-                matrix[u, columns] = weight[inside]
+            for u, (inside, columns) in enumerate(where):
+                matrix[u, columns] = weights.weights_at(u, weighting, inside)
             self.C[weighting] = matrix
 
-    def hidden_counts(self, A2G: sparse.csr_matrix) -> sparse.csr_matrix:
-        """Per action (row of ``A2G``, its groups): the visible occurrences of each term it would hide."""
+    def hidden_counts(self, A2F: sparse.csr_matrix) -> sparse.csr_matrix:
+        """Per action (row of ``A2F``, the features it stands in: :meth:`touched`): the visible
+        occurrences of each term it would hide."""
+        return (A2F.multiply(self.alive[None, :]).tocsr() @ self.F2T).tocsr()
+
+    def touched(self, A2G: sparse.csr_matrix) -> sparse.csr_matrix:
+        """Per action (row of ``A2G``, its groups): the features that stand on any of its groups (1 each)."""
         touched = (A2G @ self.G2F).tocsr()
         touched.data[:] = 1.0
-        return (touched.multiply(self.alive[None, :]).tocsr() @ self.F2T).tocsr()
+        return touched
 
     def mask(self, groups: Sequence[int]) -> None:
-        if len(groups) and self.G2F.shape[1]:
-            hit = np.asarray(self.G2F[list(groups)].sum(axis=0)).ravel() > 0
-            self.alive[hit] = 0.0
+        """The features standing on any of ``groups`` are no longer visible."""
+        indptr, indices = self.G2F.indptr, self.G2F.indices
+        for g in groups:
+            self.alive[indices[indptr[g] : indptr[g + 1]]] = 0.0
 
 
 class _Problem:
@@ -117,6 +126,7 @@ class _Problem:
                 self.first.append(i)
             self.groups[a].add(g)
         self.masked_groups: set[int] = set()
+        self._touched: dict[str, sparse.csr_matrix] = {}
         word_postings = background.family.get("word")
         excluded_at = np.flatnonzero(excluded)
         self.df = np.array(
@@ -145,14 +155,17 @@ class _Problem:
         maskable = self.doc.maskable
         return bool(self.live_groups(a)) and (maskable is None or all(maskable[g] for g in self.groups[a]))
 
-    def action_matrix(self, actions: Sequence[int]) -> sparse.csr_matrix:
-        n_groups = len(self.doc.group_cost)
-        rows, cols = [], []
-        for r, a in enumerate(actions):
-            for g in self.live_groups(a):
-                rows.append(r)
-                cols.append(g)
-        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(actions), n_groups))
+    def hidden_counts(self, analyser: _Analyser, actions: Sequence[int]) -> sparse.csr_matrix:
+        """Per action of ``actions``: the visible occurrences of each of ``analyser``'s terms masking it
+        would hide. An action's features are found once (a feature on a group masked since is no longer
+        alive, so all of an action's groups can stand for its live ones)."""
+        if analyser.name not in self._touched:
+            n_groups = len(self.doc.group_cost)
+            rows = [a for a in range(len(self.keys)) for _ in self.groups[a]]
+            cols = [g for a in range(len(self.keys)) for g in sorted(self.groups[a])]
+            A2G = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(self.keys), n_groups))
+            self._touched[analyser.name] = analyser.touched(A2G)
+        return analyser.hidden_counts(self._touched[analyser.name][list(actions)])
 
     def mask(self, a: int) -> list[int]:
         new = self.live_groups(a)
