@@ -999,6 +999,8 @@ def test_the_residual_risk_examples_are_real_output(model_available):
         "12 January 2024. She works as a ferry pilot and lives in Askøy with her husband."
     )._.residual_risk
     assert _keys_outside(sample, real_sample) == [] and _keys_outside(letter, real_letter) == []
-    # what the page says of them: the letter is not measured against the shipped judgments, the sample is
+    # what the page says of them: neither is measured against the shipped judgments (the sample's applicant
+    # is fictional), and the sample's why and kanon_k are the page's
     assert real_letter["measured"] is False and real_letter["k"] is None and real_letter["why"]
-    assert real_sample["measured"] is True and real_sample["n_background"] == sample["n_background"] == 219
+    assert real_sample["measured"] is False and real_sample["n_background"] == sample["n_background"] == 219
+    assert real_sample["why"] == sample["why"] and real_sample["kanon_k"] == sample["kanon_k"] == 51

@@ -50,6 +50,36 @@ def test_public_kinds_on_a_judgment(words, occurrence, label, kind):
     assert PublicText(JUDGMENT, tuple(PUBLIC_KINDS)).kind(start, end, label) == kind
 
 
+BODIES = (
+    "The claim went to the Ministry of the Interior, then to the Benefits Agency and the Revenue Department. "
+    "The Ankara Security Directorate and the Çiğli Directorate of Land Registration replied; so did the "
+    "Foreign and Commonwealth Office. The Commanding Officer and the Chief Public Prosecutor heard "
+    "Prosecutor Yılmaz, the Istanbul Public Prosecutor and the Prime Minister."
+)
+
+
+@pytest.mark.parametrize(
+    "words,label,kind",
+    [
+        ("the Ministry of the Interior", "ORG", "state_body"),
+        ("Benefits Agency", "ORG", "state_body"),
+        ("Revenue Department", "ORG", "state_body"),
+        ("Foreign and Commonwealth Office", "ORG", "state_body"),
+        ("Ankara Security Directorate", "ORG", None),  # a place narrows it to a town
+        ("Çiğli Directorate of Land Registration", "ORG", None),
+        ("Revenue Department", "LOC", None),  # only an organisation
+        ("Commanding Officer", "ORG", "office_title"),
+        ("Chief Public Prosecutor", "DEM", "office_title"),
+        ("Prosecutor Yılmaz", "PERSON", None),  # a name
+        ("Istanbul Public Prosecutor", "ORG", None),  # a place
+        ("Prime Minister", "ORG", None),  # an office held by one person
+    ],
+)
+def test_bodies_of_the_executive_and_titles_of_office(words, label, kind):
+    start, end = mention(BODIES, words)
+    assert PublicText(BODIES, ("state_body", "office_title")).kind(start, end, label) == kind
+
+
 def test_the_respondent_state_where_the_text_names_it_as_such():
     text = "an application against the United Kingdom of Great Britain and Northern Ireland lodged with the Court"
     assert respondent_state(text) == "United Kingdom of Great Britain and Northern Ireland"

@@ -50,6 +50,7 @@ TEXT = "Kim, a painter, collects golden seals."
 ZIPF = {"kim": 1.0, "zed": 1.0, "seals": 2.0, "collects": 2.0, "golden": 4.0, "painter": 4.0, "gmm": 1.0}
 ZIPF |= {"whomersley": 1.0, "quorvath": 0.5}
 ZIPF |= {"beatrice": 3.5, "kerr": 3.5, "maude": 2.5, "ballarat": 2.0}
+ZIPF |= {"cassation": 2.0, "liras": 2.5}
 
 
 def zipf(word: str) -> float:
@@ -296,6 +297,26 @@ def test_a_person_the_background_does_not_hold_is_not_measured(index):
         "the background record most like this document shares 0 of its 2 distinctive words: "
         "the background does not hold this person"
     )
+
+
+def test_words_of_the_domain_tie_no_record_to_the_person():
+    # "cassation" and "liras" are rare in English (distinctive) but 20 of the 100 judgments hold them: the
+    # best record sharing both says the document is a Turkish judgment, not whose. Held by 3 records (at
+    # most PERSONAL_DF), they are the person's own: measured
+    def background(n_domain: int) -> BackgroundIndex:
+        records = [(f"t{i}", f"Court of Cassation awarded liras in case {i}") for i in range(n_domain)]
+        records += [(f"o{i}", f"Other{i} ruled on rents and fees") for i in range(100 - n_domain)]
+        return BackgroundIndex.build(records)
+
+    text = "Zed appealed to the Court of Cassation over unpaid liras."
+    domain = plan(background(20), text, masked={"zed"}, direct={"zed"}, k=10)
+    assert not domain.view.measured and domain.steps == []
+    assert domain.view.why == (
+        "the background record most like this document shares 0 of its 1 distinctive words: "
+        "the background does not hold this person"
+    )
+    own = plan(background(3), text, masked={"zed"}, direct={"zed"}, k=10, max_steps=0)
+    assert own.view.measured and own.view.k == 3
 
 
 def test_a_record_that_stands_out_is_measured_without_names(index):

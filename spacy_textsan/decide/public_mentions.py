@@ -24,7 +24,14 @@ person's attribute at all; each kind below is one pure function over the text an
   ``statute`` or ``case-law`` (``under United Kingdom law``, ``Turkish legislation``): the legal order, not
   a person's attribute (not before ``courts`` or ``authorities``, which act on the person somewhere);
 * ``institution_seat``: the seat of an institution, a place right after its name and a comma (``the
-  Foreign and Commonwealth Office, London``, ``the Ministry of Justice, Ankara``).
+  Foreign and Commonwealth Office, London``, ``the Ministry of Justice, Ankara``);
+* ``state_body``: a body of a State's executive named by what it does, every word from a closed list of
+  government functions: ``the Ministry of the Interior``, ``Benefits Agency``, ``the Revenue Department``,
+  ``the Foreign and Commonwealth Office``, ``Directorate of Income`` (not ``the Ankara Security
+  Directorate`` or ``Çiğli Directorate of Land Registration``: a place narrows it to a town);
+* ``office_title``: the title of an office, without a name, every word but the last from a closed list of
+  ranks: ``the Commanding Officer``, ``the Chief Public Prosecutor``, ``Military Public Prosecutor``
+  (not ``Prosecutor Yılmaz``, nor a title that names one person: ``Prime Minister``, ``Governor``).
 
 Direct identifiers and the special categories (``mask_kb_classes``) are never kept by these rules, and
 reid_risk, which runs after the decision, still masks a kept mention when the attack needs it.
@@ -61,6 +68,59 @@ _LEGAL_ORDER = re.compile(r" (?:law|laws|legislation|statutes?|legal system|case
 _SEAT = re.compile(
     r"\b(?:Office|Ministry|Department|Agency|Directorate|Embassy|Consulate|Secretariat)(?: of (?:the )?[A-Z][\w ]*)?, $"
 )
+
+
+#: what a body of the executive does (state_body): a closed list, so that no place or person is among them
+_FUNCTIONS = frozenset(
+    """affairs agriculture aid appeals benefits cabinet child commonwealth communities criminal crown culture customs
+    defence development economy education employment energy environment excise family finance fisheries
+    foreign general health home housing immigration income industry inland interior internal justice labour
+    land legal national passport pensions prosecution prosecutions public records registration registry
+    revenue security services social state tax taxation trade transport treasury welfare work works""".split()
+)
+_BODIES = frozenset("agency department directorate inspectorate ministry office secretariat service".split())
+_LINKS = frozenset({"and", "of", "for", "the"})
+#: ranks of an office (office_title) and the offices themselves (none held by one person only)
+_RANKS = frozenset(
+    "acting assistant chief commanding crown deputy district general military principal public senior".split()
+)
+_OFFICES = frozenset("commander inspector officer prosecutor registrar".split())
+_WORD = re.compile(r"[^\W\d_]+(?:[’'][^\W\d_]+)*")
+
+
+def _name_words(text: str) -> list[str]:
+    """The words of a name, lower case, without a leading article or a possessive ``'s``."""
+    words = [w.casefold() for w in _WORD.findall(text)]
+    if words and words[0] == "the":
+        words = words[1:]
+    return [re.sub(r"[’']s$", "", w) for w in words]
+
+
+def _titled(text: str) -> bool:
+    """Whether a name is written with a capital (after a leading article): a title, not a description."""
+    return text.removeprefix("the ")[:1].isupper()
+
+
+def _state_body(doc: PublicText, s: int, e: int, label: str) -> bool:
+    words = _name_words(doc.text[s:e])
+    if label != "ORG" or len(words) < 2 or not _titled(doc.text[s:e]):
+        return False
+    body = [i for i, w in enumerate(words) if w in _BODIES]
+    if not body or body[0] not in (0, len(words) - 1):
+        return False
+    rest = [w for i, w in enumerate(words) if i != body[0]]
+    return any(w in _FUNCTIONS for w in rest) and all(w in _FUNCTIONS or w in _LINKS for w in rest)
+
+
+def _office_title(doc: PublicText, s: int, e: int, label: str) -> bool:
+    words = _name_words(doc.text[s:e])
+    return (
+        label in ("ORG", "DEM", "MISC")
+        and len(words) >= 2
+        and _titled(doc.text[s:e])
+        and words[-1] in _OFFICES
+        and all(w in _RANKS for w in words[:-1])
+    )
 
 
 def respondent_state(text: str, window: int = 3000) -> str | None:
@@ -156,4 +216,6 @@ PUBLIC_KINDS: dict[str, Callable[[PublicText, int, int, str], bool]] = {
     "institution_seat": lambda doc, s, e, label: (
         label == "LOC" and _SEAT.search(doc.text[max(0, s - 80) : s]) is not None
     ),
+    "state_body": _state_body,
+    "office_title": _office_title,
 }

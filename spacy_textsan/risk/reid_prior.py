@@ -21,6 +21,8 @@ __all__ = ["MIN_SHARED", "NAME_ZIPF", "coverage", "prior"]
 
 #: the prior needs a record that shares this many distinctive words with the document
 MIN_SHARED = 2
+#: a distinctive word held by more than this share of the records is the domain's, no one's (coverage)
+EVIDENCE_SHARE = 0.05
 #: a word of a direct identifier commoner than this (Zipf) is no name (Mr, Ms, Judge)
 NAME_ZIPF = 5.0
 #: a name that this many records hold or more is no one's own (a lawyer, a government agent, a common surname)
@@ -75,6 +77,17 @@ def prior(
         out[target] = 1.0
         return out, scores
     return attack_probabilities(scores[None, :], margin)[0], scores
+
+
+def _rare_in(postings: TermPostings, term: str, excluded: np.ndarray, share: float) -> bool:
+    """Whether at most ``share`` of the records (and at least :data:`PERSONAL_DF`) hold ``term``: a word
+    of the document's domain (``cassation`` in a quarter of the judgments) ties no record to the person,
+    however rare it is in the language."""
+    tid = postings.term_id(term)
+    if tid is None:
+        return True
+    held = int(np.count_nonzero(~excluded[postings.postings(tid)[0]]))
+    return held <= max(PERSONAL_DF, share * int(np.count_nonzero(~excluded)))
 
 
 def _holders(postings: TermPostings, terms: set[str], excluded: np.ndarray) -> np.ndarray:
@@ -149,7 +162,11 @@ def coverage(
         # two of its names together (a given name and a surname), each held by many records (a large
         # background shares surnames): the person's full name, not a namesake's surname
         return True, ""
-    distinctive = {w.folded for w in doc.words if _distinctive(w, zipf, distinct_zipf)}
+    distinctive = {
+        w.folded
+        for w in doc.words
+        if _distinctive(w, zipf, distinct_zipf) and _rare_in(postings, w.folded, excluded, EVIDENCE_SHARE)
+    }
     shared = int(_holders(postings, distinctive, excluded)[best]) if distinctive else 0
     if distinctive and shared >= min(MIN_SHARED, len(distinctive)):
         return True, ""
