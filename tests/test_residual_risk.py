@@ -182,14 +182,19 @@ def test_every_report_row_has_the_residual_risk(tmp_path):
     rows = [json.loads(line) for line in (tmp_path / "o.report" / "report.jsonl").read_text().splitlines()]
     assert [r["residual_risk"]["min_k"] for r in rows] == [5, 5]
     # the note about Mr Yalman: no record of the shipped background (ECHR judgments) is about him, so the
-    # attack's k is not measured; the term count's k is; the Court of Cassation is in many judgments
-    assert [r["residual_risk"]["measured"] for r in rows] == [False, True]
+    # attack's k is not measured; the term count's k is. The Court of Cassation is in many judgments: a
+    # word of their domain (in more than 5 % of them) ties none of them to a person, not measured either
+    assert [r["residual_risk"]["measured"] for r in rows] == [False, False]
     assert rows[0]["residual_risk"]["k"] is None and rows[0]["residual_risk"]["kanon_k"] >= 5
     assert rows[0]["residual_risk"]["why"] == (
         "the background record most like this document shares 0 of its 2 distinctive words: "
         "the background does not hold this person"
     )
-    assert isinstance(rows[1]["residual_risk"]["k"], int) and rows[1]["residual_risk"]["k"] >= 5
+    assert rows[1]["residual_risk"]["k"] is None and rows[1]["residual_risk"]["kanon_k"] >= 5
+    assert rows[1]["residual_risk"]["why"] == (
+        "the document has no name and no word rare both in the language and in the background: "
+        "nothing ties it to one record"
+    )
     out = [json.loads(line)["text"] for line in (tmp_path / "o" / "notes.jsonl").read_text().splitlines()]
     assert "taxi driver" not in out[0] and "Galip" not in out[0]
     assert out[1].startswith("The Court of Cassation replied on [DATETIME 1]")  # common: kept

@@ -170,6 +170,11 @@ def coverage(
     shared = int(_holders(postings, distinctive, excluded)[best]) if distinctive else 0
     if distinctive and shared >= min(MIN_SHARED, len(distinctive)):
         return True, ""
+    if not distinctive:
+        return False, (
+            "the document has no name and no word rare both in the language and in the background: "
+            "nothing ties it to one record"
+        )
     return False, (
         f"the background record most like this document shares {shared} of its {len(distinctive)} "
         "distinctive words: the background does not hold this person"
