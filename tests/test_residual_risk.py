@@ -193,7 +193,7 @@ def test_every_report_row_has_the_residual_risk(tmp_path):
     assert rows[1]["residual_risk"]["k"] is None and rows[1]["residual_risk"]["kanon_k"] >= 5
     assert rows[1]["residual_risk"]["why"] == (
         "the document has no name and no word rare both in the language and in the background: "
-        "nothing ties it to one record"
+        "the background does not hold this person"
     )
     out = [json.loads(line)["text"] for line in (tmp_path / "o" / "notes.jsonl").read_text().splitlines()]
     assert "taxi driver" not in out[0] and "Galip" not in out[0]

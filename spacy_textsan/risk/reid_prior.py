@@ -173,7 +173,7 @@ def coverage(
     if not distinctive:
         return False, (
             "the document has no name and no word rare both in the language and in the background: "
-            "nothing ties it to one record"
+            "the background does not hold this person"
         )
     return False, (
         f"the background record most like this document shares {shared} of its {len(distinctive)} "
