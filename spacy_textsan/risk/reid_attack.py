@@ -476,10 +476,11 @@ def view_of(
         # the visible words with the most weight in the riskiest record, under the worst attacker
         weighting = name.split("/")[1]
         in_record = np.zeros(len(worst_analyser.term_ids))
-        for u, (records, weights) in enumerate(worst_analyser.weights.rows(weighting)):
+        postings = worst_analyser.weights
+        for u, records in enumerate(postings.records):
             i = int(np.searchsorted(records, riskiest))
             if i < len(records) and records[i] == riskiest:
-                in_record[u] = weights[i]
+                in_record[u] = postings.weights_at(u, weighting, np.array([i]))[0]
         weight = np.asarray(problem.hidden_counts(worst_analyser, actions) @ in_record).ravel()
         for i in np.argsort(-weight, kind="stable")[:top]:
             if weight[i] > 0:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .reid_family import TermPostings, Word
+from .reid_problem import _df
 from .reid_scores import DocWords, FamilyBackground, _weights, attack_probabilities
 
 __all__ = ["MIN_SHARED", "NAME_ZIPF", "coverage", "prior"]
@@ -79,15 +80,11 @@ def prior(
     return attack_probabilities(scores[None, :], margin)[0], scores
 
 
-def _rare_in(postings: TermPostings, term: str, excluded: np.ndarray, share: float) -> bool:
-    """Whether at most ``share`` of the records (and at least :data:`PERSONAL_DF`) hold ``term``: a word
-    of the document's domain (``cassation`` in a quarter of the judgments) ties no record to the person,
-    however rare it is in the language."""
-    tid = postings.term_id(term)
-    if tid is None:
-        return True
-    held = int(np.count_nonzero(~excluded[postings.postings(tid)[0]]))
-    return held <= max(PERSONAL_DF, share * int(np.count_nonzero(~excluded)))
+def _domain_limit(excluded: np.ndarray) -> float:
+    """The most records a word that ties a record to the person may be held by: :data:`EVIDENCE_SHARE` of
+    the records (at least :data:`PERSONAL_DF`). A word of the document's domain (``cassation`` in a
+    quarter of the judgments) ties no record to the person, however rare it is in the language."""
+    return max(PERSONAL_DF, EVIDENCE_SHARE * int(np.count_nonzero(~excluded)))
 
 
 def _holders(postings: TermPostings, terms: set[str], excluded: np.ndarray) -> np.ndarray:
@@ -162,10 +159,11 @@ def coverage(
         # two of its names together (a given name and a surname), each held by many records (a large
         # background shares surnames): the person's full name, not a namesake's surname
         return True, ""
+    limit, excluded_at = _domain_limit(excluded), np.flatnonzero(excluded)
     distinctive = {
         w.folded
         for w in doc.words
-        if _distinctive(w, zipf, distinct_zipf) and _rare_in(postings, w.folded, excluded, EVIDENCE_SHARE)
+        if _distinctive(w, zipf, distinct_zipf) and _df(postings, w.folded, excluded_at) <= limit
     }
     shared = int(_holders(postings, distinctive, excluded)[best]) if distinctive else 0
     if distinctive and shared >= min(MIN_SHARED, len(distinctive)):

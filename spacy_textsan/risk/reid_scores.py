@@ -196,7 +196,6 @@ class _Weights:
 
     def __post_init__(self) -> None:
         self._per_record: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._rows: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
         self._once: list[np.ndarray] = []  # per term: the records that hold it once
         self._more: list[np.ndarray] = []  # and the positions (in records[u]) of those that hold it more
         for records, tf in zip(self.records, self.tf, strict=True):
@@ -238,13 +237,6 @@ class _Weights:
         for ``lucene`` and ``robertson``), or for ``cosine`` the log tf over the square root of the
         record's relative length (a short record that holds the word weighs more, as in a tf-idf cosine)."""
         return self._part_at(u, _kind(weighting), np.arange(len(self.records[u])))
-
-    def rows(self, weighting: str) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per term: the records that hold it and its weight in each (computed once per weighting)."""
-        if weighting not in self._rows:
-            idf = self.idf(weighting)
-            self._rows[weighting] = [(r, idf[u] * self.part(u, weighting)) for u, r in enumerate(self.records)]
-        return self._rows[weighting]
 
     def weights_at(self, u: int, weighting: str, at: np.ndarray) -> np.ndarray:
         """Term ``u``'s weight in the records at positions ``at`` of its postings."""
