@@ -5,6 +5,7 @@ word), the groups masking it hides."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 from scipy import sparse
@@ -160,12 +161,15 @@ class _Problem:
         would hide. An action's features are found once (a feature on a group masked since is no longer
         alive, so all of an action's groups can stand for its live ones)."""
         if analyser.name not in self._touched:
-            n_groups = len(self.doc.group_cost)
-            rows = [a for a in range(len(self.keys)) for _ in self.groups[a]]
-            cols = [g for a in range(len(self.keys)) for g in sorted(self.groups[a])]
-            A2G = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(self.keys), n_groups))
-            self._touched[analyser.name] = analyser.touched(A2G)
+            self._touched[analyser.name] = analyser.touched(self._action_groups)
         return analyser.hidden_counts(self._touched[analyser.name][list(actions)])
+
+    @cached_property
+    def _action_groups(self) -> sparse.csr_matrix:
+        """Per action, every group it stands in (1 each), the same for every analyser."""
+        rows = [a for a in range(len(self.keys)) for _ in self.groups[a]]
+        cols = [g for a in range(len(self.keys)) for g in sorted(self.groups[a])]
+        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(self.keys), len(self.doc.group_cost)))
 
     def mask(self, a: int) -> list[int]:
         new = self.live_groups(a)

@@ -196,6 +196,7 @@ class _Weights:
 
     def __post_init__(self) -> None:
         self._per_record: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._idf: dict[str, np.ndarray] = {}
         self._once: list[np.ndarray] = []  # per term: the records that hold it once
         self._more: list[np.ndarray] = []  # and the positions (in records[u]) of those that hold it more
         for records, tf in zip(self.records, self.tf, strict=True):
@@ -206,10 +207,14 @@ class _Weights:
         self._total: dict[str, tuple[tuple[bytes, int], np.ndarray]] = {}
 
     def idf(self, weighting: str) -> np.ndarray:
-        n, df = float(self.n_compete), self.df.astype(float)
-        if weighting == "robertson":
-            return np.maximum(0.1, np.log((n - df + 0.5) / (df + 0.5)))
-        return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        """Every term's idf under ``weighting`` (computed once per weighting)."""
+        if weighting not in self._idf:
+            n, df = float(self.n_compete), self.df.astype(float)
+            if weighting == "robertson":
+                self._idf[weighting] = np.maximum(0.1, np.log((n - df + 0.5) / (df + 0.5)))
+            else:
+                self._idf[weighting] = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return self._idf[weighting]
 
     def _record_norms(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
         """Per record: its length's part of a posting's weight (BM25's saturation, or the cosine's square
