@@ -273,6 +273,35 @@ def test_common_words_are_masked_once_every_rarer_word_is():
     assert result.view.reached
 
 
+CHESS = [(f"p{i}", f"P{i} chess openings") for i in range(10)]
+CHESS += [("jo", "Jo FM"), ("ky", "Ky FM radio host"), ("kim", "Kim FM" + " chess" * 7)]
+
+
+def test_a_common_word_is_masked_when_no_rarer_word_helps():
+    # "chess" is held by 11 of the 13 competing records (common: above max(0.5 * 13, k = 10)), "FM" by 3.
+    # With both visible jo ("Jo FM", short) and ky score above kim, whose FM weighs less in a longer record:
+    # kim scores 0.666 of jo, below CLOSE (0.75, so no attacker names kim) and above the rank floor (0.6):
+    # kim third, risk 1/3. Masking FM leaves chess alone, which kim (7 times) holds most: kim first, risk
+    # 1, so no rarer word helps; masking chess leaves FM alone, where kim falls below the floor: risk 0.
+    index = BackgroundIndex.build(CHESS)
+    text = "Kim plays chess. Kim is an FM."
+    before = plan(index, text, k=10, rank_floor=0.6, max_steps=0)
+    assert before.view.k == 3 and [rid for rid, _ in before.view.top] == ["jo", "ky", "kim"]
+    (_, jo), _, (_, kim) = before.view.top
+    assert 0.6 <= kim / jo < 0.75
+    result = plan(index, text, k=10, rank_floor=0.6)
+    assert [s.reason for s in result.steps] == ["reid (stem): 'chess' separates 11 of 13 background records"]
+    assert result.view.reached and result.view.k == 13
+
+
+def test_a_common_word_is_not_masked_when_it_costs_a_quarter_of_the_text():
+    # the same words in an 18-character text: "chess" (5 characters) would take more than a quarter of
+    # it (4.5): the person stands out on the text's ordinary words, nothing is masked and k = 3 is reported
+    index = BackgroundIndex.build(CHESS)
+    result = plan(index, "Kim: chess. An FM.", k=10, rank_floor=0.6)
+    assert result.steps == [] and result.view.k == 3 and not result.view.reached
+
+
 def test_plan_stops_at_a_smaller_k_sooner(index):
     assert plan(index, k=1).steps == []
 

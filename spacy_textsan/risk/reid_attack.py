@@ -39,7 +39,9 @@ the visible word (every occurrence of its folded form, with the groups it
 stands in: a kept candidate is masked whole) whose removal lowers the worst
 risk most (per character masked to the power ``cost_power``; ties to the
 rarer, then the earlier word), within a ``budget`` of characters; a word most
-competing records hold is a candidate only once every rarer word is masked. Masks that do not reach ``1 / k``
+competing records hold is a candidate only once every rarer word is masked, or
+when no rarer word lowers the risk and the common words and the masks so far take
+at most :data:`COMMON_MASK_SHARE` of the text. Masks that do not reach ``1 / k``
 are undone (``unreached = "undo"``), kept (``"keep"``), or undone only when
 they did not at least halve the worst attacker's chance (``"futile"``: masks
 that take a certain match down to one in three protect, those that leave it
@@ -73,6 +75,9 @@ from .reid_scores import rank_floor as floor_of
 
 #: a record the prior's search scores this many times above every other stands out: the document is its person's
 STANDS_OUT = 2.0
+#: when no rarer word lowers the risk, the common words are masked too if they and the masks so far take
+#: at most this share of the document's characters
+COMMON_MASK_SHARE = 0.25
 #: the settings of ``unreached``
 UNREACHED = ("undo", "keep", "futile")
 #: with ``unreached = "futile"``: masks that leave the chance above this share of where it started are undone
@@ -364,7 +369,9 @@ def _loop(
     # masked for the attack (a pair it stands in is broken by masking its other word)
     n_compete = max([a.weights.n_compete for a in problem.analysers if a.name == "word"], default=n)
     common = max(common_share * n_compete, k)
+    ctx = _Choice(prior_play, margin, floor, limit, cost_power, budget)
     for _ in range(max_steps):
+        ctx.spent = spent
         currents = [a.counts() @ a.C[w] for a, w in attackers]
         risks = [float(r) for r in risk_of(np.array(currents), prior_play, margin, floor=floor)]
         risk = max(risks)
@@ -374,57 +381,19 @@ def _loop(
             break
         # a word no record holds moves no score (the unknown-word rule judges it)
         held = [a for a in range(len(problem.keys)) if problem.allowed(a) and problem.df[a] > 0]
-        candidates = [a for a in held if problem.df[a] <= common]
-        if not candidates:
-            # every rarer word is masked and a few records still stand out on common words (a pair such
-            # as "engineering at"): the common words too, rather than none
-            candidates = held
-        if not candidates:
+        rarer = [a for a in held if problem.df[a] <= common]
+        # every rarer word is masked and a few records still stand out on common words (a pair such as
+        # "engineering at"): the common words too, rather than none; and when no rarer word lowers the
+        # risk, the common words too if they and the masks so far are cheap ("chess" in an archive of chess
+        # players), not when the person stands out on the text's ordinary words (a near copy, a template)
+        chosen = _choose(problem, rarer or held, attackers, currents, risks, ctx) if held else None
+        if chosen is None and rarer and len(rarer) < len(held) and _cheap_common(problem, held, common, spent):
+            chosen = _choose(problem, held, attackers, currents, risks, ctx)
+        if chosen is None:
             break
-        # ties go to the rarer word, then to the earlier one in the text
-        candidates.sort(key=lambda a: (problem.df[a], problem.first[a]))
-        hidden = {a.name: problem.hidden_counts(a, candidates) for a in problem.analysers}
-        removed = [np.asarray(hidden[a.name] @ a.C[w]) for a, w in attackers]
-        # every attacker's chance after each candidate's mask, in one call (a row per attacker and candidate)
-        afters = risk_of(
-            np.concatenate([np.maximum(c[None, :] - h, 0.0) for c, h in zip(currents, removed, strict=True)]),
-            prior_play,
-            margin,
-            floor=floor,
-        ).reshape(len(attackers), len(candidates))
-        costs = np.array([max(1, problem.cost(a)) for a in candidates], dtype=float)
-        gain = np.log(risk) - np.log(np.maximum(afters.max(axis=0), 1e-300))
-        if gain.max() <= 1e-12:
-            # no single word lowers the worst attacker's chance (two attackers tie at the top, say):
-            # what it lowers for the attackers above the limit, added up
-            above = [i for i, r in enumerate(risks) if r > limit]
-            gain = sum(np.log(risks[i]) - np.log(np.maximum(afters[i], 1e-300)) for i in above)
-        if np.max(gain) <= 1e-12:
-            # nor theirs (no competitor comes close yet): what brings the others closer, all records counted
-            above = [i for i, r in enumerate(risks) if r > limit]
-            gain = sum(
-                float(risk_of(currents[i][None, :], prior_play, margin, 0.0)[0])
-                - risk_of(np.maximum(currents[i][None, :] - removed[i], 0.0), prior_play, margin, 0.0)
-                for i in above
-            )
-        affordable = np.ones(len(candidates), dtype=bool) if budget is None else spent + costs <= budget
-        if not affordable.any():
-            break
-        gain = np.where(affordable, gain, -np.inf)
-        worst = int(np.argmax(risks))
-        if gain.max() <= 1e-12:
-            # no single word lowers the risk: take the one that weighs most in the riskiest record
-            current = currents[worst]
-            riskiest = int(np.argmax(attack_probabilities(current, margin)[0] * prior_play))
-            weight = np.where(affordable, removed[worst][:, riskiest], 0.0)
-            if weight.max() <= 0:
-                break
-            choice = int(np.argmax(np.round(weight / costs**cost_power, 9)))
-        else:
-            choice = int(np.argmax(np.round(np.where(gain > 0, gain, -np.inf) / costs**cost_power, 9)))
-        a = candidates[choice]
-        spent += int(costs[choice])
-        analyser, weighting = attackers[worst]
+        a, cost = chosen
+        spent += cost
+        analyser = attackers[int(np.argmax(risks))][0]
         text = problem.texts[a]
         plan.steps.append(
             MaskStep(
@@ -437,6 +406,80 @@ def _loop(
             )
         )
     return spent
+
+
+def _cheap_common(problem: _Problem, held: list[int], common: float, spent: int) -> bool:
+    """Whether the common words of ``held`` (df above ``common``) and the ``spent`` characters take at
+    most :data:`COMMON_MASK_SHARE` of the text together."""
+    cost = spent + sum(problem.cost(a) for a in held if problem.df[a] > common)
+    return cost <= COMMON_MASK_SHARE * len(problem.doc.text)
+
+
+@dataclass
+class _Choice:
+    """What one step of the loop weighs its candidates with."""
+
+    prior_play: np.ndarray
+    margin: float
+    floor: float | None
+    limit: float
+    cost_power: float
+    budget: int | None
+    spent: int = 0
+
+
+def _choose(
+    problem: _Problem,
+    candidates: list[int],
+    attackers: list[tuple[_Analyser, str]],
+    currents: list[np.ndarray],
+    risks: list[float],
+    ctx: _Choice,
+) -> tuple[int, int] | None:
+    """The candidate to mask next and its cost: the one whose mask lowers the worst attacker's chance
+    most per character (``cost_power``); None when none is affordable or none lowers anything."""
+    prior_play, margin, floor, limit = ctx.prior_play, ctx.margin, ctx.floor, ctx.limit
+    risk = max(risks)
+    # ties go to the rarer word, then to the earlier one in the text
+    candidates = sorted(candidates, key=lambda a: (problem.df[a], problem.first[a]))
+    hidden = {a.name: problem.hidden_counts(a, candidates) for a in problem.analysers}
+    removed = [np.asarray(hidden[a.name] @ a.C[w]) for a, w in attackers]
+    # every attacker's chance after each candidate's mask, in one call (a row per attacker and candidate)
+    afters = risk_of(
+        np.concatenate([np.maximum(c[None, :] - h, 0.0) for c, h in zip(currents, removed, strict=True)]),
+        prior_play,
+        margin,
+        floor=floor,
+    ).reshape(len(attackers), len(candidates))
+    costs = np.array([max(1, problem.cost(a)) for a in candidates], dtype=float)
+    gain = np.log(risk) - np.log(np.maximum(afters.max(axis=0), 1e-300))
+    above = [i for i, r in enumerate(risks) if r > limit]
+    if gain.max() <= 1e-12:
+        # no single word lowers the worst attacker's chance (two attackers tie at the top, say):
+        # what it lowers for the attackers above the limit, added up
+        gain = sum(np.log(risks[i]) - np.log(np.maximum(afters[i], 1e-300)) for i in above)
+    if np.max(gain) <= 1e-12:
+        # nor theirs (no competitor comes close yet): what brings the others closer, all records counted
+        gain = sum(
+            float(risk_of(currents[i][None, :], prior_play, margin, 0.0)[0])
+            - risk_of(np.maximum(currents[i][None, :] - removed[i], 0.0), prior_play, margin, 0.0)
+            for i in above
+        )
+    affordable = np.ones(len(candidates), dtype=bool) if ctx.budget is None else ctx.spent + costs <= ctx.budget
+    if not affordable.any():
+        return None
+    gain = np.where(affordable, gain, -np.inf)
+    if gain.max() <= 1e-12:
+        # no single word lowers the risk: take the one that weighs most in the riskiest record
+        worst = int(np.argmax(risks))
+        riskiest = int(np.argmax(attack_probabilities(currents[worst], margin)[0] * prior_play))
+        weight = np.where(affordable, removed[worst][:, riskiest], 0.0)
+        if weight.max() <= 0:
+            return None
+        choice = int(np.argmax(np.round(weight / costs**ctx.cost_power, 9)))
+    else:
+        choice = int(np.argmax(np.round(np.where(gain > 0, gain, -np.inf) / costs**ctx.cost_power, 9)))
+    return candidates[choice], int(costs[choice])
 
 
 def view_of(
