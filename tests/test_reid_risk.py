@@ -284,7 +284,8 @@ def test_a_common_word_is_masked_when_no_rarer_word_helps():
     # kim third, risk 1/3. Masking FM leaves chess alone, which kim (7 times) holds most: kim first, risk
     # 1, so no rarer word helps; masking chess leaves FM alone, where kim falls below the floor: risk 0.
     index = BackgroundIndex.build(CHESS)
-    text = "Kim plays chess. Kim is an FM."
+    # (the text is 51 characters: "chess", 5, within a tenth of it)
+    text = "Kim plays chess at home in the north. Kim is an FM."
     before = plan(index, text, k=10, rank_floor=0.6, max_steps=0)
     assert before.view.k == 3 and [rid for rid, _ in before.view.top] == ["jo", "ky", "kim"]
     (_, jo), _, (_, kim) = before.view.top
@@ -294,9 +295,9 @@ def test_a_common_word_is_masked_when_no_rarer_word_helps():
     assert result.view.reached and result.view.k == 13
 
 
-def test_a_common_word_is_not_masked_when_it_costs_a_quarter_of_the_text():
-    # the same words in an 18-character text: "chess" (5 characters) would take more than a quarter of
-    # it (4.5): the person stands out on the text's ordinary words, nothing is masked and k = 3 is reported
+def test_a_common_word_is_not_masked_when_it_costs_more_than_a_tenth_of_the_text():
+    # the same words in an 18-character text: "chess" (5 characters) would take more than a tenth of it
+    # (1.8): the person stands out on the text's ordinary words, nothing is masked and k = 3 is reported
     index = BackgroundIndex.build(CHESS)
     result = plan(index, "Kim: chess. An FM.", k=10, rank_floor=0.6)
     assert result.steps == [] and result.view.k == 3 and not result.view.reached

@@ -77,7 +77,7 @@ from .reid_scores import rank_floor as floor_of
 STANDS_OUT = 2.0
 #: when no rarer word lowers the risk, the common words are masked too if they and the masks so far take
 #: at most this share of the document's characters
-COMMON_MASK_SHARE = 0.25
+COMMON_MASK_SHARE = 0.1
 #: the settings of ``unreached``
 UNREACHED = ("undo", "keep", "futile")
 #: with ``unreached = "futile"``: masks that leave the chance above this share of where it started are undone
