@@ -371,7 +371,6 @@ def _loop(
     common = max(common_share * n_compete, k)
     ctx = _Choice(prior_play, margin, floor, limit, cost_power, budget)
     for _ in range(max_steps):
-        ctx.spent = spent
         currents = [a.counts() @ a.C[w] for a, w in attackers]
         risks = [float(r) for r in risk_of(np.array(currents), prior_play, margin, floor=floor)]
         risk = max(risks)
@@ -386,9 +385,9 @@ def _loop(
         # "engineering at"): the common words too, rather than none; and when no rarer word lowers the
         # risk, the common words too if they and the masks so far are cheap ("chess" in an archive of chess
         # players), not when the person stands out on the text's ordinary words (a near copy, a template)
-        chosen = _choose(problem, rarer or held, attackers, currents, risks, ctx) if held else None
+        chosen = _choose(problem, rarer or held, attackers, currents, risks, spent, ctx) if held else None
         if chosen is None and rarer and len(rarer) < len(held) and _cheap_common(problem, held, common, spent):
-            chosen = _choose(problem, held, attackers, currents, risks, ctx)
+            chosen = _choose(problem, held, attackers, currents, risks, spent, ctx)
         if chosen is None:
             break
         a, cost = chosen
@@ -417,7 +416,7 @@ def _cheap_common(problem: _Problem, held: list[int], common: float, spent: int)
 
 @dataclass
 class _Choice:
-    """What one step of the loop weighs its candidates with."""
+    """What every step of the loop weighs its candidates with."""
 
     prior_play: np.ndarray
     margin: float
@@ -425,7 +424,6 @@ class _Choice:
     limit: float
     cost_power: float
     budget: int | None
-    spent: int = 0
 
 
 def _choose(
@@ -434,10 +432,12 @@ def _choose(
     attackers: list[tuple[_Analyser, str]],
     currents: list[np.ndarray],
     risks: list[float],
+    spent: int,
     ctx: _Choice,
 ) -> tuple[int, int] | None:
     """The candidate to mask next and its cost: the one whose mask lowers the worst attacker's chance
-    most per character (``cost_power``); None when none is affordable or none lowers anything."""
+    most per character (``cost_power``), within the budget beyond the ``spent`` characters; None when
+    none is affordable or none lowers anything."""
     prior_play, margin, floor, limit = ctx.prior_play, ctx.margin, ctx.floor, ctx.limit
     risk = max(risks)
     # ties go to the rarer word, then to the earlier one in the text
@@ -465,7 +465,7 @@ def _choose(
             - risk_of(np.maximum(currents[i][None, :] - removed[i], 0.0), prior_play, margin, 0.0)
             for i in above
         )
-    affordable = np.ones(len(candidates), dtype=bool) if ctx.budget is None else ctx.spent + costs <= ctx.budget
+    affordable = np.ones(len(candidates), dtype=bool) if ctx.budget is None else spent + costs <= ctx.budget
     if not affordable.any():
         return None
     gain = np.where(affordable, gain, -np.inf)
