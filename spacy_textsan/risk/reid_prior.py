@@ -118,6 +118,25 @@ def holds_evidence(
     return bool(words) and bool(_holders(postings, words, excluded)[best] > 0)
 
 
+def _own_names(personal: dict[str, np.ndarray], mentions: Counter[str], best: int) -> tuple[bool, str]:
+    """Whether the names record ``best`` holds are the person's: not when every one of them is held by
+    other records too (a law firm, a government agent in two or three judgments) while a name the
+    document mentions at least as often is in no record (the applicant: a person the background does
+    not hold)."""
+    shared = sorted(name for name, records in personal.items() if best in records)
+    unknown = sorted(name for name, records in personal.items() if len(records) == 0)
+    if not unknown or any(len(personal[name]) < 2 for name in shared):
+        return True, ""
+    most = max(mentions[name] for name in unknown)
+    if most < max(mentions[name] for name in shared):
+        return True, ""
+    return False, (
+        f"the background record most like this document holds only names that other records hold too "
+        f"({', '.join(shared)}), and no record holds {', '.join(unknown)}, which the document names as often: "
+        "the background does not hold this person"
+    )
+
+
 def coverage(
     background: FamilyBackground,
     doc: DocWords,
@@ -131,23 +150,27 @@ def coverage(
     A document whose own names (the words of its direct identifiers but titles and other words commoner
     than :data:`NAME_ZIPF`, held by fewer than :data:`PERSONAL_DF` records: not a lawyer's, a government
     agent's or a common surname) some record holds is measured when ``best`` holds one of them: a
-    person's record carries the person's names. A document with common names only is measured when
+    person's record carries the person's names; unless every name ``best`` holds is held by other records
+    too and a name the document mentions as often is in none (:func:`_own_names`). A document with common names only is measured when
     ``best`` holds one; any document, when ``best`` holds two of its names (a full name: in a large
     background every surname is shared by several records). Otherwise (no names, or names no record knows: a wrong label, a new person)
     ``best`` must hold :data:`MIN_SHARED` of the document's distinctive words. ``(measured, why not)``."""
     postings = background.family.get("word")
     if postings is None:
         return False, "the background has no word postings"
-    names = {w.folded for w, d in zip(doc.words, doc.direct, strict=True) if d and _name(w, zipf)}
-    personal = set()
+    mentions = Counter(w.folded for w, d in zip(doc.words, doc.direct, strict=True) if d and _name(w, zipf))
+    names = set(mentions)
+    personal: dict[str, np.ndarray] = {}  # a name fewer than PERSONAL_DF records hold: those records
     for name in names:
         tid = postings.term_id(name)
-        if tid is None or int(np.count_nonzero(~excluded[postings.postings(tid)[0]])) < PERSONAL_DF:
-            personal.add(name)
-    held = _holders(postings, personal, excluded) if personal else np.zeros(1, dtype=np.int64)
+        records = np.zeros(0, dtype=np.int64) if tid is None else np.asarray(postings.postings(tid)[0])
+        records = records[~excluded[records]]
+        if len(records) < PERSONAL_DF:
+            personal[name] = records
+    held = _holders(postings, set(personal), excluded) if personal else np.zeros(1, dtype=np.int64)
     if held.any():
         if held[best] > 0:
-            return True, ""
+            return _own_names(personal, mentions, best)
         return False, (
             f"the background record most like this document holds none of its {len(personal)} names: "
             "the background does not hold this person"
