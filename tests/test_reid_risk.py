@@ -186,6 +186,16 @@ def test_the_weightings_of_the_family():
     assert weights.idf("lucene") == pytest.approx([math.log(1.2)]) and weights.idf("robertson").tolist() == [0.1]
     # cosine: (1 + ln tf) / sqrt(len / 4): the short record weighs more
     assert weights.part(0, "cosine") == pytest.approx([(1 + math.log(2)) / math.sqrt(0.75), 1 / math.sqrt(1.25)])
+    # the scores: the held-twice posting and the held-once one each with its own part, times the idf
+    idf = math.log(1.2)
+    assert weights.scores(np.array([1.0]), "lucene", 2) == pytest.approx([idf * bm25[0], idf * bm25[1]])
+    assert weights.scores(np.array([2.0]), "robertson", 2) == pytest.approx([0.2 * bm25[0], 0.2 * bm25[1]])
+    cosine = [(1 + math.log(2)) / math.sqrt(0.75), 1 / math.sqrt(1.25)]
+    assert weights.scores(np.array([1.0]), "cosine", 2) == pytest.approx([idf * cosine[0], idf * cosine[1]])
+    # the short record left out: the long one alone competes (mean length 5, idf ln(1 + 0.5 / 1.5))
+    alone = _weights(postings, [postings.term_id("seals")], np.array([True, False]))
+    assert alone.records[0].tolist() == [1] and alone.mean_length == 5.0
+    assert alone.scores(np.array([1.0]), "lucene", 2) == pytest.approx([0.0, math.log(1 + 1 / 3) / 2.5])
 
 
 def test_scores_add_each_terms_weight_in_the_records_that_hold_it():
@@ -604,9 +614,39 @@ def test_a_name_that_many_records_hold_says_nobody_is_the_person():
         "the background record most like this document shares 1 of its 2 distinctive words: "
         "the background does not hold this person"
     )
-    # held by three records, the name is taken as the person's and the risk is measured
+    # held by three records, the name is taken as the person's when it is the document's only name
     background = BackgroundIndex.build([*records[:3], ("kim", "Kim golden seals painter")])
-    assert plan(background, text, masked={"quorvath", "whomersley"}, direct={"quorvath", "whomersley"}).view.measured
+    agent = "Mr Whomersley pleaded his case."
+    assert plan(background, agent, masked={"whomersley"}, direct={"whomersley"}).view.measured
+
+
+def test_a_name_other_records_share_is_not_the_person_when_the_document_names_someone_no_record_holds():
+    # the applicant (Quorvath) is in no record; his lawyer (Whomersley) pleads in three judgments of the
+    # background. The best record holds the lawyer's name only, which r1 and r2 hold too, and the document
+    # names Quorvath as often as Whomersley: another applicant's judgment, not measured. Named twice
+    # where the lawyer is named once, the same; named once where the lawyer is named twice, the lawyer's
+    # name is the one the document is about and the risk is measured
+    records = [(f"r{i}", f"Whomersley pleaded for the Government in case {w}") for i, w in enumerate("abc")]
+    background = BackgroundIndex.build([*records, ("kim", "Kim golden seals painter")])
+    direct = {"quorvath", "whomersley"}
+    result = plan(
+        background, "Mr Quorvath, represented by Mr Whomersley, pleaded his case.", masked=direct, direct=direct
+    )
+    assert not result.view.measured and result.steps == [] and result.view.k is None
+    assert result.view.why == (
+        "the background record most like this document holds only names that other records hold too "
+        "(whomersley), and no record holds quorvath, which the document names as often: "
+        "the background does not hold this person"
+    )
+    twice = "Mr Quorvath, represented by Mr Whomersley, pleaded. Mr Quorvath lost."
+    assert not plan(background, twice, masked=direct, direct=direct).view.measured
+    lawyer = "Mr Quorvath, represented by Mr Whomersley, pleaded. Mr Whomersley lost."
+    assert plan(background, lawyer, masked=direct, direct=direct).view.measured
+    # a name of the best record's own (one record holds it) ties it to the person, whoever else is named
+    own = BackgroundIndex.build([*records, ("q", "Whomersley Kim pleaded")])
+    text = "Mr Quorvath, represented by Mr Whomersley, met Kim."
+    names = {"quorvath", "whomersley", "kim"}
+    assert plan(own, text, masked=names, direct=names).view.measured
 
 
 def test_two_names_together_say_who_the_person_is_when_each_is_shared():

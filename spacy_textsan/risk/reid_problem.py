@@ -62,20 +62,23 @@ class _Analyser:
         return self.weights.scores(self.counts(), weighting, n_records)
 
     def set_play(self, play: np.ndarray) -> None:
-        """The weight matrices over the records in ``play`` (ascending positions)."""
+        """The weight matrices over the records in ``play`` (ascending positions): each term's postings
+        searched for the few records in play, not every posting looked at."""
         weights = self.weights
-        column = np.full(len(weights.lengths), -1, dtype=np.int64)
-        column[play] = np.arange(len(play))
-        where = []  # per term: its postings inside play, and their columns
-        for records in weights.records:
-            at = column[records]
-            inside = np.flatnonzero(at >= 0)
-            where.append((inside, at[inside]))
+        terms, columns, at = [], [], []
+        start = 0
+        for u, records in enumerate(weights.records):
+            i = np.searchsorted(records, play)
+            inside = np.flatnonzero(records[np.minimum(i, len(records) - 1)] == play) if len(records) else i[:0]
+            terms.append(np.full(len(inside), u))
+            columns.append(inside)
+            at.append(start + i[inside])
+            start += len(records)
+        term, column, position = (np.concatenate(x) if x else np.zeros(0, dtype=np.int64) for x in (terms, columns, at))
         self.C = {}
         for weighting in WEIGHTINGS:
             matrix = np.zeros((len(self.term_ids), len(play)))
-            for u, (inside, columns) in enumerate(where):
-                matrix[u, columns] = weights.weights_at(u, weighting, inside)
+            matrix[term, column] = weights.weights_flat(position, term, weighting)
             self.C[weighting] = matrix
 
     def hidden_counts(self, A2F: sparse.csr_matrix) -> sparse.csr_matrix:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
+from scipy import sparse
 
 from .reid_family import TermPostings, Word, family_features
 
@@ -182,28 +183,35 @@ class _Weights:
 
     A posting's weight is its term's idf times a part that depends on the record's length and, unless the
     term occurs once in it (most postings), on its tf. So a record's score is its length's weight of a
-    single occurrence times the sum of ``count * idf`` over the terms it holds once, plus its other
-    postings' weights: one pass over the postings with a number per term, no weight per posting (at a
-    million records a document's common words hold millions of postings)."""
+    single occurrence times the sum of ``count * idf`` over the terms it holds, plus, for the terms it
+    holds more often, what their own weight adds to that: one pass over the postings with a number per
+    term, no weight per posting (at a million records a document's common words hold millions of
+    postings)."""
 
     terms: list[int]  # term ids in the postings
-    records: list[np.ndarray]  # per term: the records that hold it (the competing ones), ascending
-    tf: list[np.ndarray]  # and how often
+    flat: np.ndarray  # every posting's record (the competing ones), term after term, each term's ascending
+    flat_tf: np.ndarray  # and how often the record holds the term (as stored: 16-bit)
+    df: np.ndarray  # per term: its postings in ``flat``
     lengths: np.ndarray  # every record's length (records left out too)
-    df: np.ndarray
     n_compete: int
     mean_length: float
 
     def __post_init__(self) -> None:
         self._per_record: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._idf: dict[str, np.ndarray] = {}
-        self._once: list[np.ndarray] = []  # per term: the records that hold it once
-        self._more: list[np.ndarray] = []  # and the positions (in records[u]) of those that hold it more
-        for records, tf in zip(self.records, self.tf, strict=True):
-            more = np.flatnonzero(tf != 1)
-            self._more.append(more)
-            self._once.append(np.delete(records, more) if len(more) else records)
-        self._more_parts: dict[str, list[np.ndarray]] = {}
+        starts = np.r_[0, np.cumsum(self.df)]
+        #: per term: the records that hold it, ascending, and how often (views into ``flat``)
+        self.records: list[np.ndarray] = np.split(self.flat, starts[1:-1]) if len(self.df) else []
+        self.tf: list[np.ndarray] = np.split(self.flat_tf, starts[1:-1]) if len(self.df) else []
+        # every posting as if its record held the term once, a records x terms matrix of ones over
+        # ``flat`` itself (no copy); the postings held more often (their positions in ``flat``, and where
+        # each term's start) are corrected by their own part (:meth:`scores`)
+        self._ones = sparse.csc_matrix(
+            (_ones(len(self.flat)), self.flat, starts), shape=(len(self.lengths), len(self.df))
+        )
+        self._more_at = np.flatnonzero(self.flat_tf != 1)
+        self._more_starts = np.searchsorted(self._more_at, starts)
+        self._more_matrix: dict[str, sparse.csc_matrix] = {}
         self._total: dict[str, tuple[tuple[bytes, int], np.ndarray]] = {}
 
     def idf(self, weighting: str) -> np.ndarray:
@@ -229,19 +237,28 @@ class _Weights:
                 self._per_record[kind] = norm, 1.0 / (1.0 + norm)
         return self._per_record[kind]
 
-    def _part_at(self, u: int, kind: str, at: np.ndarray) -> np.ndarray:
-        """:meth:`part` of term ``u`` at positions ``at`` of its postings."""
+    def _part(self, kind: str, records: np.ndarray, tf: np.ndarray) -> np.ndarray:
+        """The part of a posting's weight before its idf, for postings of ``records`` held ``tf`` times."""
         norm, once = self._record_norms(kind)
-        records, tf = self.records[u][at], self.tf[u][at]
+        tf = np.asarray(tf, dtype=np.float64)
         if kind == "cosine":
             return (1.0 + np.log(tf)) / norm[records]
         return np.where(tf == 1, once[records], tf / (tf + norm[records]))
+
+    def _part_at(self, u: int, kind: str, at: np.ndarray) -> np.ndarray:
+        """:meth:`part` of term ``u`` at positions ``at`` of its postings."""
+        return self._part(kind, self.records[u][at], self.tf[u][at])
 
     def part(self, u: int, weighting: str) -> np.ndarray:
         """Term ``u``'s weight in each record that holds it, before its idf: BM25's saturated tf (the same
         for ``lucene`` and ``robertson``), or for ``cosine`` the log tf over the square root of the
         record's relative length (a short record that holds the word weighs more, as in a tf-idf cosine)."""
         return self._part_at(u, _kind(weighting), np.arange(len(self.records[u])))
+
+    def weights_flat(self, at: np.ndarray, term: np.ndarray, weighting: str) -> np.ndarray:
+        """The weights of the postings at positions ``at`` of ``flat`` (of terms ``term``): as
+        :meth:`weights_at`, many terms at once."""
+        return self.idf(weighting)[term] * self._part(_kind(weighting), self.flat[at], self.flat_tf[at])
 
     def weights_at(self, u: int, weighting: str, at: np.ndarray) -> np.ndarray:
         """Term ``u``'s weight in the records at positions ``at`` of its postings."""
@@ -252,23 +269,40 @@ class _Weights:
         kind = _kind(weighting)
         per_term = np.asarray(counts, dtype=float) * self.idf(weighting)
         _, once = self._record_norms(kind)
-        if kind not in self._more_parts:
-            self._more_parts[kind] = [self._part_at(u, kind, more) for u, more in enumerate(self._more)]
         # cosine's idf is lucene's: the same sum for both (the last one of each idf is kept)
         family, key = ("robertson" if weighting == "robertson" else "lucene"), (per_term.tobytes(), n_records)
         if family in self._total and self._total[family][0] == key:
             total = self._total[family][1]
         else:
-            total = np.zeros(n_records)
-            for records, w in zip(self._once, per_term, strict=True):
-                if w:
-                    total[records] += w
+            # one pass over the postings
+            total = self._ones @ per_term
             self._total[family] = (key, total)
         out = total * once
-        for u, (more, part) in enumerate(zip(self._more, self._more_parts[kind], strict=True)):
-            if per_term[u] and len(more):
-                out[self.records[u][more]] += per_term[u] * part
+        if kind not in self._more_matrix:
+            # a posting held more often weighs its own part, not a posting held once's
+            records, tf = self.flat[self._more_at], self.flat_tf[self._more_at].astype(np.float64)
+            norm = self._record_norms(kind)[0][records]
+            part = (1.0 + np.log(tf)) / norm if kind == "cosine" else tf / (tf + norm)
+            self._more_matrix[kind] = sparse.csc_matrix(
+                (part - once[records], records, self._more_starts), shape=(len(self.lengths), len(self.df))
+            )
+        out += self._more_matrix[kind] @ per_term
         return out
+
+
+_ONES = np.ones(0)
+
+
+def _ones(n: int) -> np.ndarray:
+    """``n`` ones, read-only, a view of one array kept between calls (a million records' postings need
+    tens of millions of them, the same for every document)."""
+    global _ONES
+    ones = _ONES
+    if len(ones) < n:
+        ones = np.ones(n)
+        ones.flags.writeable = False
+        _ONES = ones
+    return ones[:n]
 
 
 def _kind(weighting: str) -> str:
@@ -278,20 +312,24 @@ def _kind(weighting: str) -> str:
 
 def _weights(postings: TermPostings, term_ids: Sequence[int], excluded: np.ndarray) -> _Weights:
     """The postings of ``term_ids`` over the records that hold any of them (``excluded`` left out):
-    ``idf`` counts those records, the length norm is their mean length."""
-    records_of, tf_of = [], []
+    ``idf`` counts those records, the length norm is their mean length. The postings are read in one
+    pass into one array (a million records: tens of millions of postings)."""
+    ids = np.asarray(term_ids, dtype=np.int64)
+    lo, hi = postings.indptr[ids], postings.indptr[ids + 1]
+    df = (hi - lo).astype(np.int64)
+    if len(ids):
+        flat = np.concatenate([postings.records[a:b] for a, b in zip(lo, hi, strict=True)])
+        flat_tf = np.concatenate([postings.tf[a:b] for a, b in zip(lo, hi, strict=True)])
+    else:
+        flat, flat_tf = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint16)
+    if excluded.any():
+        keep = ~excluded[flat]
+        if not keep.all():
+            df = np.diff(np.r_[0, np.cumsum(keep)][np.r_[0, np.cumsum(df)]])
+            flat, flat_tf = flat[keep], flat_tf[keep]
     compete = np.zeros(postings.n_records, dtype=bool)
-    any_excluded = bool(excluded.any())
-    for tid in term_ids:
-        records, tf = postings.postings(tid)
-        if any_excluded:
-            keep = ~excluded[records]
-            records, tf = records[keep], tf[keep]
-        records_of.append(records)
-        tf_of.append(tf)
-        compete[records] = True
+    compete[flat] = True
     n_compete = int(np.count_nonzero(compete))
     lengths = np.asarray(postings.lengths)
     mean = max(float(lengths[compete].mean()), 1.0) if n_compete else 1.0
-    df = np.array([len(r) for r in records_of], dtype=np.int64)
-    return _Weights(list(term_ids), records_of, tf_of, lengths, df, n_compete, mean)
+    return _Weights(list(term_ids), flat, flat_tf, df, lengths, n_compete, mean)
