@@ -239,11 +239,10 @@ class _Weights:
 
     def _part(self, kind: str, records: np.ndarray, tf: np.ndarray) -> np.ndarray:
         """The part of a posting's weight before its idf, for postings of ``records`` held ``tf`` times."""
-        norm, once = self._record_norms(kind)
+        norm = self._record_norms(kind)[0][records]
         tf = np.asarray(tf, dtype=np.float64)
-        if kind == "cosine":
-            return (1.0 + np.log(tf)) / norm[records]
-        return np.where(tf == 1, once[records], tf / (tf + norm[records]))
+        # BM25's tf / (tf + norm) at tf = 1 is 1 / (1 + norm): the part of a posting held once
+        return (1.0 + np.log(tf)) / norm if kind == "cosine" else tf / (tf + norm)
 
     def _part_at(self, u: int, kind: str, at: np.ndarray) -> np.ndarray:
         """:meth:`part` of term ``u`` at positions ``at`` of its postings."""
@@ -280,9 +279,8 @@ class _Weights:
         out = total * once
         if kind not in self._more_matrix:
             # a posting held more often weighs its own part, not a posting held once's
-            records, tf = self.flat[self._more_at], self.flat_tf[self._more_at].astype(np.float64)
-            norm = self._record_norms(kind)[0][records]
-            part = (1.0 + np.log(tf)) / norm if kind == "cosine" else tf / (tf + norm)
+            records = self.flat[self._more_at]
+            part = self._part(kind, records, self.flat_tf[self._more_at])
             self._more_matrix[kind] = sparse.csc_matrix(
                 (part - once[records], records, self._more_starts), shape=(len(self.lengths), len(self.df))
             )
