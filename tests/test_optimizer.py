@@ -160,6 +160,39 @@ def test_unassessed_spans_are_masked_by_default_and_thresholds_apply():
     assert [m for _, m in by_text(keep(doc_with(nlp, SPANS)))] == [False] * 7
 
 
+def test_a_measure_below_its_keep_threshold_keeps_a_span_out_of_the_decision():
+    nlp = spacy.blank("en")
+    doc = doc_with(nlp, SPANS)
+    spans = list(doc.spans["textsan"])
+    for s in spans:
+        set_risk(s, "clf", 0.9)
+    set_risk(spans[0], "clf", 0.01)  # a direct identifier: masked whatever the classifier says
+    set_risk(spans[1], "clf", 0.05)  # Oslo, first mention: kept although LOC is always masked
+    set_risk(spans[2], "clf", 0.1)  # Bergen: kept, and the risky set Bergen + 1961 loses it
+    set_risk(spans[3], "clf", 0.3)  # 1961: at the keep threshold, decided as before
+    add_risky_set(doc, "kanon", [spans[2], spans[3]], "'bergen' + '1961' shared by 2 < 5 records")
+    config = {"mask_labels": ["LOC"], "risk_thresholds": {"clf": 0.95}, "keep_thresholds": {"clf": 0.3}}
+    doc = nlp.add_pipe("mask_optimizer", config=config)(doc)
+    assert by_text(doc) == [
+        ("Mr Ada Lee", True),
+        ("Oslo", False),
+        ("Bergen", False),
+        ("1961", True),
+        ("Lee", True),
+        ("Oslo", True),
+        ("May", False),
+    ]
+    assert spans[1]._.reasons == ["kept: clf score 0.05 < 0.3"]
+    assert spans[2]._.reasons == ["kept: clf score 0.1 < 0.3"]
+    assert spans[3]._.reasons == ["risky: kanon: 'bergen' + '1961' shared by 2 < 5 records"]
+    assert spans[5]._.reasons == ["policy: label LOC is always masked"]
+    assert spans[0]._.reasons == ["direct identifier (label PERSON)"]
+    with pytest.raises(ValueError, match=r"keep_thresholds\['clf'\] = 0.6 is above risk_thresholds\['clf'\] = 0.5"):
+        nlp.add_pipe(
+            "mask_optimizer", name="bad", config={"risk_thresholds": {"clf": 0.5}, "keep_thresholds": {"clf": 0.6}}
+        )
+
+
 def test_solver_failure_fails_closed_and_is_reported():
     nlp = spacy.blank("en")
     doc = doc_with(nlp, SPANS)

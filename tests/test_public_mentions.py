@@ -91,6 +91,14 @@ def test_the_respondent_state_where_the_text_names_it_as_such():
     reader = PublicText(doc, ("respondent_state",))
     kinds = [reader.kind(*mention(doc, "United Kingdom", i), "LOC") for i in range(4)]
     assert kinds == ["respondent_state", "respondent_state", "respondent_state", None]
+    # a detector that reads the State's full name as an organisation: still the respondent, never a person
+    full = "an application against the United Kingdom of Great Britain and Northern Ireland lodged"
+    state = mention(full, "United Kingdom of Great Britain and Northern Ireland", 0)
+    assert [PublicText(full, ("respondent_state",)).kind(*state, label) for label in ("ORG", "DEM", "PERSON")] == [
+        "respondent_state",
+        "respondent_state",
+        None,
+    ]
 
 
 def test_an_unknown_kind_is_refused():

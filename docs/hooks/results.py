@@ -454,6 +454,8 @@ TRAINED_LABELS = {
     "assembled, supervised decides t=0.5": "assembled, supervised_risk decides the quasi-identifiers, t = 0.5",
     "assembled, supervised decides t=0.7": "assembled, supervised_risk decides the quasi-identifiers, t = 0.7",
     "assembled, supervised decides t=0.9": "assembled, supervised_risk decides the quasi-identifiers, t = 0.9",
+    "assembled, supervised keeps under t=0.1": "assembled, a span supervised_risk scores under 0.1 kept",
+    "assembled, supervised keeps under t=0.5": "assembled, a span supervised_risk scores under 0.5 kept",
 }
 
 

@@ -12,6 +12,11 @@ measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
 * every span whose score for a measure reaches ``risk_thresholds[measure]``
   is masked (any measure, e.g. a supervised classifier, plugs in by config);
 * at least one entity of every risky set is masked;
+* a span whose score for a measure falls below ``keep_thresholds[measure]`` is taken out of the
+  decision and kept, with the reason ``kept: <measure> score <s> < <t>``, unless it is a direct
+  identifier or of a special category (a classifier trained on what annotators mask, e.g.
+  supervised_risk, overrides the label policy and the risky sets both ways; the attack that
+  runs after the decision, reid_risk, still masks what it needs);
 * spans that no measure assessed are masked when ``unassessed = "mask"``
   (the default: no risk information is no evidence of safety);
 * a mention of a kind named in ``keep_public`` (:mod:`.public_mentions`: a law's name, the respondent
@@ -54,6 +59,7 @@ _TOKEN = re.compile(r"\w+")
         "mask_labels": [],
         "mask_kb_classes": [],
         "risk_thresholds": {},
+        "keep_thresholds": {},
         "measures": [],
         "unassessed": "mask",
         "keep_public": [],
@@ -71,6 +77,7 @@ def make_mask_optimizer(
     mask_labels: list[str],
     mask_kb_classes: list[str],
     risk_thresholds: dict[str, float],
+    keep_thresholds: dict[str, float],
     measures: list[str],
     unassessed: str,
     keep_public: list[str],
@@ -86,6 +93,7 @@ def make_mask_optimizer(
         mask_labels=mask_labels,
         mask_kb_classes=mask_kb_classes,
         risk_thresholds=risk_thresholds,
+        keep_thresholds=keep_thresholds,
         measures=measures,
         unassessed=unassessed,
         keep_public=keep_public,
@@ -123,6 +131,7 @@ class MaskOptimizer:
         mask_labels: Iterable[str] = (),
         mask_kb_classes: Iterable[str] = (),
         risk_thresholds: dict[str, float] | None = None,
+        keep_thresholds: dict[str, float] | None = None,
         measures: Iterable[str] = (),
         unassessed: str = "mask",
         keep_public: Iterable[str] = (),
@@ -144,6 +153,15 @@ class MaskOptimizer:
         #: categories of personal data (religion, ethnicity, health, sexual orientation...)
         self.mask_kb_classes = set(mask_kb_classes)
         self.risk_thresholds = dict(risk_thresholds or {})
+        #: a span scored below these by a measure is kept (see the module doc)
+        self.keep_thresholds = dict(keep_thresholds or {})
+        for measure, keep in self.keep_thresholds.items():
+            mask = self.risk_thresholds.get(measure)
+            if mask is not None and keep > mask:
+                raise ValueError(
+                    f"mask_optimizer: keep_thresholds[{measure!r}] = {keep:g} is above "
+                    f"risk_thresholds[{measure!r}] = {mask:g}"
+                )
         self.measures = set(measures)
         self.unassessed = unassessed
         #: the kinds of public mentions kept out of the decision (:mod:`.public_mentions`)
@@ -257,11 +275,11 @@ class MaskOptimizer:
         return doc
 
     def _public(self, doc: Doc, candidates: list[Span]) -> tuple[list[Span], dict[tuple[int, int], str]]:
-        """The candidates left to decide, and the offsets of the public mentions kept out of the decision
-        (each marked kept here, with its kind as the reason)."""
-        if not self.keep_public:
+        """The candidates left to decide, and the offsets of the mentions kept out of the decision (public
+        mentions and spans a measure scores below its keep threshold), each marked kept here with its reason."""
+        if not self.keep_public and not self.keep_thresholds:
             return candidates, {}
-        reader = PublicText(doc.text, self.keep_public)
+        reader = PublicText(doc.text, self.keep_public) if self.keep_public else None
         spans, public = [], {}
         for span in candidates:
             strict = (
@@ -269,14 +287,26 @@ class MaskOptimizer:
                 or span.label_ in self.direct_labels
                 or self.mask_kb_classes.intersection(span._.kb_chain or ())
             )
-            kind = None if strict else reader.kind(span.start_char, span.end_char, span.label_)
-            if kind is None:
+            reason = None if strict else self._kept(reader, span)
+            if reason is None:
                 spans.append(span)
                 continue
-            public[span.start_char, span.end_char] = kind
+            public[span.start_char, span.end_char] = reason
             span._.masked = False
-            add_reason(span, f"{PUBLIC_REASON} ({kind})")
+            add_reason(span, reason)
         return spans, public
+
+    def _kept(self, reader: PublicText | None, span: Span) -> str | None:
+        """Why a span that is neither direct nor of a special category is kept out of the decision, or None."""
+        kind = reader.kind(span.start_char, span.end_char, span.label_) if reader is not None else None
+        if kind is not None:
+            return f"{PUBLIC_REASON} ({kind})"
+        scores = span._.risk or {}
+        for measure, keep in self.keep_thresholds.items():
+            score = scores.get(measure)
+            if score is not None and score < keep:
+                return f"kept: {measure} score {score:.3g} < {keep:g}"
+        return None
 
     @staticmethod
     def _span_indices(

@@ -11,7 +11,8 @@ person's attribute at all; each kind below is one pure function over the text an
 * ``respondent_state``: the State a case is brought against, where the text names it as such: in the
   phrase of the application (``an application ... against the Republic of Turkey lodged``), before
   ``Government`` (``the United Kingdom Government``), after ``v.`` in a case name (``Smith v. the
-  United Kingdom``). Its other mentions (``he moved to the United Kingdom``) are decided as before;
+  United Kingdom``), whatever the detector labels it (LOC, ORG, MISC, DEM; never PERSON). Its other
+  mentions (``he moved to the United Kingdom``) are decided as before;
 * ``group_role``: a demographic term for a group in the plural, lower case, ``police officers``,
   ``widowers``, ``trade union representatives`` (not a nationality: ``Turkish nationals`` stays);
 * ``procedural_date``: a date in a sentence about the court's own organisation or a law's entry into
@@ -58,6 +59,8 @@ _RESPONDENT = re.compile(
     r"(?= lodged|,| \(| under| by)"
 )
 _STATE_FORM = re.compile(r"^(?:Republic|Kingdom|Federal Republic|Principality|Grand Duchy|Confederation) of (?:the )?")
+#: the labels a State's name gets from the detectors (a person's name is never the respondent)
+_STATE_LABELS = frozenset({"LOC", "ORG", "MISC", "DEM"})
 _CASE_NAME_BEFORE = re.compile(r"\bv(?:\.|s\.?) (?:the )?$")
 _NATIONALITY = re.compile(r"\bnationals?\b|\bcitizens?\b")
 _PLURAL = re.compile(r"[a-z](?<!s)s$|(?:men|women|people|children|staff|police)$")
@@ -174,7 +177,8 @@ class PublicText:
 
 def _respondent_mention(doc: PublicText, start: int, end: int, label: str) -> bool:
     text, state = doc.text, doc.state
-    if label != "LOC" or state is None:
+    # whatever a detector calls it (LOC, or ORG for "the United Kingdom of Great Britain and Northern Ireland")
+    if label not in _STATE_LABELS or state is None:
         return False
     mention = re.sub(r"^the ", "", text[start:end])
     if not any(mention in name for name in doc.state_names):
