@@ -4,6 +4,7 @@ identifier (:class:`~spacy_textsan.risk.reid_scores.DocWords`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -15,7 +16,9 @@ from ..risk.reid_family import words_of
 from ..risk.reid_scores import DocWords
 from ..risk.reid_words import Analyser
 
-__all__ = ["Layout"]
+__all__ = ["Layout", "merge_words", "uncovered", "word_around"]
+
+_WORD_RUN = re.compile(r"[\w'’\-]+")
 
 
 class Layout:
@@ -54,3 +57,52 @@ class Layout:
                 self.free[e] = (word.start, word.end)
             groups.append(e)
         self.words = DocWords(self.text, words, groups, group_cost, direct)
+
+
+def word_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The written word that holds ``[start, end)`` (letters, digits, inner apostrophes and hyphens)."""
+    left = start
+    while left > 0 and _WORD_RUN.fullmatch(text[left - 1]):
+        left -= 1
+    right = end
+    while right < len(text) and _WORD_RUN.fullmatch(text[right]):
+        right += 1
+    while left < start and text[left] in "'’-":
+        left += 1
+    while right > end and text[right - 1] in "'’-":
+        right -= 1
+    return left, right
+
+
+def merge_words(text: str, words: list[tuple[int, int, str]]) -> list[tuple[int, int, list[str]]]:
+    """Masked words that only white space separates, as one stretch (with all their reasons)."""
+    out: list[tuple[int, int, list[str]]] = []
+    for start, end, reason in sorted(words):
+        if out and (start <= out[-1][1] or not text[out[-1][1] : start].strip()):
+            s, e, reasons = out[-1]
+            out[-1] = (s, max(e, end), reasons + [reason] if reason not in reasons else reasons)
+        else:
+            out.append((start, end, [reason]))
+    return out
+
+
+def uncovered(text: str, covered: bytearray, start: int, end: int) -> list[tuple[int, int]]:
+    """The stretches of ``[start, end)`` that no candidate covers, without the punctuation at their edges
+    (``Timor-Leste`` with ``Timor`` masked already: ``Leste``)."""
+    out: list[tuple[int, int]] = []
+    i = start
+    while i < end:
+        while i < end and covered[i]:
+            i += 1
+        j = i
+        while j < end and not covered[j]:
+            j += 1
+        a, b = i, j
+        while a < b and not text[a].isalnum():
+            a += 1
+        while b > a and not text[b - 1].isalnum():
+            b -= 1
+        if a < b:
+            out.append((a, b))
+        i = j
+    return out

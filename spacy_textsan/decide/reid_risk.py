@@ -29,6 +29,9 @@ the stricter check. ``max_share`` caps the share of a document the attack may
 mask (beyond it the document is reported unreached); words that do not reach
 ``1 / k`` are undone unless ``unreached = "keep"``.
 
+With ``release`` (:mod:`.reid_release`) the masks of the label policy and of kanon_risk's risky sets are
+taken back first where the attack measures the document and brings it to ``1 / k``.
+
 A record is left out only when the user names it (``exclude_ids``,
 ``doc._.reid_exclude``) or when its text is exactly the document's
 (``exclude_same_text``); the report lists each one. :meth:`ReidRisk.rendered_view`
@@ -42,7 +45,6 @@ and the error is reported: fail closed.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -71,7 +73,8 @@ from ..risk.reid_scores import RANK_FLOOR
 from ..risk.reid_words import LANGUAGES as READ_LANGUAGES
 from ..risk.reid_words import analyser
 from ..text_folding import fold
-from .reid_layout import Layout
+from .reid_layout import Layout, merge_words, uncovered, word_around
+from .reid_release import RELEASE_MODES, Snapshot, releasable
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -87,7 +90,6 @@ def masked_state(doc: Doc, spans_key: str) -> int:
 
 
 # a masked word grows to the whole written word around it (Montreal-based, O'Connor)
-_WORD_RUN = re.compile(r"[\w'’\-]+")
 
 
 #: the Zipf frequency given to the detector's cue words (Kontakt, Hej, Mvh): they announce a name, name no one
@@ -165,6 +167,7 @@ def _encoder(model: str | None) -> Encoder:
         "dense": "auto",
         "dense_margin": 0.05,
         "dense_model": None,
+        "release": "never",
     },
 )
 def make_reid_risk(
@@ -191,6 +194,7 @@ def make_reid_risk(
     dense: str,
     dense_margin: float,
     dense_model: str | None,
+    release: str,
 ) -> ReidRisk:
     return ReidRisk(
         name,
@@ -216,6 +220,7 @@ def make_reid_risk(
         dense=dense,
         dense_margin=dense_margin,
         dense_model=dense_model,
+        release=release,
     )
 
 
@@ -254,6 +259,7 @@ class ReidRisk:
         dense: str = "auto",
         dense_margin: float = 0.05,
         dense_model: str | None = None,
+        release: str = "never",
         index: BackgroundIndex | None = None,
         dense_parts: tuple[Encoder, DenseBackground] | None = None,
     ) -> None:
@@ -300,6 +306,9 @@ class ReidRisk:
         self.dense = dense
         self.dense_margin = dense_margin
         self.dense_model = dense_model
+        if release not in RELEASE_MODES:
+            raise ValueError(f"reid_risk: release must be one of {', '.join(RELEASE_MODES)}, not {release!r}")
+        self.release = release
         self._dense_state: tuple[Encoder, DenseBackground] | bool | None = dense_parts
         self.background = background if index is None else None
         self.index = index
@@ -317,7 +326,7 @@ class ReidRisk:
         try:
             if self.index is None:
                 raise LookupError(self._index_error)
-            plan = self.assess(doc, self.index, max_steps=self.max_steps)
+            plan = self._released(doc, self.index) or self.assess(doc, self.index, max_steps=self.max_steps)
             doc._.reid_risk = self._report(plan)
             user_data: dict[Any, Any] = doc.user_data  # spaCy's own keys are tuples too
             user_data[_STATE_KEY] = masked_state(doc, self.spans_key)
@@ -327,6 +336,31 @@ class ReidRisk:
             masked = self._mask_all_kept(doc)
             doc._.reid_risk = {"k": None, "target_k": self.k, "reached": False, "masked": masked, "error": str(error)}
         return doc
+
+    def _released(self, doc: Doc, index: BackgroundIndex) -> Plan | None:
+        """The plan with the rules' masks taken back (:mod:`.reid_release`), when it is measured and reaches
+        ``1 / k``; else None, and the doc as it was."""
+        own = self.background is not None and not self.background.shipped
+        if self.release == "never" or (self.release == "own_background" and not own):
+            return None
+        spans = [s for s in get_candidates(doc, self.spans_key) if releasable(s, self.direct_labels)]
+        if not spans:
+            return None
+        snapshot = Snapshot(doc, self.spans_key)
+        for span in spans:
+            span._.masked = False
+        plan = self.assess(doc, index, max_steps=self.max_steps)
+        report = self._report(plan)
+        if not (report.get("measured") and report.get("reached")):
+            snapshot.restore()
+            return None
+        for span in spans:
+            if span._.masked is False:
+                rules = "; ".join(r for r in span._.reasons or () if not r.startswith("kb:"))
+                span._.reasons = [
+                    f"kept: {self.name} released it, the attack reaches k >= {self.k} without it ({rules})"
+                ]
+        return plan
 
     def _exclusions(self, doc: Doc, index: BackgroundIndex, text: str) -> dict[str, str]:
         """The records left out for ``doc`` (the user's ids, and its very text), and why."""
@@ -490,14 +524,14 @@ class ReidRisk:
         words: list[tuple[int, int, str]] = []
         for g, reason in sorted(reason_of.items(), key=lambda it: layout.free.get(it[0], (0, 0))):
             if g in layout.free:
-                start, end = self._word_around(layout.text, *layout.free[g])
+                start, end = word_around(layout.text, *layout.free[g])
                 words.append((start, end, reason))
         covered = covered_chars(doc, get_candidates(doc, self.spans_key))
         new: list[Span] = []
         stretches = [
             (a, b, reasons)
-            for start, end, reasons in _merge(layout.text, words)
-            for a, b in _uncovered(layout.text, covered, start, end)
+            for start, end, reasons in merge_words(layout.text, words)
+            for a, b in uncovered(layout.text, covered, start, end)
         ]
         for start, end, reasons in stretches:
             found = doc.char_span(start, end, label=self.label, alignment_mode="expand")
@@ -517,21 +551,6 @@ class ReidRisk:
             new.append(span)
         add_candidates(doc, new, self.spans_key)
 
-    @staticmethod
-    def _word_around(text: str, start: int, end: int) -> tuple[int, int]:
-        """The written word that holds ``[start, end)`` (letters, digits, inner apostrophes and hyphens)."""
-        left = start
-        while left > 0 and _WORD_RUN.fullmatch(text[left - 1]):
-            left -= 1
-        right = end
-        while right < len(text) and _WORD_RUN.fullmatch(text[right]):
-            right += 1
-        while left < start and text[left] in "'’-":
-            left += 1
-        while right > end and text[right - 1] in "'’-":
-            right -= 1
-        return left, right
-
     def _mask_all_kept(self, doc: Doc) -> list[str]:
         kept = [s for s in get_candidates(doc, self.spans_key) if s._.masked is False]
         for span in kept:
@@ -544,37 +563,3 @@ class ReidRisk:
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> ReidRisk:
         return self
-
-
-def _merge(text: str, words: list[tuple[int, int, str]]) -> list[tuple[int, int, list[str]]]:
-    """Masked words that only white space separates, as one stretch (with all their reasons)."""
-    out: list[tuple[int, int, list[str]]] = []
-    for start, end, reason in sorted(words):
-        if out and (start <= out[-1][1] or not text[out[-1][1] : start].strip()):
-            s, e, reasons = out[-1]
-            out[-1] = (s, max(e, end), reasons + [reason] if reason not in reasons else reasons)
-        else:
-            out.append((start, end, [reason]))
-    return out
-
-
-def _uncovered(text: str, covered: bytearray, start: int, end: int) -> list[tuple[int, int]]:
-    """The stretches of ``[start, end)`` that no candidate covers, without the punctuation at their edges
-    (``Timor-Leste`` with ``Timor`` masked already: ``Leste``)."""
-    out: list[tuple[int, int]] = []
-    i = start
-    while i < end:
-        while i < end and covered[i]:
-            i += 1
-        j = i
-        while j < end and not covered[j]:
-            j += 1
-        a, b = i, j
-        while a < b and not text[a].isalnum():
-            a += 1
-        while b > a and not text[b - 1].isalnum():
-            b -= 1
-        if a < b:
-            out.append((a, b))
-        i = j
-    return out

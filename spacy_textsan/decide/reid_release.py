@@ -1,0 +1,65 @@
+"""What reid_risk may lift when its attack measures a document (``release``).
+
+A masking policy masks every date, place, amount and demographic (``mask_labels``), and kanon_risk asks
+for a mask in each rare combination of the *shipped* background: blanket rules, right for a reader who
+knows nothing better. A user who gives the background an attacker holds (``paths.background``) gives
+the evidence these rules stand in for. With ``release``, reid_risk first takes back those masks, lets
+the attacker family decide which of the words need masking, and keeps the rest visible, only when the
+document is measured and every attacker is brought to ``1 / k``; otherwise the masks stand as they
+were and the ordinary plan runs (fail closed).
+
+A mask is released only when every reason it has is one of these rules (a knowledge-base note says what
+a span is, not why it is masked): never a direct identifier, a special category (``policy: religion is
+always masked``), a score of another measure, an unassessed span or one the attack masked itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from spacy.tokens import Doc, Span
+
+from ..extensions import DIRECT, get_candidates
+
+__all__ = ["RELEASE_MODES", "Snapshot", "releasable"]
+
+#: ``never``; ``own_background``: when the background is the user's, not one shipped with the package;
+#: ``always``
+RELEASE_MODES = ("never", "own_background", "always")
+#: the reasons of the rules a measured attack may take back
+_RULES = ("policy: label ", "risky: kanon:", "covers risky combination: kanon:")
+#: reasons that say what a span is, not why it is masked (wikidata_gazetteer's match)
+_NOTES = ("kb:",)
+
+
+def releasable(span: Span, direct_labels: Iterable[str]) -> bool:
+    """Whether ``span`` is masked by the label policy or kanon_risk's risky sets and nothing else."""
+    reasons = list(span._.reasons or ())
+    return (
+        span._.masked is True
+        and span._.identifier_type != DIRECT
+        and span.label_ not in set(direct_labels)
+        and any(r.startswith(_RULES) for r in reasons)
+        and all(r.startswith(_RULES + _NOTES) for r in reasons)
+    )
+
+
+class Snapshot:
+    """The candidates of a doc and their decisions, to put back as they were."""
+
+    def __init__(self, doc: Doc, spans_key: str) -> None:
+        self.doc = doc
+        self.spans_key = spans_key
+        self.had_group = spans_key in doc.spans
+        self.spans = get_candidates(doc, spans_key)
+        self.state = [(span._.masked, list(span._.reasons or ())) for span in self.spans]
+
+    def restore(self) -> None:
+        """The candidates and their ``masked`` and ``reasons`` as when the snapshot was taken."""
+        if self.had_group:
+            self.doc.spans[self.spans_key] = self.spans
+        elif self.spans_key in self.doc.spans:
+            del self.doc.spans[self.spans_key]
+        for span, (masked, reasons) in zip(self.spans, self.state, strict=True):
+            span._.masked = masked
+            span._.reasons = reasons
