@@ -6,7 +6,7 @@ import pytest
 import spacy
 from test_reid_risk import RECORDS  # kim, lee, ray: painters; sam: a sculptor
 
-from spacy_textsan.decide.reid_release import Snapshot, releasable
+from spacy_textsan.decide.reid_release import Snapshot, day_precise, releasable
 from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import DIRECT, SPANS_KEY
 from spacy_textsan.risk.background import Background
@@ -135,10 +135,23 @@ def test_a_snapshot_puts_the_candidates_and_their_decisions_back():
     spans = list(doc.spans[SPANS_KEY])
     spans[1]._.masked, spans[1]._.reasons = False, ["kept"]
     doc.spans[SPANS_KEY] = [*spans, doc.char_span(16, 24, label="MISC")]
+    doc._.sanitize_errors = ["reid_risk: could not mask 'x' (no token boundary)"]
     snapshot.restore()
+    assert doc._.sanitize_errors is None
     assert outcome(doc) == [(text, True, reasons) for text, _, reasons in CANDIDATES]
     bare = nlp(TEXT)
     snapshot = Snapshot(bare, SPANS_KEY)
     bare.spans[SPANS_KEY] = [bare.char_span(0, 3, label="PERSON")]
     snapshot.restore()
     assert SPANS_KEY not in bare.spans
+
+
+def test_a_date_to_the_day_is_never_released():
+    texts = ["13 December 1971", "August 22, 1935", "22/08/1935", "3 avril 1985", "December 1971", "2003 to 2010"]
+    assert [day_precise(t) for t in texts] == [True, True, True, True, False, False]
+    nlp = spacy.blank("en")
+    doc = nlp("Born 13 December 1971, elected in 2016.")
+    spans = [doc.char_span(5, 21, label="DATETIME"), doc.char_span(34, 38, label="DATETIME")]
+    for span in spans:
+        span._.masked, span._.reasons = True, ["policy: label DATETIME is always masked"]
+    assert [releasable(s, ["PERSON"]) for s in spans] == [False, True]

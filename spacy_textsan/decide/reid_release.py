@@ -10,18 +10,23 @@ were and the ordinary plan runs (fail closed).
 
 A mask is released only when every reason it has is one of these rules (a knowledge-base note says what
 a span is, not why it is masked): never a direct identifier, a special category (``policy: religion is
-always masked``), a score of another measure, an unassessed span or one the attack masked itself.
+always masked``), a score of another measure, an unassessed span or one the attack masked itself. Nor a
+date to the day (``13 December 1971``, ``22/08/1935``): a date of birth links a person to any register,
+whatever the background holds; a year or a month (``2016``, ``December 1971``) can be released.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from functools import cache
 
 from spacy.tokens import Doc, Span
 
+from ..calendar_names import DATE_LOCALES, english_month_forms, month_names
 from ..extensions import DIRECT, get_candidates
 
-__all__ = ["RELEASE_MODES", "Snapshot", "releasable"]
+__all__ = ["RELEASE_MODES", "Snapshot", "day_precise", "releasable"]
 
 #: ``never``; ``own_background``: when the background is the user's, not one shipped with the package;
 #: ``always``
@@ -30,6 +35,25 @@ RELEASE_MODES = ("never", "own_background", "always")
 _RULES = ("policy: label ", "risky: kanon:", "covers risky combination: kanon:")
 #: reasons that say what a span is, not why it is masked (wikidata_gazetteer's match)
 _NOTES = ("kb:",)
+#: a date written in figures: 22/08/1935, 1935-08-22, 22.8.35
+_NUMERIC_DATE = re.compile(r"(?<!\d)\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?!\d)")
+#: a day of the month: 1 or 2 figures (22, 22nd, 22.), not part of a year
+_DAY = re.compile(r"(?<!\d)\d{1,2}(?:st|nd|rd|th|\.)?(?!\d)")
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@cache
+def _months() -> frozenset[str]:
+    """Month names, folded: English (wide, abbreviated) and the languages privacy_ner reads dates in."""
+    names = [*english_month_forms(), *(m for locale in DATE_LOCALES for m in month_names(locale))]
+    return frozenset(name.casefold().rstrip(".") for name in names)
+
+
+def day_precise(text: str) -> bool:
+    """Whether ``text`` holds a date to the day: in figures, or a month's name with a day's number."""
+    if _NUMERIC_DATE.search(text):
+        return True
+    return not _months().isdisjoint(_LETTERS.findall(text.casefold())) and _DAY.search(text) is not None
 
 
 def releasable(span: Span, direct_labels: Iterable[str]) -> bool:
@@ -39,13 +63,14 @@ def releasable(span: Span, direct_labels: Iterable[str]) -> bool:
         span._.masked is True
         and span._.identifier_type != DIRECT
         and span.label_ not in set(direct_labels)
+        and not (span.label_ == "DATETIME" and day_precise(span.text))
         and any(r.startswith(_RULES) for r in reasons)
         and all(r.startswith(_RULES + _NOTES) for r in reasons)
     )
 
 
 class Snapshot:
-    """The candidates of a doc and their decisions, to put back as they were."""
+    """The candidates of a doc, their decisions and the doc's errors, to put back as they were."""
 
     def __init__(self, doc: Doc, spans_key: str) -> None:
         self.doc = doc
@@ -53,9 +78,11 @@ class Snapshot:
         self.had_group = spans_key in doc.spans
         self.spans = get_candidates(doc, spans_key)
         self.state = [(span._.masked, list(span._.reasons or ())) for span in self.spans]
+        self.errors = doc._.sanitize_errors
 
     def restore(self) -> None:
-        """The candidates and their ``masked`` and ``reasons`` as when the snapshot was taken."""
+        """The candidates, their ``masked`` and ``reasons``, and ``doc._.sanitize_errors`` as when the snapshot
+        was taken (an attempt that is given up leaves no error behind)."""
         if self.had_group:
             self.doc.spans[self.spans_key] = self.spans
         elif self.spans_key in self.doc.spans:
@@ -63,3 +90,4 @@ class Snapshot:
         for span, (masked, reasons) in zip(self.spans, self.state, strict=True):
             span._.masked = masked
             span._.reasons = reasons
+        self.doc._.sanitize_errors = self.errors
