@@ -18,6 +18,7 @@ from ..risk.reid_words import Analyser
 
 __all__ = ["Layout", "merge_words", "uncovered", "word_around"]
 
+#: a masked word grows to the whole written word around it (Montreal-based, O'Connor)
 _WORD_RUN = re.compile(r"[\w'’\-]+")
 
 

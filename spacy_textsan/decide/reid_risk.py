@@ -89,9 +89,6 @@ def masked_state(doc: Doc, spans_key: str) -> int:
     return hash(tuple(map(tuple, masked_offsets(doc, spans_key))))
 
 
-# a masked word grows to the whole written word around it (Montreal-based, O'Connor)
-
-
 #: the Zipf frequency given to the detector's cue words (Kontakt, Hej, Mvh): they announce a name, name no one
 CUE_ZIPF = 7.0
 
