@@ -78,8 +78,10 @@ def supervised_decides(path: str, threshold: float):
 def supervised_keeps(path: str, threshold: float):
     """The assembled pipeline where a span supervised_risk scores under ``threshold`` is kept out of the
     decision (mask_optimizer's ``keep_thresholds``: it lifts the label policy and kanon_risk's risky sets)."""
-    overrides = {"keep_thresholds": {"supervised": threshold}}
-    return spacy.load(path, config={"components": {"mask_optimizer": overrides}})
+    # a setting the assembled config may not hold yet: spacy.load's overrides only change existing ones
+    config = spacy.util.load_config(Path(path) / "config.cfg")
+    config["components"]["mask_optimizer"]["keep_thresholds"] = {"supervised": threshold}
+    return spacy.util.load_model_from_config(config).from_disk(path)
 
 
 KEPT_SECTIONS = ("workflow",)
