@@ -18,7 +18,7 @@ whatever the background holds; a year or a month (``2016``, ``December 1971``) c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection
 from functools import cache
 
 from spacy.tokens import Doc, Span
@@ -56,13 +56,13 @@ def day_precise(text: str) -> bool:
     return not _months().isdisjoint(_LETTERS.findall(text.casefold())) and _DAY.search(text) is not None
 
 
-def releasable(span: Span, direct_labels: Iterable[str]) -> bool:
+def releasable(span: Span, direct_labels: Collection[str]) -> bool:
     """Whether ``span`` is masked by the label policy or kanon_risk's risky sets and nothing else."""
     reasons = list(span._.reasons or ())
     return (
         span._.masked is True
         and span._.identifier_type != DIRECT
-        and span.label_ not in set(direct_labels)
+        and span.label_ not in direct_labels
         and not (span.label_ == "DATETIME" and day_precise(span.text))
         and any(r.startswith(_RULES) for r in reasons)
         and all(r.startswith(_RULES + _NOTES) for r in reasons)

@@ -318,6 +318,9 @@ class ReidRisk:
                     self.index = background.search()
                 except (OSError, ValueError, LookupError) as error:
                     self._index_error = f"cannot load the background: {error}"
+        # whether to release (:meth:`_released`), decided once: the background is fixed
+        own = self.background is not None and not self.background.shipped
+        self._releases = release == "always" or (release == "own_background" and own)
 
     def __call__(self, doc: Doc) -> Doc:
         try:
@@ -337,8 +340,7 @@ class ReidRisk:
     def _released(self, doc: Doc, index: BackgroundIndex) -> Plan | None:
         """The plan with the rules' masks taken back (:mod:`.reid_release`), when it is measured and reaches
         ``1 / k``; else None, and the doc as it was."""
-        own = self.background is not None and not self.background.shipped
-        if self.release == "never" or (self.release == "own_background" and not own):
+        if not self._releases:
             return None
         spans = [s for s in get_candidates(doc, self.spans_key) if releasable(s, self.direct_labels)]
         if not spans:
