@@ -175,6 +175,25 @@ def test_attack_probabilities_are_a_power_of_the_close_scores():
     assert together[2] == pytest.approx([4 / 7.24, 0.0, 3.24 / 7.24, 0.0])
 
 
+def test_bm25_plus_ranks_the_long_record_that_holds_more_words_first():
+    # the query "golden seals harbour"; a long record (12 words) holds all three once, a short one (3 words)
+    # "golden" and "seals", another short one "harbour": mean length 6, every idf ln(1 + 1.5 / 2.5) = ln 1.6
+    postings = TermPostings.from_term_lists(
+        [["golden", "seals", "harbour", *[f"w{i}" for i in range(9)]], ["golden", "seals", "x"], ["harbour", "y", "z"]]
+    )
+    terms = [postings.term_id(t) for t in ("golden", "seals", "harbour")]
+    weights = _weights(postings, terms, np.zeros(3, dtype=bool))
+    idf = math.log(1.6)
+    # a posting's part 1 / (1 + 1.5 (0.25 + 0.75 len / 6)): 1 / 3.625 in the long record, 1 / 1.9375 in a short one
+    long_part, short_part = 1 / 3.625, 1 / 1.9375
+    lucene = weights.scores(np.ones(3), "lucene", 3)
+    plus = weights.scores(np.ones(3), "plus", 3)
+    assert lucene == pytest.approx([3 * idf * long_part, 2 * idf * short_part, idf * short_part])
+    assert plus == pytest.approx([3 * idf * (long_part + 0.4), 2 * idf * (short_part + 0.4), idf * (short_part + 0.4)])
+    # BM25 ranks the short record first (0.485 > 0.389), BM25+ the long one that holds every word (0.953 > 0.861)
+    assert lucene[1] > lucene[0] and plus[0] > plus[1]
+
+
 def test_the_weightings_of_the_family():
     # two records holding "golden" (once) and "seals" (twice in the short one): lengths 3 and 5, mean 4
     postings = TermPostings.from_term_lists([["golden", "seals", "seals"], ["golden", "seals", "a", "b", "c"]])
@@ -192,6 +211,9 @@ def test_the_weightings_of_the_family():
     assert weights.scores(np.array([2.0]), "robertson", 2) == pytest.approx([0.2 * bm25[0], 0.2 * bm25[1]])
     cosine = [(1 + math.log(2)) / math.sqrt(0.75), 1 / math.sqrt(1.25)]
     assert weights.scores(np.array([1.0]), "cosine", 2) == pytest.approx([idf * cosine[0], idf * cosine[1]])
+    # BM25+: BM25's part plus delta = 1 / (1.5 + 1) = 0.4 for each posting (BM25+'s delta 1 without k1 + 1)
+    assert weights.part(0, "plus") == pytest.approx([bm25[0] + 0.4, bm25[1] + 0.4])
+    assert weights.scores(np.array([1.0]), "plus", 2) == pytest.approx([idf * (bm25[0] + 0.4), idf * (bm25[1] + 0.4)])
     # the short record left out: the long one alone competes (mean length 5, idf ln(1 + 0.5 / 1.5))
     alone = _weights(postings, [postings.term_id("seals")], np.array([True, False]))
     assert alone.records[0].tolist() == [1] and alone.mean_length == 5.0
@@ -285,6 +307,8 @@ def test_common_words_are_masked_once_every_rarer_word_is():
 
 CHESS = [(f"p{i}", f"P{i} chess openings") for i in range(10)]
 CHESS += [("jo", "Jo FM"), ("ky", "Ky FM radio host"), ("kim", "Kim FM" + " chess" * 7)]
+#: the chess cases are worked out for BM25 and the cosine; BM25+ (below) ranks kim, who holds both words, second
+THREE = ("lucene", "robertson", "cosine")
 
 
 def test_a_common_word_is_masked_when_no_rarer_word_helps():
@@ -296,20 +320,27 @@ def test_a_common_word_is_masked_when_no_rarer_word_helps():
     index = BackgroundIndex.build(CHESS)
     # (the text is 51 characters: "chess", 5, within a tenth of it)
     text = "Kim plays chess at home in the north. Kim is an FM."
-    before = plan(index, text, k=10, rank_floor=0.6, max_steps=0)
+    before = plan(index, text, k=10, rank_floor=0.6, max_steps=0, weightings=THREE)
     assert before.view.k == 3 and [rid for rid, _ in before.view.top] == ["jo", "ky", "kim"]
     (_, jo), _, (_, kim) = before.view.top
     assert 0.6 <= kim / jo < 0.75
-    result = plan(index, text, k=10, rank_floor=0.6)
+    result = plan(index, text, k=10, rank_floor=0.6, weightings=THREE)
     assert [s.reason for s in result.steps] == ["reid (stem): 'chess' separates 11 of 13 background records"]
     assert result.view.reached and result.view.k == 13
+    # BM25+ gives kim a bonus for each of the two words it holds: kim second, risk 1/2; the plan masks
+    # FM (the rarer word, kim's bonus with jo and ky) first, then chess, and every attacker is at k = 13
+    plus = plan(index, text, k=10, rank_floor=0.6, max_steps=0)
+    assert plus.view.k == 2 and plus.view.attacker.endswith("/plus")
+    assert [rid for rid, _ in plus.view.top][:2] == ["jo", "kim"]
+    result = plan(index, text, k=10, rank_floor=0.6)
+    assert [s.term for s in result.steps] == ["fm", "chess"] and result.view.reached and result.view.k == 13
 
 
 def test_a_common_word_is_not_masked_when_it_costs_more_than_a_tenth_of_the_text():
     # the same words in an 18-character text: "chess" (5 characters) would take more than a tenth of it
     # (1.8): the person stands out on the text's ordinary words, nothing is masked and k = 3 is reported
     index = BackgroundIndex.build(CHESS)
-    result = plan(index, "Kim: chess. An FM.", k=10, rank_floor=0.6)
+    result = plan(index, "Kim: chess. An FM.", k=10, rank_floor=0.6, weightings=THREE)
     assert result.steps == [] and result.view.k == 3 and not result.view.reached
 
 

@@ -46,6 +46,7 @@ class Layout:
         words = words_of(self.text, analyser)
         groups: list[int] = []
         direct: list[bool] = []
+        run_group: dict[tuple[int, int], int] = {}
         for word in words:
             direct.append(direct_chars.find(1, word.start, word.end) != -1)
             if hidden.find(1, word.start, word.end) != -1:
@@ -53,9 +54,18 @@ class Layout:
                 continue
             e = int(owner[word.start])
             if e < 0:
-                e = len(group_cost)
-                group_cost.append(word.end - word.start)
-                self.free[e] = (word.start, word.end)
+                # a free word is masked with the written word around it, grown to whole tokens (reid_risk's
+                # _apply): the words of one written word or token (`Montreal-based`, an IPA `ˈkaɪ̯tl̩` read as
+                # two words) are one group, so the attack never counts as visible a part the mask hides
+                run = word_around(self.text, word.start, word.end)
+                token = doc.char_span(*run, alignment_mode="expand")
+                if token is not None and len(token):
+                    run = (min(run[0], token.start_char), max(run[1], token.end_char))
+                e = run_group.get(run, -1)
+                if e < 0:
+                    e = run_group[run] = len(group_cost)
+                    group_cost.append(run[1] - run[0])
+                    self.free[e] = run
             groups.append(e)
         self.words = DocWords(self.text, words, groups, group_cost, direct)
 

@@ -4,9 +4,9 @@ attacker of a family is likely to name the person.
 
 **The attacker family.** Each analyser of :mod:`.reid_family` (stems, surface
 words, four-letter prefixes, word pairs) is a search over the background
-records, under three weightings (:data:`.reid_scores.WEIGHTINGS`: BM25 with
-Lucene's and with Robertson's idf, a tf-idf cosine); the risk is the worst of
-them (:mod:`.reid_scores`).
+records, under four weightings (:data:`.reid_scores.WEIGHTINGS`: BM25 with
+Lucene's and with Robertson's idf, a tf-idf cosine, BM25+); the risk is the
+worst of them (:mod:`.reid_scores`).
 
 **Records that cannot compete change nothing.** The weights come from the
 records holding at least one visible feature (their number and mean length),
@@ -180,6 +180,7 @@ def plan_masks(
     lang: str = "en",
     common_share: float = 0.5,
     analysers: Sequence[str] = ANALYSERS,
+    weightings: Sequence[str] = WEIGHTINGS,
     prior_doc: DocWords | None = None,
     unreached: str = "undo",
     background_lang: str | None = None,
@@ -196,6 +197,7 @@ def plan_masks(
     what will be published instead (a rendered text): who the person is comes from it.
     ``rank_floor``: a record scored at least this share of the best counts at least 1 / its rank
     (:func:`.reid_scores.rank_floor`; None: the attack's chances alone).
+    ``weightings``: the term weightings each analyser scores under (some of :data:`.reid_scores.WEIGHTINGS`).
     ``background_lang``: the language the background's records were read in; a document in another
     language (``lang``) is not measured and nothing is masked for it (its words are not the records').
     """
@@ -206,6 +208,8 @@ def plan_masks(
     unknown = sorted(set(analysers) - set(ANALYSERS))
     if unknown or not analysers:
         raise ValueError(f"attackers must be some of {', '.join(ANALYSERS)}, not {', '.join(unknown) or 'none'}")
+    if not weightings or set(weightings) - set(WEIGHTINGS):
+        raise ValueError(f"weightings must be some of {', '.join(WEIGHTINGS)}, not {', '.join(weightings) or 'none'}")
     if unreached not in UNREACHED:
         raise ValueError(f"unreached must be one of {', '.join(UNREACHED)}, not {unreached!r}")
     n = background.n_records
@@ -220,7 +224,7 @@ def plan_masks(
     original = doc if prior_doc is None else prior_doc
     prior, prior_scores = prior_of(background, original, excluded, margin, target_pos, zipf, distinct_zipf)
     plan.prior = prior
-    problem = _Problem(background, doc, excluded, analysers)
+    problem = _Problem(background, doc, excluded, analysers, weightings)
     spent = 0
 
     other_language = background_lang is not None and background_lang != lang
@@ -305,7 +309,7 @@ def plan_masks(
             "what singles the person out is held by most records; nothing masked for it"
         )
         plan.steps = plan.steps[:before]
-        problem = _Problem(background, doc, excluded, analysers)
+        problem = _Problem(background, doc, excluded, analysers, weightings)
         for step in plan.steps:
             problem.mask_groups(step.groups)
         plan.view = view_of(
@@ -363,7 +367,7 @@ def _loop(
     prior_play = prior[play]
     for analyser in problem.analysers:
         analyser.set_play(play)
-    attackers = [(a, w) for a in problem.analysers for w in WEIGHTINGS]
+    attackers = [(a, w) for a in problem.analysers for w in problem.weightings]
     limit = 1.0 / k + 1e-9
     # a word that most of the competing records hold (and more than k) narrows nobody down: never
     # masked for the attack (a pair it stands in is broken by masking its other word)
@@ -499,7 +503,7 @@ def view_of(
     by_attacker: dict[str, float] = {}
     worst_analyser: _Analyser | None = None
     for analyser in problem.analysers:
-        for weighting in WEIGHTINGS:
+        for weighting in problem.weightings:
             scores = analyser.full_scores(weighting, n)
             scores[excluded] = 0.0
             probs = attack_probabilities(scores[None, :], margin)[0]

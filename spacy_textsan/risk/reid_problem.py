@@ -28,8 +28,10 @@ class _Analyser:
         word_group: Sequence[int],
         n_groups: int,
         excluded: np.ndarray,
+        weightings: Sequence[str] = WEIGHTINGS,
     ):
         self.name = name
+        self.weightings = tuple(weightings)
         terms: dict[int, int] = {}
         feat_term: list[int] = []
         feat_groups: list[list[int]] = []
@@ -76,7 +78,7 @@ class _Analyser:
             start += len(records)
         term, column, position = (np.concatenate(x) if x else np.zeros(0, dtype=np.int64) for x in (terms, columns, at))
         self.C = {}
-        for weighting in WEIGHTINGS:
+        for weighting in self.weightings:
             matrix = np.zeros((len(self.term_ids), len(play)))
             matrix[term, column] = weights.weights_flat(position, term, weighting)
             self.C[weighting] = matrix
@@ -103,13 +105,19 @@ class _Problem:
     """The document's actions (a folded word: every group it stands in) and the analysers' state."""
 
     def __init__(
-        self, background: FamilyBackground, doc: DocWords, excluded: np.ndarray, analysers: Sequence[str] = ANALYSERS
+        self,
+        background: FamilyBackground,
+        doc: DocWords,
+        excluded: np.ndarray,
+        analysers: Sequence[str] = ANALYSERS,
+        weightings: Sequence[str] = WEIGHTINGS,
     ):
         self.background = background
         self.doc = doc
+        self.weightings = tuple(weightings)
         n_groups = len(doc.group_cost)
         self.analysers = [
-            _Analyser(name, background.family[name], doc.features[name], doc.group, n_groups, excluded)
+            _Analyser(name, background.family[name], doc.features[name], doc.group, n_groups, excluded, weightings)
             for name in analysers
             if name in background.family
         ]

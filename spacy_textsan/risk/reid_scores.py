@@ -31,10 +31,16 @@ __all__ = [
 ]
 
 #: The term weightings: BM25 with Lucene's idf (every term counts a little) and with
-#: Robertson–Spärck Jones' idf (terms in half the competing records or more count almost nothing), and a
-#: tf-idf cosine (log tf, short records weigh more), the way most vector-space attackers score.
-WEIGHTINGS = ("lucene", "robertson", "cosine")
+#: Robertson–Spärck Jones' idf (terms in half the competing records or more count almost nothing), a
+#: tf-idf cosine (log tf, short records weigh more), the way most vector-space attackers score, and BM25+
+#: (Lv and Zhai, 2011: a bonus per query word a record holds, whatever its length): a long record that
+#: holds most of the visible words is not pushed under short ones that hold a few (a background padded
+#: with short biographies does not hide a person whose record is long).
+WEIGHTINGS = ("lucene", "robertson", "cosine", "plus")
 K1, B = 1.5, 0.75
+#: BM25+'s delta (1) on this module's scale of the saturated tf (``tf / (tf + norm)``, BM25's without its
+#: ``k1 + 1`` factor)
+DELTA = 1.0 / (K1 + 1.0)
 #: records scored under this share of the best are not close: an attacker never names them
 CLOSE = 0.75
 
@@ -234,7 +240,7 @@ class _Weights:
                 self._per_record[kind] = norm, 1.0 / norm
             else:
                 norm = K1 * ((1 - B) + B * length)
-                self._per_record[kind] = norm, 1.0 / (1.0 + norm)
+                self._per_record[kind] = norm, 1.0 / (1.0 + norm) + (DELTA if kind == "plus" else 0.0)
         return self._per_record[kind]
 
     def _part(self, kind: str, records: np.ndarray, tf: np.ndarray) -> np.ndarray:
@@ -242,7 +248,9 @@ class _Weights:
         norm = self._record_norms(kind)[0][records]
         tf = np.asarray(tf, dtype=np.float64)
         # BM25's tf / (tf + norm) at tf = 1 is 1 / (1 + norm): the part of a posting held once
-        return (1.0 + np.log(tf)) / norm if kind == "cosine" else tf / (tf + norm)
+        if kind == "cosine":
+            return (1.0 + np.log(tf)) / norm
+        return tf / (tf + norm) + (DELTA if kind == "plus" else 0.0)
 
     def _part_at(self, u: int, kind: str, at: np.ndarray) -> np.ndarray:
         """:meth:`part` of term ``u`` at positions ``at`` of its postings."""
@@ -250,8 +258,9 @@ class _Weights:
 
     def part(self, u: int, weighting: str) -> np.ndarray:
         """Term ``u``'s weight in each record that holds it, before its idf: BM25's saturated tf (the same
-        for ``lucene`` and ``robertson``), or for ``cosine`` the log tf over the square root of the
-        record's relative length (a short record that holds the word weighs more, as in a tf-idf cosine)."""
+        for ``lucene`` and ``robertson``; ``plus`` adds :data:`DELTA`), or for ``cosine`` the log tf over
+        the square root of the record's relative length (a short record that holds the word weighs more, as
+        in a tf-idf cosine)."""
         return self._part_at(u, _kind(weighting), np.arange(len(self.records[u])))
 
     def weights_flat(self, at: np.ndarray, term: np.ndarray, weighting: str) -> np.ndarray:
@@ -268,7 +277,7 @@ class _Weights:
         kind = _kind(weighting)
         per_term = np.asarray(counts, dtype=float) * self.idf(weighting)
         _, once = self._record_norms(kind)
-        # cosine's idf is lucene's: the same sum for both (the last one of each idf is kept)
+        # cosine's and plus' idf is lucene's: the same sum for all three (the last one of each idf is kept)
         family, key = ("robertson" if weighting == "robertson" else "lucene"), (per_term.tobytes(), n_records)
         if family in self._total and self._total[family][0] == key:
             total = self._total[family][1]
@@ -304,8 +313,9 @@ def _ones(n: int) -> np.ndarray:
 
 
 def _kind(weighting: str) -> str:
-    """The part of a posting's weight a weighting uses: the cosine's or BM25's (lucene and robertson)."""
-    return "cosine" if weighting == "cosine" else "bm25"
+    """The part of a posting's weight a weighting uses: the cosine's, BM25+'s or BM25's (lucene and
+    robertson)."""
+    return weighting if weighting in ("cosine", "plus") else "bm25"
 
 
 def _weights(postings: TermPostings, term_ids: Sequence[int], excluded: np.ndarray) -> _Weights:
