@@ -218,6 +218,7 @@ class _Weights:
         self._more_at = np.flatnonzero(self.flat_tf != 1)
         self._more_starts = np.searchsorted(self._more_at, starts)
         self._more_matrix: dict[str, sparse.csc_matrix] = {}
+        self._more_product: dict[str, tuple[tuple, np.ndarray]] = {}
         self._total: dict[str, tuple[tuple[bytes, int], np.ndarray]] = {}
 
     def idf(self, weighting: str) -> np.ndarray:
@@ -286,14 +287,23 @@ class _Weights:
             total = self._ones @ per_term
             self._total[family] = (key, total)
         out = total * once
-        if kind not in self._more_matrix:
-            # a posting held more often weighs its own part, not a posting held once's
+        # a posting held more often weighs its own part, not a posting held once's; BM25+'s delta is in
+        # both, so its correction is BM25's (one matrix, and for Lucene's idf one product, for both)
+        more = "bm25" if kind == "plus" else kind
+        more_key = (family, *key)
+        if more in self._more_product and self._more_product[more][0] == more_key:
+            out += self._more_product[more][1]
+            return out
+        if more not in self._more_matrix:
             records = self.flat[self._more_at]
-            part = self._part(kind, records, self.flat_tf[self._more_at])
-            self._more_matrix[kind] = sparse.csc_matrix(
-                (part - once[records], records, self._more_starts), shape=(len(self.lengths), len(self.df))
+            part = self._part(more, records, self.flat_tf[self._more_at])
+            held_once = self._record_norms(more)[1][records]
+            self._more_matrix[more] = sparse.csc_matrix(
+                (part - held_once, records, self._more_starts), shape=(len(self.lengths), len(self.df))
             )
-        out += self._more_matrix[kind] @ per_term
+        product = self._more_matrix[more] @ per_term
+        self._more_product[more] = (more_key, product)
+        out += product
         return out
 
 
