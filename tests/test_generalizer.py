@@ -270,6 +270,20 @@ def _make_norway_attack(nlp, name):
     return _NorwayAttack()
 
 
+class _NearCopyAttack(_NorwayAttack):
+    """A document whose person no mask hides (a near copy of the record): the chance is 0.5 whatever the
+    published text says."""
+
+    def rendered_view(self, doc, text):
+        self.seen.append(text)
+        return {"k": 2, "risk": 0.5, "reached": False, "target_k": 10, "measured": True}
+
+
+@spacy.Language.factory("near_copy_attack")
+def _make_near_copy_attack(nlp, name):
+    return _NearCopyAttack()
+
+
 def test_generalize_masks_a_replacement_that_keeps_the_attack_above_one_in_k():
     nlp = spacy.blank("en")
     attack = nlp.add_pipe("norway_attack")
@@ -288,6 +302,20 @@ def test_generalize_masks_a_replacement_that_keeps_the_attack_above_one_in_k():
     # the attack read the published text, first as generalized, then once with each of the 8 replacements
     # that are not a numbered mask ("***" included) masked in turn, then after the change
     assert "[city in Norway]" in attack.seen[0] and len(attack.seen) == 1 + 8 + 1
+    # a document no replacement brings to 1 / k: every replacement that shows words is masked (they only
+    # add to what is left), after one look at the text and one per replacement
+    near = spacy.blank("en")
+    attack = near.add_pipe("near_copy_attack")
+    doc = near.add_pipe("generalizer", config={"strategy": "generalize", "attack": "near_copy_attack"})(_gen_doc(near))
+    assert doc._.sanitized_text == (
+        "Mr [PERSON 1], a [DEM 1] from [LOC 1], paid [QUANTITY 1] on [DATETIME 1] under no. [CODE 1]. "
+        "[PERSON 1] moved to [LOC 2] and to [LOC 3] in [DATETIME 2]."
+    )
+    oslo = [s for s in doc.spans["textsan"] if s.text == "Oslo"][0]
+    assert oslo._.reasons[-1] == (
+        "reid: the replacement '[national capital]' left the attack's chance at 0.50 > 1/10: masked"
+    )
+    assert len(attack.seen) == 1 + 8 + 1
     # without the attacker in the pipeline: as generalized
     plain = spacy.blank("en")
     doc = plain.add_pipe("generalizer", config={"strategy": "generalize"})(_gen_doc(plain))

@@ -291,7 +291,8 @@ class Generalizer:
     ) -> None:
         """The attack judges what will be published: while the words that replacements show (``[city in
         Norway]``, ``born [1963]``, a pseudonym) leave the attacker family a chance above 1 / k of naming
-        the person, the replacement whose masking lowers that chance most is masked."""
+        the person, the replacement whose masking lowers that chance most is masked; when none lowers it,
+        all of them are."""
         attacker = self._attacker()
         if attacker is None:
             return
@@ -309,17 +310,19 @@ class Generalizer:
         while left and current.get("measured", True) and current.get("k") is not None and not current["reached"]:
             trials = [(view(e), e) for e in left]
             best, entity = min(trials, key=lambda t: t[0].get("risk", 1.0))
-            if best.get("risk", 1.0) >= current.get("risk", 1.0):
-                break
-            rep = context.mask(entity.label)
-            for span in entity.spans:
-                add_reason(
-                    span,
-                    f"reid: the replacement {span._.replacement!r} left the attack's chance at "
-                    f"{current['risk']:.2f} > 1/{current['target_k']}: masked",
-                )
-                span._.replacement = rep
-            left.remove(entity)
+            # no single replacement lowers the chance (a near copy of the person's record, which no mask
+            # brings to 1 / k): the words they show only add to what is left, and they are all masked
+            chosen = list(left) if best.get("risk", 1.0) >= current.get("risk", 1.0) else [entity]
+            for entity in chosen:
+                rep = context.mask(entity.label)
+                for span in entity.spans:
+                    add_reason(
+                        span,
+                        f"reid: the replacement {span._.replacement!r} left the attack's chance at "
+                        f"{current['risk']:.2f} > 1/{current['target_k']}: masked",
+                    )
+                    span._.replacement = rep
+                left.remove(entity)
             current = view()
 
     def replacement(self, entity: Entity, context: ReplacementContext) -> str:
