@@ -284,19 +284,27 @@ def _make_near_copy_attack(nlp, name):
     return _NearCopyAttack()
 
 
-def test_generalize_masks_a_replacement_that_keeps_the_attack_above_one_in_k():
+def _attacked(attack: str):
+    """``_gen_doc`` generalized with the attacker factory ``attack`` in the pipeline: (doc, the attacker)."""
     nlp = spacy.blank("en")
-    attack = nlp.add_pipe("norway_attack")
-    gen = nlp.add_pipe("generalizer", config={"strategy": "generalize", "attack": "norway_attack"})
-    doc = gen(_gen_doc(nlp))
+    attacker = nlp.add_pipe(attack)
+    doc = nlp.add_pipe("generalizer", config={"strategy": "generalize", "attack": attack})(_gen_doc(nlp))
+    return doc, attacker
+
+
+def _last_reason(doc, text: str) -> str:
+    return [s for s in doc.spans["textsan"] if s.text == text][0]._.reasons[-1]
+
+
+def test_generalize_masks_a_replacement_that_keeps_the_attack_above_one_in_k():
+    doc, attack = _attacked("norway_attack")
     # "[city in Norway]" (Bergen) and "[national capital]" (Oslo, whose chain says Norway too): masking
     # Bergen's replacement leaves no "Norway", so the chance falls to 0.05; the others stay generalized
     assert doc._.sanitized_text == (
         "Mr [PERSON 1], a [educator] from [LOC 1], paid [X EUR] on [2009] under no. ***. "
         "[PERSON 1] moved to [national capital] and to *** in [date in the 2010s]."
     )
-    bergen = [s for s in doc.spans["textsan"] if s.text == "Bergen"][0]
-    assert bergen._.reasons[-1] == (
+    assert _last_reason(doc, "Bergen") == (
         "reid: the replacement '[city in Norway]' left the attack's chance at 0.60 > 1/10: masked"
     )
     # the attack read the published text, first as generalized, then once with each of the 8 replacements
@@ -304,15 +312,12 @@ def test_generalize_masks_a_replacement_that_keeps_the_attack_above_one_in_k():
     assert "[city in Norway]" in attack.seen[0] and len(attack.seen) == 1 + 8 + 1
     # a document no replacement brings to 1 / k: every replacement that shows words is masked (they only
     # add to what is left), after one look at the text and one per replacement
-    near = spacy.blank("en")
-    attack = near.add_pipe("near_copy_attack")
-    doc = near.add_pipe("generalizer", config={"strategy": "generalize", "attack": "near_copy_attack"})(_gen_doc(near))
+    doc, attack = _attacked("near_copy_attack")
     assert doc._.sanitized_text == (
         "Mr [PERSON 1], a [DEM 1] from [LOC 1], paid [QUANTITY 1] on [DATETIME 1] under no. [CODE 1]. "
         "[PERSON 1] moved to [LOC 2] and to [LOC 3] in [DATETIME 2]."
     )
-    oslo = [s for s in doc.spans["textsan"] if s.text == "Oslo"][0]
-    assert oslo._.reasons[-1] == (
+    assert _last_reason(doc, "Oslo") == (
         "reid: the replacement '[national capital]' left the attack's chance at 0.50 > 1/10: masked"
     )
     assert len(attack.seen) == 1 + 8 + 1
