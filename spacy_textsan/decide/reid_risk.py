@@ -76,6 +76,9 @@ from ..text_folding import fold
 from .reid_layout import Layout, merge_words, uncovered, word_around
 from .reid_release import RELEASE_MODES, Snapshot, releasable
 
+#: the settings of ``unmeasured``: what a document the background does not measure gets
+UNMEASURED_MODES = ("report", "guard", "own_background")
+
 logger = logging.getLogger("spacy_textsan")
 
 __all__ = ["ReidRisk", "make_reid_risk"]
@@ -165,6 +168,7 @@ def _encoder(model: str | None) -> Encoder:
         "dense_margin": 0.05,
         "dense_model": None,
         "release": "never",
+        "unmeasured": "own_background",
     },
 )
 def make_reid_risk(
@@ -192,6 +196,7 @@ def make_reid_risk(
     dense_margin: float,
     dense_model: str | None,
     release: str,
+    unmeasured: str,
 ) -> ReidRisk:
     return ReidRisk(
         name,
@@ -218,6 +223,7 @@ def make_reid_risk(
         dense_margin=dense_margin,
         dense_model=dense_model,
         release=release,
+        unmeasured=unmeasured,
     )
 
 
@@ -257,6 +263,7 @@ class ReidRisk:
         dense_margin: float = 0.05,
         dense_model: str | None = None,
         release: str = "never",
+        unmeasured: str = "own_background",
         index: BackgroundIndex | None = None,
         dense_parts: tuple[Encoder, DenseBackground] | None = None,
     ) -> None:
@@ -306,6 +313,9 @@ class ReidRisk:
         if release not in RELEASE_MODES:
             raise ValueError(f"reid_risk: release must be one of {', '.join(RELEASE_MODES)}, not {release!r}")
         self.release = release
+        if unmeasured not in UNMEASURED_MODES:
+            raise ValueError(f"reid_risk: unmeasured must be one of {', '.join(UNMEASURED_MODES)}, not {unmeasured!r}")
+        self.unmeasured = unmeasured
         self._dense_state: tuple[Encoder, DenseBackground] | bool | None = dense_parts
         self.background = background if index is None else None
         self.index = index
@@ -321,6 +331,7 @@ class ReidRisk:
         # whether to release (:meth:`_released`), decided once: the background is fixed
         own = self.background is not None and not self.background.shipped
         self._releases = release == "always" or (release == "own_background" and own)
+        self._guards = unmeasured == "guard" or (unmeasured == "own_background" and own)
 
     def __call__(self, doc: Doc) -> Doc:
         try:
@@ -387,6 +398,7 @@ class ReidRisk:
             lang=self.lang,
             background_lang=background_language(index),
             rank_floor=self.rank_floor,
+            guard=self._guards,
             **settings,
         )
 
@@ -430,7 +442,7 @@ class ReidRisk:
         if plan.steps:
             self._apply(doc, layout, plan)
         dense = self._dense()
-        measured = plan.view is not None and plan.view.measured
+        measured = plan.view is not None and (plan.view.measured or plan.guarded)
         if dense is not None and plan.prior is not None and measured:
             encoder, background = dense
             layout = Layout(doc, self.spans_key, self.direct_labels, index.analyser) if plan.steps else layout
@@ -498,6 +510,10 @@ class ReidRisk:
         report = plan.view.as_dict()
         report["masked"] = [step.text for step in plan.steps]
         report["excluded"] = [{"id": rid, "why": plan.excluded_why.get(rid, "")} for rid in plan.excluded]
+        if plan.passed_over:
+            report["passed_over"] = plan.passed_over
+        if plan.guarded:
+            report["guarded"] = True
         if plan.unreachable:
             report["why"] = plan.unreachable
         dense = plan.dense

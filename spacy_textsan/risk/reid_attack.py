@@ -27,7 +27,11 @@ document's own names (or, without names, too few of its distinctive words), and
 does not stand out either (its prior score under :data:`STANDS_OUT` times every
 other record's), the background does not hold this person: the risk is reported
 as not measured (``k = None``, ``why``) and the attack masks nothing
-(:func:`.reid_prior.coverage`, :func:`stands_out`).
+(:func:`.reid_prior.coverage`, :func:`stands_out`). With ``guard``, unless one of the next
+:data:`.reid_whom.PRIOR_ALTERNATES` records does hold them: the records scored above it
+hold the person's common names and nothing else of the document (namesakes,
+which a large background has many of), and the prior is taken again without
+them (the plan lists them as ``passed_over``).
 
 **Unknown words.** A visible word that no background record holds cannot move
 any score, yet an attacker with the web or a language model knows it: when it
@@ -72,6 +76,7 @@ from .reid_scores import (
     risk_of,
 )
 from .reid_scores import rank_floor as floor_of
+from .reid_whom import GUARD_ROUNDS, guard_worst, passed_over
 
 #: a record the prior's search scores this many times above every other stands out: the document is its person's
 STANDS_OUT = 2.0
@@ -159,6 +164,8 @@ class Plan:
     dense: dict | None = None  # the dense attacker's view (reid_dense), when it ran
     unreachable: str = ""  # why masking words cannot reach 1 / k (nothing was masked)
     risk_before: float | None = None  # the worst attacker's chance before the loop masked anything
+    passed_over: list[str] = field(default_factory=list)  # the prior's first records, not the person's
+    guarded: bool = False  # not measured, masked against whoever the attack names (plan_masks' guard)
 
 
 def plan_masks(
@@ -185,6 +192,7 @@ def plan_masks(
     unreached: str = "undo",
     background_lang: str | None = None,
     rank_floor: float | None = RANK_FLOOR,
+    guard: bool = False,
 ) -> Plan:
     """Choose the words to mask until every attacker of the family names the person with a chance of at
     most ``1 / k``.
@@ -194,7 +202,10 @@ def plan_masks(
     (None: no limit). ``zipf``: a word's frequency in the language (wordfreq's Zipf scale), for the
     unknown words (masked when rarer than ``unknown_zipf``; None: off) and the distinctive words that
     say whether the background covers the document. ``prior_doc``: the original document, when ``doc`` is
-    what will be published instead (a rendered text): who the person is comes from it.
+    what will be published instead (a rendered text): who the person is comes from it. ``guard``: when the
+    prior's best record is not the person's, the next ones are tried (:func:`.reid_whom.passed_over`), and a
+    document that is still not measured is masked until no record the attack names from its visible words
+    is named with a chance above ``1 / k`` (:func:`.reid_whom.guard_worst`); it is still reported not measured.
     ``rank_floor``: a record scored at least this share of the best counts at least 1 / its rank
     (:func:`.reid_scores.rank_floor`; None: the attack's chances alone).
     ``weightings``: the term weightings each analyser scores under (some of :data:`.reid_scores.WEIGHTINGS`).
@@ -275,9 +286,28 @@ def plan_masks(
                 # no name or rare word ties the best record to the text, yet the whole text points at it
                 # alone (a person called by common names, or by names the record spells otherwise)
                 measured, why = True, ""
+            if not measured and guard:
+                passed, alternate = passed_over(background, original, prior_scores, excluded, zipf, distinct_zipf)
+                if alternate is not None:
+                    # the records the prior put first are namesakes (they hold the person's common names,
+                    # none of the words that say who); the person is the next record the document's own
+                    # words tie to it: the prior is taken again without the namesakes
+                    scores = prior_scores.copy()
+                    scores[passed] = 0.0
+                    prior = attack_probabilities(scores[None, :], margin)[0]
+                    plan.prior, plan.passed_over, best = prior, [background.ids[p] for p in passed], alternate
+                    measured, why = True, ""
 
     before = len(plan.steps)
-    if measured and max_steps > 0:
+    if not measured and guard and not other_language and max_steps > 0:
+        # who the person is cannot be told: whoever the attack would name from the visible words is
+        worst = guard_worst(problem, margin, n, excluded)
+        if worst.any():
+            prior = plan.prior = worst / worst.sum()
+            plan.guarded = True
+    rounds = GUARD_ROUNDS if plan.guarded else 1
+    while (measured or plan.guarded) and max_steps > 0 and rounds > 0:
+        rounds -= 1
         spent = _loop(
             problem,
             prior,
@@ -295,9 +325,20 @@ def plan_masks(
             common_share=common_share,
             floor=rank_floor,
         )
+        if not plan.guarded:
+            break
+        # a mask that hides one record may single out another: each record the attack now names with a
+        # chance above 1/k joins the prior, and the loop goes on
+        worst = guard_worst(problem, margin, n, excluded)
+        if worst.max(initial=0.0) <= 1.0 / k + 1e-9:
+            break
+        prior = np.maximum(prior, worst)
+        prior = plan.prior = prior / prior.sum()
     plan.view = view_of(
         problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded, floor=rank_floor
     )
+    if plan.guarded:
+        plan.view.reached = bool(guard_worst(problem, margin, n, excluded).max(initial=0.0) <= 1.0 / k + 1e-9)
     futile = unreached == "undo" or (
         unreached == "futile" and plan.risk_before is not None and plan.view.risk > FUTILE_SHARE * plan.risk_before
     )
@@ -316,6 +357,11 @@ def plan_masks(
             problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded, floor=rank_floor
         )
     if not measured:
+        if plan.guarded:
+            why += (
+                f"; guarded: {len(plan.steps) - before} words masked so that no record the attack names from "
+                f"the visible words is named with a chance above 1/{k}"
+            )
         plan.view.measured, plan.view.why, plan.view.k = False, why, None
         plan.view.reached = False
     return plan

@@ -1,0 +1,153 @@
+"""Who the person is when the prior's best record cannot say (issue 34): namesakes passed over, and the
+guard for a document the background does not measure. Hand-made backgrounds, exact plans."""
+
+import numpy as np
+import pytest
+import spacy
+
+from spacy_textsan.decide.reid_risk import ReidRisk
+from spacy_textsan.extensions import SPANS_KEY
+from spacy_textsan.risk.background import Background
+from spacy_textsan.risk.reid_attack import DocWords, plan_masks
+from spacy_textsan.risk.reid_family import words_of
+from spacy_textsan.risk.reid_index import BackgroundIndex
+from spacy_textsan.risk.reid_whom import PRIOR_ALTERNATES
+
+#: word frequencies in the language (Zipf), by hand: names and the rare words low, the rest common
+ZIPF = {"zed": 1.0, "quorvath": 0.5, "seals": 2.0, "ballarat": 2.0, "collects": 2.0}
+
+
+def zipf(word: str) -> float:
+    return ZIPF.get(word, 6.0)
+
+
+def doc_words(text: str, masked=frozenset(), direct=frozenset()) -> DocWords:
+    words = words_of(text)
+    group: list[int] = []
+    cost: list[int] = []
+    for w in words:
+        if w.folded in masked:
+            group.append(-1)
+        else:
+            group.append(len(cost))
+            cost.append(w.end - w.start)
+    return DocWords(text, words, group, cost, [w.folded in direct for w in words])
+
+
+def plan(index, text, masked, direct, **settings):
+    settings = {"k": 3, "margin": 0.1, "zipf": zipf, "unknown_zipf": None, "rank_floor": None} | settings
+    return plan_masks(index, doc_words(text, masked, direct), **settings)
+
+
+# four namesakes hold the surname (so it is no one's own: PERSONAL_DF records), nothing else of the document;
+# the person's record spells no name but holds two of the document's distinctive words (seals, Ballarat),
+# in a long text (BM25 weighs its words less)
+NAMESAKES = [(f"n{i}", f"Quorvath {first} baker") for i, first in enumerate(["Lee", "Ray", "Sam", "Tom"])]
+PERSON = ("p", "Painter of seals born in Ballarat, " + " ".join(f"then{i}" for i in range(30)))
+FILLER = [(f"f{i}", f"Filler{i} ruled on rents") for i in range(95)]
+TEXT = "Zed Quorvath, a painter from Ballarat, collects seals. Quorvath lives there; Quorvath sings."
+
+
+@pytest.fixture(scope="module")
+def namesakes() -> BackgroundIndex:
+    return BackgroundIndex.build(NAMESAKES + [PERSON] + FILLER)
+
+
+def test_namesakes_the_prior_puts_first_are_passed_over(namesakes):
+    # the surname, mentioned three times, puts the four namesakes first; none holds a distinctive word
+    # but the surname, so coverage refuses them; the person's record (fifth) holds seals and Ballarat
+    assert PRIOR_ALTERNATES >= 4
+    names = {"zed", "quorvath"}
+    assert plan(namesakes, TEXT, masked=names, direct=names, max_steps=0).passed_over == []  # without the guard
+    result = plan(namesakes, TEXT, masked=names, direct=names, max_steps=0, guard=True)
+    assert result.passed_over == ["n0", "n1", "n2", "n3"]
+    assert result.view.measured and result.view.why == ""
+    assert int(np.argmax(result.prior)) == 4 and result.prior[4] == pytest.approx(1.0)
+    # and the attack then masks what singles the person out: the three words only the record holds
+    masked = plan(namesakes, TEXT, masked=names, direct=names, guard=True)
+    assert [s.text for s in masked.steps] == ["painter", "Ballarat", "seals"]
+    assert masked.view.reached and masked.view.k == 100 and masked.view.top == []
+
+
+# the four records of tests/test_reid_risk.py: no record holds "Zed", sam's (the most like the text) none
+# of its distinctive words: not measured
+RECORDS = [
+    ("kim", "Kim golden seals painter"),
+    ("lee", "Lee silver coins painter"),
+    ("ray", "Ray bronze medals painter"),
+    ("sam", "Sam golden coins sculptor"),
+]
+UNHELD = "Zed, a painter, collects golden coins."
+
+
+@pytest.fixture(scope="module")
+def index() -> BackgroundIndex:
+    return BackgroundIndex.build(RECORDS)
+
+
+def chances(index, text, masked):
+    """Per record, the worst attacker's chance of naming it (that record as the known target)."""
+    return {rid: plan(index, text, masked, {"zed"}, target=rid, max_steps=0).view.risk for rid, _ in RECORDS}
+
+
+def test_a_document_not_measured_is_left_as_it_is_without_the_guard(index):
+    result = plan(index, UNHELD, {"zed"}, {"zed"})
+    assert result.steps == [] and not result.guarded and not result.view.measured
+    # yet the pair attacker names sam for certain ("golden coins": sam's record alone holds the pair)
+    assert chances(index, UNHELD, {"zed"})["sam"] == pytest.approx(1.0)
+
+
+def test_the_guard_masks_until_no_record_is_singled_out(index):
+    # first round: the prior is each record's worst chance (sam 1 by the pair attacker, kim and lee
+    # 0.0552 by BM25), and "golden" goes; that singles out lee (coins, painter), who joins the prior, and
+    # "coins" goes. Left: painter (kim, lee, ray) and collects (no record): a third each, sam 0
+    result = plan(index, UNHELD, {"zed"}, {"zed"}, guard=True)
+    assert [s.text for s in result.steps] == ["golden", "coins"]
+    # still reported as not measured: k is the person's, and who the person is cannot be told
+    assert result.guarded and not result.view.measured and result.view.k is None and not result.view.reached
+    assert result.view.why == (
+        "the background record most like this document shares 0 of its 2 distinctive words: the background "
+        "does not hold this person; guarded: 2 words masked so that no record the attack names from the "
+        "visible words is named with a chance above 1/3"
+    )
+    after = chances(index, UNHELD, {"zed", "golden", "coins"})
+    assert after == pytest.approx({"kim": 1 / 3, "lee": 1 / 3, "ray": 1 / 3, "sam": 0.0})
+    # a measured document is not touched by the guard: the same plan with it on or off
+    measured = [s.text for s in plan(index, "Kim, a painter, collects golden seals.", {"kim"}, {"kim"}).steps]
+    guarded = plan(index, "Kim, a painter, collects golden seals.", {"kim"}, {"kim"}, guard=True)
+    assert [s.text for s in guarded.steps] == measured == ["seals", "golden"] and not guarded.guarded
+
+
+def component_doc(text: str, person_end: int):
+    doc = spacy.blank("en")(text)
+    span = doc.char_span(0, person_end, label="PERSON")
+    assert span is not None
+    span._.masked = True
+    doc.spans[SPANS_KEY] = [span]
+    return doc
+
+
+def test_the_component_guards_with_the_users_own_background(index, tmp_path):
+    index.save(tmp_path / "bg")
+    text = "Zed Quorvath, a painter, collects golden coins."
+    own = ReidRisk(k=3, margin=0.1, rank_floor=None, background=Background(tmp_path / "bg"))
+    doc = own(component_doc(text, 12))
+    report = doc._.reid_risk
+    assert report["guarded"] is True and report["measured"] is False and report["k"] is None
+    assert report["masked"] == ["golden", "coins"]
+    assert sorted(s.text for s in doc.spans[SPANS_KEY] if s._.masked) == ["Zed Quorvath", "golden coins"]
+    # "report" leaves the document as the attack found it, and says why it is not measured
+    plain = ReidRisk(k=3, margin=0.1, rank_floor=None, background=Background(tmp_path / "bg"), unmeasured="report")
+    report = plain(component_doc(text, 12))._.reid_risk
+    assert report["masked"] == [] and "guarded" not in report and report["measured"] is False
+    with pytest.raises(ValueError, match="unmeasured must be one of report, guard, own_background, not 'x'"):
+        ReidRisk(index=index, unmeasured="x")
+
+
+def test_the_shipped_background_is_not_guarded_by_default(index):
+    # a background given as an index (as a shipped one) is not the user's: own_background does not guard
+    text = "Zed Quorvath, a painter, collects golden coins."
+    report = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)(component_doc(text, 12))._.reid_risk
+    assert report["masked"] == [] and "guarded" not in report
+    forced = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index, unmeasured="guard")
+    assert forced(component_doc(text, 12))._.reid_risk["masked"] == ["golden", "coins"]
