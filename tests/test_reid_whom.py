@@ -4,40 +4,13 @@ guard for a document the background does not measure. Hand-made backgrounds, exa
 import numpy as np
 import pytest
 import spacy
+from test_reid_risk import RECORDS, plan  # the attack's own tests: four records, hand-made word frequencies
 
 from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk.background import Background
-from spacy_textsan.risk.reid_attack import DocWords, plan_masks
-from spacy_textsan.risk.reid_family import words_of
 from spacy_textsan.risk.reid_index import BackgroundIndex
 from spacy_textsan.risk.reid_whom import PRIOR_ALTERNATES
-
-#: word frequencies in the language (Zipf), by hand: names and the rare words low, the rest common
-ZIPF = {"zed": 1.0, "quorvath": 0.5, "seals": 2.0, "ballarat": 2.0, "collects": 2.0}
-
-
-def zipf(word: str) -> float:
-    return ZIPF.get(word, 6.0)
-
-
-def doc_words(text: str, masked=frozenset(), direct=frozenset()) -> DocWords:
-    words = words_of(text)
-    group: list[int] = []
-    cost: list[int] = []
-    for w in words:
-        if w.folded in masked:
-            group.append(-1)
-        else:
-            group.append(len(cost))
-            cost.append(w.end - w.start)
-    return DocWords(text, words, group, cost, [w.folded in direct for w in words])
-
-
-def plan(index, text, masked, direct, **settings):
-    settings = {"k": 3, "margin": 0.1, "zipf": zipf, "unknown_zipf": None, "rank_floor": None} | settings
-    return plan_masks(index, doc_words(text, masked, direct), **settings)
-
 
 # four namesakes hold the surname (so it is no one's own: PERSONAL_DF records), nothing else of the document;
 # the person's record spells no name but holds two of the document's distinctive words (seals, Ballarat),
@@ -71,12 +44,6 @@ def test_namesakes_the_prior_puts_first_are_passed_over(namesakes):
 
 # the four records of tests/test_reid_risk.py: no record holds "Zed", sam's (the most like the text) none
 # of its distinctive words: not measured
-RECORDS = [
-    ("kim", "Kim golden seals painter"),
-    ("lee", "Lee silver coins painter"),
-    ("ray", "Ray bronze medals painter"),
-    ("sam", "Sam golden coins sculptor"),
-]
 UNHELD = "Zed, a painter, collects golden coins."
 
 
