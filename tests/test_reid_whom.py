@@ -1,7 +1,6 @@
-"""Who the person is when the prior's best record cannot say (issue 34): namesakes passed over, and the
-guard for a document the background does not measure. Hand-made backgrounds, exact plans."""
+"""The guard of a document the background does not measure (issue 34): masked until no record the attack
+names from its visible words is named with a chance above 1/k. Hand-made backgrounds, exact plans."""
 
-import numpy as np
 import pytest
 import spacy
 from test_reid_risk import RECORDS, plan  # the attack's own tests: four records, hand-made word frequencies
@@ -10,37 +9,6 @@ from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk.background import Background
 from spacy_textsan.risk.reid_index import BackgroundIndex
-from spacy_textsan.risk.reid_whom import PRIOR_ALTERNATES
-
-# four namesakes hold the surname (so it is no one's own: PERSONAL_DF records), nothing else of the document;
-# the person's record spells no name but holds two of the document's distinctive words (seals, Ballarat),
-# in a long text (BM25 weighs its words less)
-NAMESAKES = [(f"n{i}", f"Quorvath {first} baker") for i, first in enumerate(["Lee", "Ray", "Sam", "Tom"])]
-PERSON = ("p", "Painter of seals born in Ballarat, " + " ".join(f"then{i}" for i in range(30)))
-FILLER = [(f"f{i}", f"Filler{i} ruled on rents") for i in range(95)]
-TEXT = "Zed Quorvath, a painter from Ballarat, collects seals. Quorvath lives there; Quorvath sings."
-
-
-@pytest.fixture(scope="module")
-def namesakes() -> BackgroundIndex:
-    return BackgroundIndex.build(NAMESAKES + [PERSON] + FILLER)
-
-
-def test_namesakes_the_prior_puts_first_are_passed_over(namesakes):
-    # the surname, mentioned three times, puts the four namesakes first; none holds a distinctive word
-    # but the surname, so coverage refuses them; the person's record (fifth) holds seals and Ballarat
-    assert PRIOR_ALTERNATES >= 4
-    names = {"zed", "quorvath"}
-    assert plan(namesakes, TEXT, masked=names, direct=names, max_steps=0).passed_over == []  # without the guard
-    result = plan(namesakes, TEXT, masked=names, direct=names, max_steps=0, guard=True)
-    assert result.passed_over == ["n0", "n1", "n2", "n3"]
-    assert result.view.measured and result.view.why == ""
-    assert int(np.argmax(result.prior)) == 4 and result.prior[4] == pytest.approx(1.0)
-    # and the attack then masks what singles the person out: the three words only the record holds
-    masked = plan(namesakes, TEXT, masked=names, direct=names, guard=True)
-    assert [s.text for s in masked.steps] == ["painter", "Ballarat", "seals"]
-    assert masked.view.reached and masked.view.k == 100 and masked.view.top == []
-
 
 # the four records of tests/test_reid_risk.py: no record holds "Zed", sam's (the most like the text) none
 # of its distinctive words: not measured

@@ -510,8 +510,6 @@ class ReidRisk:
         report = plan.view.as_dict()
         report["masked"] = [step.text for step in plan.steps]
         report["excluded"] = [{"id": rid, "why": plan.excluded_why.get(rid, "")} for rid in plan.excluded]
-        if plan.passed_over:
-            report["passed_over"] = plan.passed_over
         if plan.guarded:
             report["guarded"] = True
         if plan.unreachable:

@@ -27,11 +27,9 @@ document's own names (or, without names, too few of its distinctive words), and
 does not stand out either (its prior score under :data:`STANDS_OUT` times every
 other record's), the background does not hold this person: the risk is reported
 as not measured (``k = None``, ``why``) and the attack masks nothing
-(:func:`.reid_prior.coverage`, :func:`stands_out`). With ``guard``, unless one of the next
-:data:`.reid_whom.PRIOR_ALTERNATES` records does hold them: the records scored above it
-hold the person's common names and nothing else of the document (namesakes,
-which a large background has many of), and the prior is taken again without
-them (the plan lists them as ``passed_over``).
+(:func:`.reid_prior.coverage`, :func:`stands_out`). With ``guard``, it is still
+masked until no record the attack names from its visible words is named with a
+chance above ``1 / k``, whoever the person is (:func:`.reid_whom.guard_worst`).
 
 **Unknown words.** A visible word that no background record holds cannot move
 any score, yet an attacker with the web or a language model knows it: when it
@@ -76,7 +74,7 @@ from .reid_scores import (
     risk_of,
 )
 from .reid_scores import rank_floor as floor_of
-from .reid_whom import GUARD_ROUNDS, guard_worst, passed_over
+from .reid_whom import GUARD_ROUNDS, guard_worst
 
 #: a record the prior's search scores this many times above every other stands out: the document is its person's
 STANDS_OUT = 2.0
@@ -164,7 +162,6 @@ class Plan:
     dense: dict | None = None  # the dense attacker's view (reid_dense), when it ran
     unreachable: str = ""  # why masking words cannot reach 1 / k (nothing was masked)
     risk_before: float | None = None  # the worst attacker's chance before the loop masked anything
-    passed_over: list[str] = field(default_factory=list)  # the prior's first records, not the person's
     guarded: bool = False  # not measured, masked against whoever the attack names (plan_masks' guard)
 
 
@@ -202,9 +199,8 @@ def plan_masks(
     (None: no limit). ``zipf``: a word's frequency in the language (wordfreq's Zipf scale), for the
     unknown words (masked when rarer than ``unknown_zipf``; None: off) and the distinctive words that
     say whether the background covers the document. ``prior_doc``: the original document, when ``doc`` is
-    what will be published instead (a rendered text): who the person is comes from it. ``guard``: when the
-    prior's best record is not the person's, the next ones are tried (:func:`.reid_whom.passed_over`), and a
-    document that is still not measured is masked until no record the attack names from its visible words
+    what will be published instead (a rendered text): who the person is comes from it. ``guard``: a
+    document that is not measured is still masked until no record the attack names from its visible words
     is named with a chance above ``1 / k`` (:func:`.reid_whom.guard_worst`); it is still reported not measured.
     ``rank_floor``: a record scored at least this share of the best counts at least 1 / its rank
     (:func:`.reid_scores.rank_floor`; None: the attack's chances alone).
@@ -286,17 +282,6 @@ def plan_masks(
                 # no name or rare word ties the best record to the text, yet the whole text points at it
                 # alone (a person called by common names, or by names the record spells otherwise)
                 measured, why = True, ""
-            if not measured and guard:
-                passed, alternate = passed_over(background, original, prior_scores, excluded, zipf, distinct_zipf)
-                if alternate is not None:
-                    # the records the prior put first are namesakes (they hold the person's common names,
-                    # none of the words that say who); the person is the next record the document's own
-                    # words tie to it: the prior is taken again without the namesakes
-                    scores = prior_scores.copy()
-                    scores[passed] = 0.0
-                    prior = attack_probabilities(scores[None, :], margin)[0]
-                    plan.prior, plan.passed_over, best = prior, [background.ids[p] for p in passed], alternate
-                    measured, why = True, ""
 
     before = len(plan.steps)
     if not measured and guard and not other_language and max_steps > 0:
