@@ -283,7 +283,7 @@ def plan_masks(
                 # alone (a person called by common names, or by names the record spells otherwise)
                 measured, why = True, ""
 
-    before = len(plan.steps)
+    before, left = len(plan.steps), 0.0
     if not measured and guard and not other_language and max_steps > 0:
         # who the person is cannot be told: whoever the attack would name from the visible words is
         worst = guard_worst(problem, margin, n, excluded)
@@ -315,7 +315,8 @@ def plan_masks(
         # a mask that hides one record may single out another: each record the attack now names with a
         # chance above 1/k joins the prior, and the loop goes on
         worst = guard_worst(problem, margin, n, excluded)
-        if worst.max(initial=0.0) <= 1.0 / k + 1e-9:
+        left = float(worst.max(initial=0.0))  # the highest chance any record is named, after these masks
+        if left <= 1.0 / k + 1e-9:
             break
         prior = np.maximum(prior, worst)
         prior = plan.prior = prior / prior.sum()
@@ -323,7 +324,7 @@ def plan_masks(
         problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded, floor=rank_floor
     )
     if plan.guarded:
-        plan.view.reached = bool(guard_worst(problem, margin, n, excluded).max(initial=0.0) <= 1.0 / k + 1e-9)
+        plan.view.reached = left <= 1.0 / k + 1e-9
     futile = unreached == "undo" or (
         unreached == "futile" and plan.risk_before is not None and plan.view.risk > FUTILE_SHARE * plan.risk_before
     )
@@ -341,11 +342,18 @@ def plan_masks(
         plan.view = view_of(
             problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded, floor=rank_floor
         )
-    if not measured:
         if plan.guarded:
+            left = float(guard_worst(problem, margin, n, excluded).max(initial=0.0))  # with the masks undone
+    if not measured:
+        if plan.guarded and left <= 1.0 / k + 1e-9:
             why += (
                 f"; guarded: {len(plan.steps) - before} words masked so that no record the attack names from "
                 f"the visible words is named with a chance above 1/{k}"
+            )
+        elif plan.guarded:
+            why += (
+                f"; guarded: {len(plan.steps) - before} words masked, a record is still named with a chance "
+                f"of {left:.2f} > 1/{k}"
             )
         plan.view.measured, plan.view.why, plan.view.k = False, why, None
         plan.view.reached = False
