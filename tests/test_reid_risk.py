@@ -216,7 +216,7 @@ def test_the_weightings_of_the_family():
     assert weights.scores(np.array([1.0]), "plus", 2) == pytest.approx([idf * (bm25[0] + 0.4), idf * (bm25[1] + 0.4)])
     # the short record left out: the long one alone competes (mean length 5, idf ln(1 + 0.5 / 1.5))
     alone = _weights(postings, [postings.term_id("seals")], np.array([True, False]))
-    assert alone.records[0].tolist() == [1] and alone.mean_length == 5.0
+    assert alone.n_compete == 1 and alone.df.tolist() == [1] and alone.mean_length == 5.0
     assert alone.scores(np.array([1.0]), "lucene", 2) == pytest.approx([0.0, math.log(1 + 1 / 3) / 2.5])
 
 
@@ -233,7 +233,9 @@ def test_scores_add_each_terms_weight_in_the_records_that_hold_it():
     assert weights.scores(np.array([0.0, 0.0]), "lucene", 2).tolist() == [0.0, 0.0]
     # a record left out holds nothing: painter's record is the only one that competes
     alone = _weights(postings, terms, np.array([True, False]))
-    assert alone.n_compete == 1 and alone.df.tolist() == [1, 1] and [r.tolist() for r in alone.records] == [[1], [1]]
+    assert alone.n_compete == 1 and alone.df.tolist() == [1, 1]
+    painter_alone = math.log(1 + 1 / 3) * part  # idf ln(1 + 0.5 / 1.5) for both terms now
+    assert alone.scores(np.array([1.0, 1.0]), "lucene", 2) == pytest.approx([0.0, 2 * painter_alone])
 
 
 def test_plan_masks_the_words_that_single_the_person_out(index):

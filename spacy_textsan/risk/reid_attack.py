@@ -72,8 +72,8 @@ from .reid_scores import (
     Occurrence,
     attack_probabilities,
     risk_of,
+    row_risk,
 )
-from .reid_scores import rank_floor as floor_of
 from .reid_whom import GUARD_ROUNDS, guard_worst
 
 #: a record the prior's search scores this many times above every other stands out: the document is its person's
@@ -402,6 +402,7 @@ def _loop(
         play_set.update(top_indices(analyser.full_scores("lucene", n), top_records).tolist())
     if target is not None:
         play_set.add(target)
+    play_set.difference_update(problem.excluded_at.tolist())  # a record left out is never named
     play = np.array(sorted(play_set), dtype=np.int64)
     prior_play = prior[play]
     for analyser in problem.analysers:
@@ -414,7 +415,8 @@ def _loop(
     common = max(common_share * n_compete, k)
     ctx = _Choice(prior_play, margin, floor, limit, cost_power, budget)
     for _ in range(max_steps):
-        currents = [a.counts() @ a.C[w] for a, w in attackers]
+        counts = {a.name: a.counts() for a in problem.analysers}
+        currents = [counts[a.name] @ a.C[w] for a, w in attackers]
         risks = [float(r) for r in risk_of(np.array(currents), prior_play, margin, floor=floor)]
         risk = max(risks)
         if plan.risk_before is None:
@@ -486,7 +488,7 @@ def _choose(
     # ties go to the rarer word, then to the earlier one in the text
     candidates = sorted(candidates, key=lambda a: (problem.df[a], problem.first[a]))
     hidden = {a.name: problem.hidden_counts(a, candidates) for a in problem.analysers}
-    removed = [np.asarray(hidden[a.name] @ a.C[w]) for a, w in attackers]
+    removed = [hidden[a.name] @ a.C[w] for a, w in attackers]
     # every attacker's chance after each candidate's mask, in one call (a row per attacker and candidate)
     afters = risk_of(
         np.concatenate([np.maximum(c[None, :] - h, 0.0) for c, h in zip(currents, removed, strict=True)]),
@@ -503,11 +505,13 @@ def _choose(
         gain = sum(np.log(risks[i]) - np.log(np.maximum(afters[i], 1e-300)) for i in above)
     if np.max(gain) <= 1e-12:
         # nor theirs (no competitor comes close yet): what brings the others closer, all records counted
-        gain = sum(
-            float(risk_of(currents[i][None, :], prior_play, margin, 0.0)[0])
-            - risk_of(np.maximum(currents[i][None, :] - removed[i], 0.0), prior_play, margin, 0.0)
-            for i in above
-        )
+        # (one call: each attacker's row as it is, then its row after each candidate)
+        rows = [currents[i][None, :] for i in above] + [
+            np.maximum(currents[i][None, :] - removed[i], 0.0) for i in above
+        ]
+        chances = risk_of(np.concatenate(rows), prior_play, margin, 0.0)
+        now, later = chances[: len(above)], chances[len(above) :].reshape(len(above), len(candidates))
+        gain = (now[:, None] - later).sum(axis=0)
     affordable = np.ones(len(candidates), dtype=bool) if ctx.budget is None else spent + costs <= ctx.budget
     if not affordable.any():
         return None
@@ -538,25 +542,27 @@ def view_of(
     floor: float | None = None,
 ) -> AttackView:
     """The attacker family's view of the problem's visible words, over every record."""
-    risk, full, attack, name = -1.0, np.zeros(n), np.zeros(n), ""
+    risk, full, name = -1.0, np.zeros(n), ""
+    attack: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros(0))
     by_attacker: dict[str, float] = {}
     worst_analyser: _Analyser | None = None
+    excluded_at, people = np.flatnonzero(excluded), np.flatnonzero(prior > 0)
     for analyser in problem.analysers:
         for weighting in problem.weightings:
             scores = analyser.full_scores(weighting, n)
-            scores[excluded] = 0.0
-            probs = attack_probabilities(scores[None, :], margin)[0]
-            r = float(probs @ prior)
-            if floor is not None:
-                r = max(r, float(floor_of(scores[None, :], prior, floor)[0]))
+            scores[excluded_at] = 0.0
+            r, at, probs = row_risk(scores, prior, people, margin, floor)
             by_attacker[f"{analyser.name}/{weighting}"] = r
             if r > risk:
-                risk, full, attack, name, worst_analyser = r, scores, probs, f"{analyser.name}/{weighting}", analyser
+                risk, full, attack, worst_analyser = r, scores, (at, probs), analyser
+                name = f"{analyser.name}/{weighting}"
     risk = max(risk, 0.0)
     width = n - int(excluded.sum())
     order = [int(r) for r in top_indices(full, top) if full[r] > 0]
     narrowing: list[tuple[str, int]] = []
-    riskiest = int(np.argmax(attack * prior)) if (attack * prior).any() else -1
+    at, probs = attack
+    named = probs * prior[at]
+    riskiest = int(at[int(np.argmax(named))]) if named.any() else -1
     actions = [a for a in range(len(problem.keys)) if problem.live_groups(a)]
     if riskiest >= 0 and worst_analyser is not None and actions:
         # the visible words with the most weight in the riskiest record, under the worst attacker

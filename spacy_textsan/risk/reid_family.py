@@ -140,6 +140,7 @@ class TermPostings:
         self.tf = tf
         self.lengths = lengths
         self._df = np.diff(self.indptr)
+        self._repeated: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def n_records(self) -> int:
@@ -201,6 +202,16 @@ class TermPostings:
 
     def term_id(self, term: str) -> int | None:
         return self.vocab.get(term)
+
+    def repeated(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(indptr, records, tf)`` of the postings whose record holds the term more than once (CSR by
+        term, as the postings): the attack's scores correct a single occurrence's weight for these alone
+        (:func:`.reid_kernels.repeated_sums`), without a test per posting. Found on first use and kept."""
+        if self._repeated is None:
+            tf = np.asarray(self.tf)
+            at = np.flatnonzero(tf != 1)
+            self._repeated = (np.searchsorted(at, self.indptr).astype(np.int64), np.asarray(self.records)[at], tf[at])
+        return self._repeated
 
     def df(self, term_id: int) -> int:
         return int(self._df[term_id])

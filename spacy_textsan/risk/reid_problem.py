@@ -11,6 +11,7 @@ import numpy as np
 from scipy import sparse
 
 from .reid_family import ANALYSERS, Feature, TermPostings
+from .reid_kernels import nth_largest
 from .reid_scores import WEIGHTINGS, DocWords, FamilyBackground, _weights
 
 __all__ = ["top_indices"]
@@ -54,6 +55,9 @@ class _Analyser:
         cols = [i for i, groups in enumerate(feat_groups) for _ in groups]
         self.G2F = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_groups, n_feat))
         self.T2F = self.F2T.T.tocsr()
+        #: the same as dense arrays: a document has a few hundred features, and the loop multiplies them
+        #: at every step (dense products of this size cost less than sparse ones' overhead)
+        self.F2T_dense = self.F2T.toarray()
         self.alive = np.ones(n_feat)
         self.C: dict[str, np.ndarray] = {}
 
@@ -68,14 +72,12 @@ class _Analyser:
         searched for the few records in play, not every posting looked at."""
         weights = self.weights
         terms, columns, at = [], [], []
-        start = 0
         for u, records in enumerate(weights.records):
             i = np.searchsorted(records, play)
             inside = np.flatnonzero(records[np.minimum(i, len(records) - 1)] == play) if len(records) else i[:0]
             terms.append(np.full(len(inside), u))
             columns.append(inside)
-            at.append(start + i[inside])
-            start += len(records)
+            at.append(weights.starts[u] + i[inside])
         term, column, position = (np.concatenate(x) if x else np.zeros(0, dtype=np.int64) for x in (terms, columns, at))
         self.C = {}
         for weighting in self.weightings:
@@ -83,16 +85,14 @@ class _Analyser:
             matrix[term, column] = weights.weights_flat(position, term, weighting)
             self.C[weighting] = matrix
 
-    def hidden_counts(self, A2F: sparse.csr_matrix) -> sparse.csr_matrix:
+    def hidden_counts(self, A2F: np.ndarray) -> np.ndarray:
         """Per action (row of ``A2F``, the features it stands in: :meth:`touched`): the visible
         occurrences of each term it would hide."""
-        return (A2F.multiply(self.alive[None, :]).tocsr() @ self.F2T).tocsr()
+        return (A2F * self.alive[None, :]) @ self.F2T_dense
 
-    def touched(self, A2G: sparse.csr_matrix) -> sparse.csr_matrix:
+    def touched(self, A2G: sparse.csr_matrix) -> np.ndarray:
         """Per action (row of ``A2G``, its groups): the features that stand on any of its groups (1 each)."""
-        touched = (A2G @ self.G2F).tocsr()
-        touched.data[:] = 1.0
-        return touched
+        return ((A2G @ self.G2F).toarray() > 0).astype(float)
 
     def mask(self, groups: Sequence[int]) -> None:
         """The features standing on any of ``groups`` are no longer visible."""
@@ -138,9 +138,9 @@ class _Problem:
                 self.first.append(i)
             self.groups[a].add(g)
         self.masked_groups: set[int] = set()
-        self._touched: dict[str, sparse.csr_matrix] = {}
+        self._touched: dict[str, np.ndarray] = {}
         word_postings = background.family.get("word")
-        excluded_at = np.flatnonzero(excluded)
+        excluded_at = self.excluded_at = np.flatnonzero(excluded)
         self.df = np.array(
             [_df(word_postings, key, excluded_at) if word_postings is not None else 0 for key in self.keys],
             dtype=np.int64,
@@ -167,7 +167,7 @@ class _Problem:
         maskable = self.doc.maskable
         return bool(self.live_groups(a)) and (maskable is None or all(maskable[g] for g in self.groups[a]))
 
-    def hidden_counts(self, analyser: _Analyser, actions: Sequence[int]) -> sparse.csr_matrix:
+    def hidden_counts(self, analyser: _Analyser, actions: Sequence[int]) -> np.ndarray:
         """Per action of ``actions``: the visible occurrences of each of ``analyser``'s terms masking it
         would hide. An action's features are found once (a feature on a group masked since is no longer
         alive, so all of an action's groups can stand for its live ones)."""
@@ -213,8 +213,7 @@ def top_indices(values: np.ndarray, n: int) -> np.ndarray:
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
     if n < values.shape[0]:
-        threshold = np.partition(values, values.shape[0] - n)[values.shape[0] - n]
-        candidates = np.flatnonzero(values >= threshold)
+        candidates = np.flatnonzero(values >= nth_largest(np.asarray(values, dtype=np.float64), n))
     else:
         candidates = np.arange(values.shape[0])
     return candidates[np.argsort(-values[candidates], kind="stable")][:n]

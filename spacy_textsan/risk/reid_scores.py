@@ -10,14 +10,15 @@ normalised (:func:`attack_probabilities`): a record scored 0 is never named.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
-from scipy import sparse
 
 from .reid_family import TermPostings, Word, family_features
+from .reid_kernels import KINDS, competing, finish, record_ranges, repeated_sums, totals
 
 __all__ = [
     "RANK_FLOOR",
@@ -28,6 +29,7 @@ __all__ = [
     "attack_probabilities",
     "rank_floor",
     "risk_of",
+    "row_risk",
 ]
 
 #: The term weightings: BM25 with Lucene's idf (every term counts a little) and with
@@ -145,6 +147,43 @@ def risk_of(
     return np.maximum(risk, rank_floor(scores, prior, floor))
 
 
+def row_risk(
+    scores: np.ndarray, prior: np.ndarray, people: np.ndarray, margin: float, floor: float | None, close: float = CLOSE
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(risk, at, probs)`` of one row of scores over a whole background: :func:`risk_of`'s chance that
+    the attacker names the person (``prior``; ``people``: where it is positive), the records the attacker
+    may name and their chances (the rest are 0). Two passes over the row (its best, the records near it);
+    the rest is done on those."""
+    empty = np.zeros(0, dtype=np.int64)
+    top = float(scores.max()) if scores.shape[0] else 0.0
+    if not top > 0:
+        return 0.0, empty, np.zeros(0)
+    lowest = close if floor is None else min(close, floor)
+    near = np.flatnonzero(scores >= lowest * top)
+    near_scores = scores[near]
+    at = near[near_scores >= close * top]
+    logs = np.log(scores[at]) / margin
+    z = np.exp(logs - logs.max())
+    probs = z / z.sum()
+    risk = float(probs @ prior[at])
+    if floor is not None and people.shape[0]:
+        # as rank_floor: a person's record near the best counts at least 1 / its rank (1 + the records
+        # near the best scored higher)
+        bar = floor * top
+        ranked = near_scores[near_scores >= bar]
+        own = scores[people]
+        near = (own > 0) & (own >= bar)
+        if near.sum() > 8:
+            # many people near the best: one sort of the near records, a bisection each
+            ranked = np.sort(ranked)
+            rank = 1 + ranked.shape[0] - np.searchsorted(ranked, own[near], side="right")
+        else:
+            rank = 1 + np.array([np.count_nonzero(ranked > o) for o in own[near]], dtype=np.int64)
+        if near.any():
+            risk = max(risk, float((prior[people[near]] / rank).max()))
+    return risk, at, probs
+
+
 #: a record scored at least this share of the best is one that an attacker weighing or reading words a
 #: little otherwise may rank first: its chance is at least 1 / its rank (reid_risk's ``rank_floor``)
 RANK_FLOOR = 0.6
@@ -191,35 +230,34 @@ class _Weights:
     term occurs once in it (most postings), on its tf. So a record's score is its length's weight of a
     single occurrence times the sum of ``count * idf`` over the terms it holds, plus, for the terms it
     holds more often, what their own weight adds to that: one pass over the postings with a number per
-    term, no weight per posting (at a million records a document's common words hold millions of
-    postings)."""
+    term (:func:`.reid_kernels.totals`), no weight per posting (at a million records a document's common
+    words hold millions of postings). The postings are read where they lie: term ``u``'s are
+    ``flat[starts[u]:ends[u]]``, the background's own arrays; a record left out (``excluded_at``) is not
+    counted in ``df``, ``n_compete`` and the mean length, and scores 0."""
 
     terms: list[int]  # term ids in the postings
-    flat: np.ndarray  # every posting's record (the competing ones), term after term, each term's ascending
+    flat: np.ndarray  # the postings' records, each term's ascending
     flat_tf: np.ndarray  # and how often the record holds the term (as stored: 16-bit)
-    df: np.ndarray  # per term: its postings in ``flat``
+    starts: np.ndarray  # per term: where its postings start in ``flat``
+    ends: np.ndarray  # and end
+    df: np.ndarray  # per term: the records that compete among its postings (``excluded_at`` not counted)
+    repeated: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # the postings held more than once:
+    # their records, tf, and per term where they start and end (:meth:`.reid_family.TermPostings.repeated`)
     lengths: np.ndarray  # every record's length (records left out too)
     n_compete: int
     mean_length: float
+    excluded_at: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # records left out
 
     def __post_init__(self) -> None:
-        self._per_record: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._idf: dict[str, np.ndarray] = {}
-        starts = np.r_[0, np.cumsum(self.df)]
-        #: per term: the records that hold it, ascending, and how often (views into ``flat``)
-        self.records: list[np.ndarray] = np.split(self.flat, starts[1:-1]) if len(self.df) else []
-        self.tf: list[np.ndarray] = np.split(self.flat_tf, starts[1:-1]) if len(self.df) else []
-        # every posting as if its record held the term once, a records x terms matrix of ones over
-        # ``flat`` itself (no copy); the postings held more often (their positions in ``flat``, and where
-        # each term's start) are corrected by their own part (:meth:`scores`)
-        self._ones = sparse.csc_matrix(
-            (_ones(len(self.flat)), self.flat, starts), shape=(len(self.lengths), len(self.df))
-        )
-        self._more_at = np.flatnonzero(self.flat_tf != 1)
-        self._more_starts = np.searchsorted(self._more_at, starts)
-        self._more_matrix: dict[str, sparse.csc_matrix] = {}
-        self._more_product: dict[str, tuple[tuple, np.ndarray]] = {}
-        self._total: dict[str, tuple[tuple[bytes, int], np.ndarray]] = {}
+        #: per term: the records that hold it, ascending, and how often (views into ``flat``; the records
+        #: left out among them)
+        self.records: list[np.ndarray] = [self.flat[a:b] for a, b in zip(self.starts, self.ends, strict=True)]
+        self.tf: list[np.ndarray] = [self.flat_tf[a:b] for a, b in zip(self.starts, self.ends, strict=True)]
+        self._key: dict[str, bytes] = {}  # per idf: the counts times idf that ``_sums`` were taken for
+        self._sums: dict[tuple[str, str], np.ndarray] = {}  # (idf, "total" or the part) -> per record
+        # the sums' arrays go back to the pool with these weights (the next document's reuse them)
+        weakref.finalize(self, _BUFFERS.give_all, self._sums)
 
     def idf(self, weighting: str) -> np.ndarray:
         """Every term's idf under ``weighting`` (computed once per weighting)."""
@@ -231,26 +269,15 @@ class _Weights:
                 self._idf[weighting] = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
         return self._idf[weighting]
 
-    def _record_norms(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per record: its length's part of a posting's weight (BM25's saturation, or the cosine's square
-        root of the relative length) and the part of a posting of tf 1 in it."""
-        if kind not in self._per_record:
-            length = self.lengths / self.mean_length
-            if kind == "cosine":
-                norm = np.sqrt(np.maximum(length, 1e-3))
-                self._per_record[kind] = norm, 1.0 / norm
-            else:
-                norm = K1 * ((1 - B) + B * length)
-                self._per_record[kind] = norm, 1.0 / (1.0 + norm) + (DELTA if kind == "plus" else 0.0)
-        return self._per_record[kind]
-
     def _part(self, kind: str, records: np.ndarray, tf: np.ndarray) -> np.ndarray:
-        """The part of a posting's weight before its idf, for postings of ``records`` held ``tf`` times."""
-        norm = self._record_norms(kind)[0][records]
+        """The part of a posting's weight before its idf, for postings of ``records`` held ``tf`` times:
+        BM25's ``tf / (tf + norm)`` (its length norm ``norm = k1 * (1 - b + b * length / mean)``; BM25+
+        adds :data:`DELTA`), or the cosine's ``(1 + log tf) / sqrt(length / mean)``."""
+        length = self.lengths[records] / self.mean_length
         tf = np.asarray(tf, dtype=np.float64)
-        # BM25's tf / (tf + norm) at tf = 1 is 1 / (1 + norm): the part of a posting held once
         if kind == "cosine":
-            return (1.0 + np.log(tf)) / norm
+            return (1.0 + np.log(tf)) / np.sqrt(np.maximum(length, 1e-3))
+        norm = K1 * ((1 - B) + B * length)
         return tf / (tf + norm) + (DELTA if kind == "plus" else 0.0)
 
     def _part_at(self, u: int, kind: str, at: np.ndarray) -> np.ndarray:
@@ -274,52 +301,70 @@ class _Weights:
         return self.idf(weighting)[u] * self._part_at(u, _kind(weighting), at)
 
     def scores(self, counts: np.ndarray, weighting: str, n_records: int) -> np.ndarray:
-        """Every record's score for ``counts[u]`` occurrences of each term."""
+        """Every record's score for ``counts[u]`` occurrences of each term: one pass over the postings
+        (:func:`.reid_kernels.totals`, the same for ``lucene``, ``cosine`` and ``plus``, which share an
+        idf) and one over the postings held more than once (:func:`.reid_kernels.repeated_sums`, BM25's
+        for ``lucene``, ``robertson`` and ``plus``, whose delta is in a single occurrence's part too)."""
         kind = _kind(weighting)
         per_term = np.asarray(counts, dtype=float) * self.idf(weighting)
-        _, once = self._record_norms(kind)
-        # cosine's and plus' idf is lucene's: the same sum for all three (the last one of each idf is kept)
-        family, key = ("robertson" if weighting == "robertson" else "lucene"), (per_term.tobytes(), n_records)
-        if family in self._total and self._total[family][0] == key:
-            total = self._total[family][1]
-        else:
-            # one pass over the postings
-            total = self._ones @ per_term
-            self._total[family] = (key, total)
-        out = total * once
-        # a posting held more often weighs its own part, not a posting held once's; BM25+'s delta is in
-        # both, so its correction is BM25's (one matrix, and for Lucene's idf one product, for both)
-        more = "bm25" if kind == "plus" else kind
-        more_key = (family, *key)
-        if more in self._more_product and self._more_product[more][0] == more_key:
-            out += self._more_product[more][1]
-            return out
-        if more not in self._more_matrix:
-            records = self.flat[self._more_at]
-            part = self._part(more, records, self.flat_tf[self._more_at])
-            held_once = self._record_norms(more)[1][records]
-            self._more_matrix[more] = sparse.csc_matrix(
-                (part - held_once, records, self._more_starts), shape=(len(self.lengths), len(self.df))
+        family = "robertson" if weighting == "robertson" else "lucene"
+        key = per_term.tobytes()
+        if self._key.get(family) != key:
+            # a new count vector of this idf: the sums of the last one are dropped
+            self._key[family] = key
+            for name in [name for name in self._sums if name[0] == family]:
+                _BUFFERS.give(self._sums.pop(name))
+            total = self._sums[family, "total"] = _BUFFERS.take(n_records)
+            totals(self.flat, self.starts, self.ends, per_term, total, record_ranges(n_records))
+            total[self.excluded_at] = 0.0  # a record left out holds nothing
+        more = "cosine" if kind == "cosine" else "bm25"
+        if (family, more) not in self._sums:
+            extra = self._sums[family, more] = _BUFFERS.take(n_records)
+            repeated_sums(
+                *self.repeated,
+                per_term,
+                self.lengths,
+                self.mean_length,
+                K1,
+                B,
+                more == "cosine",
+                extra,
+                record_ranges(n_records),
             )
-        product = self._more_matrix[more] @ per_term
-        self._more_product[more] = (more_key, product)
-        out += product
-        return out
+            extra[self.excluded_at] = 0.0
+        total, extra = self._sums[family, "total"], self._sums[family, more]
+        return finish(total, extra, self.lengths, self.mean_length, K1, B, DELTA, KINDS[kind])
 
 
-_ONES = np.ones(0)
+class _Buffers:
+    """Arrays of a background's length kept between documents for the sums of :meth:`_Weights.scores`:
+    at a million records each is 8 MB, and a fresh one costs a page fault per 4 kB it is written to (a
+    document needs a few dozen)."""
+
+    def __init__(self, most: int = 16):
+        self.most = most
+        self._free: dict[int, list[np.ndarray]] = {}
+
+    def take(self, n: int) -> np.ndarray:
+        """An array of ``n`` floats, its values undefined (the passes write every one)."""
+        free = self._free.get(n)
+        try:
+            return free.pop() if free else np.empty(n)
+        except IndexError:  # another thread took the last one
+            return np.empty(n)
+
+    def give(self, array: np.ndarray) -> None:
+        free = self._free.setdefault(array.shape[0], [])
+        if len(free) < self.most:
+            free.append(array)
+
+    def give_all(self, sums: dict) -> None:
+        for array in sums.values():
+            self.give(array)
+        sums.clear()
 
 
-def _ones(n: int) -> np.ndarray:
-    """``n`` ones, read-only, a view of one array kept between calls (a million records' postings need
-    tens of millions of them, the same for every document)."""
-    global _ONES
-    ones = _ONES
-    if len(ones) < n:
-        ones = np.ones(n)
-        ones.flags.writeable = False
-        _ONES = ones
-    return ones[:n]
+_BUFFERS = _Buffers()
 
 
 def _kind(weighting: str) -> str:
@@ -330,24 +375,19 @@ def _kind(weighting: str) -> str:
 
 def _weights(postings: TermPostings, term_ids: Sequence[int], excluded: np.ndarray) -> _Weights:
     """The postings of ``term_ids`` over the records that hold any of them (``excluded`` left out):
-    ``idf`` counts those records, the length norm is their mean length. The postings are read in one
-    pass into one array (a million records: tens of millions of postings)."""
+    ``idf`` counts those records, the length norm is their mean length. The postings stay where they are
+    (memory-mapped) and are read in one pass (:func:`.reid_kernels.competing`); only when records are left
+    out are the terms' postings copied without them."""
     ids = np.asarray(term_ids, dtype=np.int64)
-    lo, hi = postings.indptr[ids], postings.indptr[ids + 1]
-    df = (hi - lo).astype(np.int64)
-    if len(ids):
-        flat = np.concatenate([postings.records[a:b] for a, b in zip(lo, hi, strict=True)])
-        flat_tf = np.concatenate([postings.tf[a:b] for a, b in zip(lo, hi, strict=True)])
-    else:
-        flat, flat_tf = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint16)
-    if excluded.any():
-        keep = ~excluded[flat]
-        if not keep.all():
-            df = np.diff(np.r_[0, np.cumsum(keep)][np.r_[0, np.cumsum(df)]])
-            flat, flat_tf = flat[keep], flat_tf[keep]
-    compete = np.zeros(postings.n_records, dtype=bool)
-    compete[flat] = True
-    n_compete = int(np.count_nonzero(compete))
+    starts, ends = postings.indptr[ids], postings.indptr[ids + 1]
+    records, tf = np.asarray(postings.records), np.asarray(postings.tf)
     lengths = np.asarray(postings.lengths)
-    mean = max(float(lengths[compete].mean()), 1.0) if n_compete else 1.0
-    return _Weights(list(term_ids), flat, flat_tf, df, lengths, n_compete, mean)
+    left_out = np.ascontiguousarray(excluded, dtype=np.uint8)
+    n_compete, total_length, df = competing(records, starts, ends, lengths, left_out, record_ranges(len(lengths)))
+    ends = np.asarray(ends, dtype=np.int64)
+    indptr, more, more_tf = postings.repeated()
+    held = (more, more_tf, indptr[ids], indptr[ids + 1])
+    mean = max(total_length / n_compete, 1.0) if n_compete else 1.0
+    return _Weights(
+        list(term_ids), records, tf, starts, ends, df, held, lengths, n_compete, mean, np.flatnonzero(excluded)
+    )
