@@ -62,46 +62,22 @@ def test_totals_add_each_terms_number_wherever_it_is_held_whatever_the_ranges(po
 def test_repeated_sums_are_bm25s_and_the_cosines_parts_beyond_one_occurrence(postings):
     ids, _, _ = term_slices(postings, ["seals", "golden"])
     indptr, records, tf = postings.repeated()
-    lengths = np.asarray(postings.lengths)
-    mean = 2.5
-    out = np.empty(4)
-    repeated_sums(
-        records,
-        tf,
-        indptr[ids],
-        indptr[ids + 1],
-        np.array([2.0, 5.0]),
-        lengths,
-        mean,
-        1.5,
-        0.75,
-        False,
-        out,
-        record_ranges(4),
-    )
+    lengths, mean = np.asarray(postings.lengths), 2.5
+
+    def sums(cosine):
+        out = np.empty(4)
+        args = (records, tf, indptr[ids], indptr[ids + 1], np.array([2.0, 5.0]), lengths, mean, 1.5, 0.75)
+        repeated_sums(*args, cosine, out, record_ranges(4))
+        return out
 
     def bm25(t, length):
         norm = 1.5 * (0.25 + 0.75 * length / mean)
         return t / (t + norm) - 1 / (1 + norm)
 
-    assert out == pytest.approx([2 * bm25(2, 3), 0.0, 2 * bm25(3, 4), 0.0])
-    repeated_sums(
-        records,
-        tf,
-        indptr[ids],
-        indptr[ids + 1],
-        np.array([2.0, 5.0]),
-        lengths,
-        mean,
-        1.5,
-        0.75,
-        True,
-        out,
-        record_ranges(4),
-    )
-    assert out == pytest.approx(
-        [2 * math.log(2) / math.sqrt(3 / mean), 0.0, 2 * math.log(3) / math.sqrt(4 / mean), 0.0]
-    )
+    # golden is held once everywhere: only seals' postings held twice (record 0) and three times (record 2)
+    assert sums(False) == pytest.approx([2 * bm25(2, 3), 0.0, 2 * bm25(3, 4), 0.0])
+    cosine = [2 * math.log(2) / math.sqrt(3 / mean), 0.0, 2 * math.log(3) / math.sqrt(4 / mean), 0.0]
+    assert sums(True) == pytest.approx(cosine)
 
 
 def test_finish_weighs_a_single_occurrence_by_the_records_length():

@@ -338,9 +338,18 @@ def test_a_common_word_is_masked_when_no_rarer_word_helps():
     assert [s.term for s in result.steps] == ["fm", "chess"] and result.view.reached and result.view.k == 13
 
 
-def test_a_common_word_is_not_masked_when_it_costs_more_than_a_tenth_of_the_text():
-    # the same words in an 18-character text: "chess" (5 characters) would take more than a tenth of it
-    # (1.8): the person stands out on the text's ordinary words, nothing is masked and k = 3 is reported
+def test_a_common_word_that_reaches_1_over_k_is_masked_within_a_quarter_of_the_text():
+    # the same words in a 23-character text: "chess" (5 characters) takes more than a tenth of it (2.3),
+    # but masking it brings every attacker to 1 / k and it takes less than a quarter (5.75): masked
+    index = BackgroundIndex.build(CHESS)
+    result = plan(index, "Kim plays chess. An FM.", k=10, rank_floor=0.6, weightings=THREE)
+    assert [s.reason for s in result.steps] == ["reid (stem): 'chess' separates 11 of 13 background records"]
+    assert result.view.reached and result.view.k == 13
+
+
+def test_a_common_word_is_not_masked_when_it_costs_more_than_a_quarter_of_the_text():
+    # in an 18-character text "chess" would take more than a quarter of it (4.5): the person stands out on
+    # the text's ordinary words, nothing is masked and k = 3 is reported
     index = BackgroundIndex.build(CHESS)
     result = plan(index, "Kim: chess. An FM.", k=10, rank_floor=0.6, weightings=THREE)
     assert result.steps == [] and result.view.k == 3 and not result.view.reached

@@ -43,7 +43,8 @@ risk most (per character masked to the power ``cost_power``; ties to the
 rarer, then the earlier word), within a ``budget`` of characters; a word most
 competing records hold is a candidate only once every rarer word is masked, or
 when no rarer word lowers the risk and the common words and the masks so far take
-at most :data:`COMMON_MASK_SHARE` of the text. Masks that do not reach ``1 / k``
+at most :data:`COMMON_MASK_SHARE` of the text, or masking them all reaches ``1 / k`` (the person stands
+out on common words alone: a near copy of their record). Masks that do not reach ``1 / k``
 are undone (``unreached = "undo"``), kept (``"keep"``), or undone only when
 they did not at least halve the worst attacker's chance (``"futile"``: masks
 that take a certain match down to one in three protect, those that leave it
@@ -56,14 +57,14 @@ every record.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .reid_family import ANALYSERS
 from .reid_prior import coverage, holds_evidence
 from .reid_prior import prior as prior_of
-from .reid_problem import _Analyser, _Problem, top_indices
+from .reid_problem import _Analyser, _language_name, _Problem, top_indices
 from .reid_scores import (
     RANK_FLOOR,
     WEIGHTINGS,
@@ -81,6 +82,8 @@ STANDS_OUT = 2.0
 #: when no rarer word lowers the risk, the common words are masked too if they and the masks so far take
 #: at most this share of the document's characters
 COMMON_MASK_SHARE = 0.1
+#: and when the person stands out on them alone, they are masked while the masks take at most this share
+COMMON_REACH_SHARE = 0.25
 #: the settings of ``unreached``
 UNREACHED = ("undo", "keep", "futile")
 #: with ``unreached = "futile"``: masks that leave the chance above this share of where it started are undone
@@ -360,16 +363,6 @@ def plan_masks(
     return plan
 
 
-def _language_name(code: str) -> str:
-    """``fr`` -> ``French`` (babel's English name of the language; the code itself if babel has none)."""
-    from babel import Locale, UnknownLocaleError
-
-    try:
-        return Locale.parse(code).english_name or code
-    except (ValueError, UnknownLocaleError):
-        return code
-
-
 def stands_out(scores: np.ndarray, best: int) -> bool:
     """Whether record ``best`` scores at least :data:`STANDS_OUT` times every other record."""
     if len(scores) < 2:
@@ -431,8 +424,15 @@ def _loop(
         # risk, the common words too if they and the masks so far are cheap ("chess" in an archive of chess
         # players), not when the person stands out on the text's ordinary words (a near copy, a template)
         chosen = _choose(problem, rarer or held, attackers, currents, risks, spent, ctx) if held else None
-        if chosen is None and rarer and len(rarer) < len(held) and _cheap_common(problem, held, common, spent):
+        # or when the person stands out on the common words alone (a near copy of their record, against
+        # records that hold few of them) and masking them reaches 1 / k
+        cheap = chosen is None and rarer and problem.cheap_common(held, common, spent, COMMON_MASK_SHARE)
+        if chosen is None and len(rarer) < len(held) and cheap:
             chosen = _choose(problem, held, attackers, currents, risks, spent, ctx)
+        elif chosen is None and len(rarer) < len(held) and problem.reaches_without(held, attackers, ctx):
+            within = int(COMMON_REACH_SHARE * len(problem.doc.text))
+            capped = replace(ctx, budget=within if ctx.budget is None else min(ctx.budget, within))
+            chosen = _choose(problem, held, attackers, currents, risks, spent, capped)
         if chosen is None:
             break
         a, cost = chosen
@@ -450,13 +450,6 @@ def _loop(
             )
         )
     return spent
-
-
-def _cheap_common(problem: _Problem, held: list[int], common: float, spent: int) -> bool:
-    """Whether the common words of ``held`` (df above ``common``) and the ``spent`` characters take at
-    most :data:`COMMON_MASK_SHARE` of the text together."""
-    cost = spent + sum(problem.cost(a) for a in held if problem.df[a] > common)
-    return cost <= COMMON_MASK_SHARE * len(problem.doc.text)
 
 
 @dataclass

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -197,8 +198,8 @@ def nth_largest(values: np.ndarray, n: int) -> float:
     return heap[0]
 
 
-def _locked(kernel: Callable) -> Callable:
-    """``kernel`` run under :data:`_LAUNCH`."""
+def _locked(kernel: Any) -> Callable:
+    """``kernel`` (a Numba dispatcher) run under :data:`_LAUNCH`."""
 
     @functools.wraps(kernel.py_func)
     def run(*args):

@@ -12,7 +12,7 @@ from scipy import sparse
 
 from .reid_family import ANALYSERS, Feature, TermPostings
 from .reid_kernels import nth_largest
-from .reid_scores import WEIGHTINGS, DocWords, FamilyBackground, _weights
+from .reid_scores import WEIGHTINGS, DocWords, FamilyBackground, _weights, risk_of
 
 __all__ = ["top_indices"]
 
@@ -175,6 +175,28 @@ class _Problem:
             self._touched[analyser.name] = analyser.touched(self._action_groups)
         return analyser.hidden_counts(self._touched[analyser.name][list(actions)])
 
+    def cheap_common(self, held: list[int], common: float, spent: int, share: float) -> bool:
+        """Whether the common words of ``held`` (df above ``common``) and the ``spent`` characters take at
+        most ``share`` of the text together."""
+        cost = spent + sum(self.cost(a) for a in held if self.df[a] > common)
+        return cost <= share * len(self.doc.text)
+
+    def reaches_without(self, actions: list[int], attackers: list[tuple[_Analyser, str]], ctx) -> bool:
+        """Whether masking every word of ``actions`` (within ``ctx.budget``) brings every attacker's chance
+        of naming the person (``ctx.prior_play`` over the records in play) to ``ctx.limit``."""
+        if ctx.budget is not None and sum(self.cost(a) for a in actions) > ctx.budget:
+            return False
+        counts = {a.name: self.counts_without(a, actions) for a in self.analysers}
+        after = np.array([counts[a.name] @ a.C[w] for a, w in attackers])
+        return bool(risk_of(after, ctx.prior_play, ctx.margin, floor=ctx.floor).max() <= ctx.limit)
+
+    def counts_without(self, analyser: _Analyser, actions: Sequence[int]) -> np.ndarray:
+        """``analyser``'s visible occurrences of each term if every action of ``actions`` were masked too
+        (a feature two of them stand on hidden once)."""
+        self.hidden_counts(analyser, actions[:1])  # the actions' features, found once
+        touched = self._touched[analyser.name][list(actions)].max(axis=0, initial=0.0)
+        return analyser.counts() - (touched * analyser.alive) @ analyser.F2T_dense
+
     @cached_property
     def _action_groups(self) -> sparse.csr_matrix:
         """Per action, every group it stands in (1 each), the same for every analyser."""
@@ -217,3 +239,13 @@ def top_indices(values: np.ndarray, n: int) -> np.ndarray:
     else:
         candidates = np.arange(values.shape[0])
     return candidates[np.argsort(-values[candidates], kind="stable")][:n]
+
+
+def _language_name(code: str) -> str:
+    """``fr`` -> ``French`` (babel's English name of the language; the code itself if babel has none)."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return Locale.parse(code).english_name or code
+    except (ValueError, UnknownLocaleError):
+        return code
