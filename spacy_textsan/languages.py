@@ -186,3 +186,13 @@ def word_frequency_language(lang: str | None) -> str:
     wordfreq has a word list for it, English otherwise (the language of the
     shipped background, and what every pipeline used before)."""
     return lang if lang in WORDFREQ_LANGUAGES else "en"
+
+
+def language_name(code: str) -> str:
+    """``fr`` -> ``French`` (babel's English name of the language; the code itself if babel has none)."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return Locale.parse(code).english_name or code
+    except (ValueError, UnknownLocaleError):
+        return code

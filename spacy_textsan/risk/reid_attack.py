@@ -43,8 +43,9 @@ risk most (per character masked to the power ``cost_power``; ties to the
 rarer, then the earlier word), within a ``budget`` of characters; a word most
 competing records hold is a candidate only once every rarer word is masked, or
 when no rarer word lowers the risk and the common words and the masks so far take
-at most :data:`COMMON_MASK_SHARE` of the text, or masking them all reaches ``1 / k`` (the person stands
-out on common words alone: a near copy of their record). Masks that do not reach ``1 / k``
+at most :data:`COMMON_MASK_SHARE` of the text, or when masking them all reaches ``1 / k`` (the person
+stands out on common words alone: a near copy of their record), while the masks take at most
+:data:`COMMON_REACH_SHARE` of it. Masks that do not reach ``1 / k``
 are undone (``unreached = "undo"``), kept (``"keep"``), or undone only when
 they did not at least halve the worst attacker's chance (``"futile"``: masks
 that take a certain match down to one in three protect, those that leave it
@@ -61,10 +62,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..languages import language_name
 from .reid_family import ANALYSERS
 from .reid_prior import coverage, holds_evidence
 from .reid_prior import prior as prior_of
-from .reid_problem import _Analyser, _language_name, _Problem, top_indices
+from .reid_problem import _Analyser, _Choice, _Problem, top_indices
 from .reid_scores import (
     RANK_FLOOR,
     WEIGHTINGS,
@@ -268,8 +270,8 @@ def plan_masks(
         measured, why = (
             False,
             (
-                f"the background holds {_language_name(str(background_lang))} text and this document is "
-                f"{_language_name(lang)}: its words are not the records'"
+                f"the background holds {language_name(str(background_lang))} text and this document is "
+                f"{language_name(lang)}: its words are not the records'"
             ),
         )
     elif target_pos is None:
@@ -425,14 +427,14 @@ def _loop(
         # players), not when the person stands out on the text's ordinary words (a near copy, a template)
         chosen = _choose(problem, rarer or held, attackers, currents, risks, spent, ctx) if held else None
         # or when the person stands out on the common words alone (a near copy of their record, against
-        # records that hold few of them) and masking them reaches 1 / k
-        cheap = chosen is None and rarer and problem.cheap_common(held, common, spent, COMMON_MASK_SHARE)
-        if chosen is None and len(rarer) < len(held) and cheap:
-            chosen = _choose(problem, held, attackers, currents, risks, spent, ctx)
-        elif chosen is None and len(rarer) < len(held) and problem.reaches_without(held, attackers, ctx):
-            within = int(COMMON_REACH_SHARE * len(problem.doc.text))
-            capped = replace(ctx, budget=within if ctx.budget is None else min(ctx.budget, within))
-            chosen = _choose(problem, held, attackers, currents, risks, spent, capped)
+        # records that hold few of them) and masking them reaches 1 / k, within COMMON_REACH_SHARE
+        if chosen is None and len(rarer) < len(held):
+            if rarer and problem.cheap_common(held, common, spent, COMMON_MASK_SHARE):
+                chosen = _choose(problem, held, attackers, currents, risks, spent, ctx)
+            elif problem.reaches_without(held, attackers, ctx):
+                within = int(COMMON_REACH_SHARE * len(problem.doc.text))
+                capped = replace(ctx, budget=within if ctx.budget is None else min(ctx.budget, within))
+                chosen = _choose(problem, held, attackers, currents, risks, spent, capped)
         if chosen is None:
             break
         a, cost = chosen
@@ -450,18 +452,6 @@ def _loop(
             )
         )
     return spent
-
-
-@dataclass
-class _Choice:
-    """What every step of the loop weighs its candidates with."""
-
-    prior_play: np.ndarray
-    margin: float
-    floor: float | None
-    limit: float
-    cost_power: float
-    budget: int | None
 
 
 def _choose(

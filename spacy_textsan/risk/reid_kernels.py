@@ -40,6 +40,13 @@ def record_ranges(n_records: int) -> np.ndarray:
     return np.linspace(0, n_records, tasks + 1).astype(np.int64)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _span(records: np.ndarray, start: int, end: int, lo: int, hi: int) -> tuple[int, int]:
+    """Where the postings ``records[start:end]`` (ascending) of records ``lo`` to ``hi`` (exclusive) are."""
+    part = records[start:end]
+    return start + int(np.searchsorted(part, lo)), start + int(np.searchsorted(part, hi))
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def _competing(
     records: np.ndarray,
@@ -60,9 +67,7 @@ def _competing(
     for c in prange(n_tasks):
         lo, hi = ranges[c], ranges[c + 1]
         for u in range(n_terms):
-            a, b = starts[u], ends[u]
-            first = a + np.searchsorted(records[a:b], lo)
-            last = a + np.searchsorted(records[a:b], hi)
+            first, last = _span(records, starts[u], ends[u], lo, hi)
             for p in range(first, last):
                 r = records[p]
                 if excluded[r]:
@@ -93,8 +98,8 @@ def _totals(
             w = per_term[u]
             if w == 0.0:
                 continue
-            a, e = starts[u], ends[u]
-            for p in range(a + np.searchsorted(records[a:e], lo), a + np.searchsorted(records[a:e], hi)):
+            first, last = _span(records, starts[u], ends[u], lo, hi)
+            for p in range(first, last):
                 total[records[p]] += w
 
 
@@ -124,8 +129,8 @@ def _repeated_sums(
             w = per_term[u]
             if w == 0.0:
                 continue
-            a, e = starts[u], ends[u]
-            for p in range(a + np.searchsorted(repeated[a:e], lo), a + np.searchsorted(repeated[a:e], hi)):
+            first, last = _span(repeated, starts[u], ends[u], lo, hi)
+            for p in range(first, last):
                 r = repeated[p]
                 ft = np.float64(repeated_tf[p])
                 length = lengths[r] / mean_length

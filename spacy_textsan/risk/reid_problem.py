@@ -5,6 +5,7 @@ word), the groups masking it hides."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -101,6 +102,18 @@ class _Analyser:
             self.alive[indices[indptr[g] : indptr[g + 1]]] = 0.0
 
 
+@dataclass
+class _Choice:
+    """What every step of the decision loop (:func:`.reid_attack._loop`) weighs its candidates with."""
+
+    prior_play: np.ndarray
+    margin: float
+    floor: float | None
+    limit: float
+    cost_power: float
+    budget: int | None
+
+
 class _Problem:
     """The document's actions (a folded word: every group it stands in) and the analysers' state."""
 
@@ -171,9 +184,13 @@ class _Problem:
         """Per action of ``actions``: the visible occurrences of each of ``analyser``'s terms masking it
         would hide. An action's features are found once (a feature on a group masked since is no longer
         alive, so all of an action's groups can stand for its live ones)."""
+        return analyser.hidden_counts(self._touched_of(analyser)[list(actions)])
+
+    def _touched_of(self, analyser: _Analyser) -> np.ndarray:
+        """Per action, the features of ``analyser`` that stand on its groups (found once per analyser)."""
         if analyser.name not in self._touched:
             self._touched[analyser.name] = analyser.touched(self._action_groups)
-        return analyser.hidden_counts(self._touched[analyser.name][list(actions)])
+        return self._touched[analyser.name]
 
     def cheap_common(self, held: list[int], common: float, spent: int, share: float) -> bool:
         """Whether the common words of ``held`` (df above ``common``) and the ``spent`` characters take at
@@ -181,7 +198,7 @@ class _Problem:
         cost = spent + sum(self.cost(a) for a in held if self.df[a] > common)
         return cost <= share * len(self.doc.text)
 
-    def reaches_without(self, actions: list[int], attackers: list[tuple[_Analyser, str]], ctx) -> bool:
+    def reaches_without(self, actions: list[int], attackers: list[tuple[_Analyser, str]], ctx: _Choice) -> bool:
         """Whether masking every word of ``actions`` (within ``ctx.budget``) brings every attacker's chance
         of naming the person (``ctx.prior_play`` over the records in play) to ``ctx.limit``."""
         if ctx.budget is not None and sum(self.cost(a) for a in actions) > ctx.budget:
@@ -193,8 +210,7 @@ class _Problem:
     def counts_without(self, analyser: _Analyser, actions: Sequence[int]) -> np.ndarray:
         """``analyser``'s visible occurrences of each term if every action of ``actions`` were masked too
         (a feature two of them stand on hidden once)."""
-        self.hidden_counts(analyser, actions[:1])  # the actions' features, found once
-        touched = self._touched[analyser.name][list(actions)].max(axis=0, initial=0.0)
+        touched = self._touched_of(analyser)[list(actions)].max(axis=0, initial=0.0)
         return analyser.counts() - (touched * analyser.alive) @ analyser.F2T_dense
 
     @cached_property
@@ -239,13 +255,3 @@ def top_indices(values: np.ndarray, n: int) -> np.ndarray:
     else:
         candidates = np.arange(values.shape[0])
     return candidates[np.argsort(-values[candidates], kind="stable")][:n]
-
-
-def _language_name(code: str) -> str:
-    """``fr`` -> ``French`` (babel's English name of the language; the code itself if babel has none)."""
-    from babel import Locale, UnknownLocaleError
-
-    try:
-        return Locale.parse(code).english_name or code
-    except (ValueError, UnknownLocaleError):
-        return code

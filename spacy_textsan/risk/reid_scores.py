@@ -130,10 +130,37 @@ def _row_probabilities(scores: np.ndarray, margin: float, close: float) -> np.nd
     if not top > 0:
         return out
     at = np.flatnonzero(scores >= close * top) if close > 0 else np.flatnonzero(scores > 0)
-    logs = np.log(scores[at]) / margin
-    z = np.exp(logs - logs.max())
-    out[at] = z / z.sum()
+    out[at] = _chances(scores[at], margin)
     return out
+
+
+def _chances(near: np.ndarray, margin: float) -> np.ndarray:
+    """The chance that the attacker names each of the records scored ``near`` (positive, the records it
+    may name): ``s ** (1 / margin)`` normalised, in logarithms."""
+    logs = np.log(near) / margin
+    z = np.exp(logs - logs.max())
+    return z / z.sum()
+
+
+def _row_floor(
+    row: np.ndarray, prior: np.ndarray, people: np.ndarray, ratio: float, top: float, near: np.ndarray | None = None
+) -> float:
+    """:func:`rank_floor` of one row over a whole background (its best ``top``; ``people``: where
+    ``prior`` is positive): only the records at least ``ratio`` times the best can rank above a near record,
+    so ranks are counted among those (their scores ``near``, when the caller has them)."""
+    bar = ratio * top
+    ranked = row[row >= bar] if near is None else near[near >= bar]
+    own = row[people]
+    close = (own > 0) & (own >= bar)
+    if not close.any():
+        return 0.0
+    if close.sum() > 8:
+        # many people near the best: one sort of the near records, a bisection each
+        ranked = np.sort(ranked)
+        rank = 1 + ranked.shape[0] - np.searchsorted(ranked, own[close], side="right")
+    else:
+        rank = 1 + np.array([np.count_nonzero(ranked > o) for o in own[close]], dtype=np.int64)
+    return float((prior[people[close]] / rank).max())
 
 
 def risk_of(
@@ -162,25 +189,10 @@ def row_risk(
     near = np.flatnonzero(scores >= lowest * top)
     near_scores = scores[near]
     at = near[near_scores >= close * top]
-    logs = np.log(scores[at]) / margin
-    z = np.exp(logs - logs.max())
-    probs = z / z.sum()
+    probs = _chances(scores[at], margin)
     risk = float(probs @ prior[at])
     if floor is not None and people.shape[0]:
-        # as rank_floor: a person's record near the best counts at least 1 / its rank (1 + the records
-        # near the best scored higher)
-        bar = floor * top
-        ranked = near_scores[near_scores >= bar]
-        own = scores[people]
-        near = (own > 0) & (own >= bar)
-        if near.sum() > 8:
-            # many people near the best: one sort of the near records, a bisection each
-            ranked = np.sort(ranked)
-            rank = 1 + ranked.shape[0] - np.searchsorted(ranked, own[near], side="right")
-        else:
-            rank = 1 + np.array([np.count_nonzero(ranked > o) for o in own[near]], dtype=np.int64)
-        if near.any():
-            risk = max(risk, float((prior[people[near]] / rank).max()))
+        risk = max(risk, _row_floor(scores, prior, people, floor, top, near_scores))
     return risk, at, probs
 
 
@@ -201,16 +213,7 @@ def rank_floor(scores: np.ndarray, prior: np.ndarray, ratio: float) -> np.ndarra
         return out
     top = scores.max(axis=1)
     if scores.shape[0] == 1:
-        # one row (a whole background): only the records at least ``ratio`` times the best can rank above
-        # a near record, so ranks are counted among those
-        row, floor = scores[0], ratio * top[0]
-        near_scores = row[row >= floor]
-        best = 0.0
-        for j in people:
-            own = row[j]
-            if own > 0 and own >= floor:
-                best = max(best, prior[j] / (1 + np.count_nonzero(near_scores > own)))
-        out[0] = best
+        out[0] = _row_floor(scores[0], prior, people, ratio, float(top[0]))
         return out
     for j in people:
         own = scores[:, j]
@@ -382,8 +385,9 @@ def _weights(postings: TermPostings, term_ids: Sequence[int], excluded: np.ndarr
     starts, ends = postings.indptr[ids], postings.indptr[ids + 1]
     records, tf = np.asarray(postings.records), np.asarray(postings.tf)
     lengths = np.asarray(postings.lengths)
-    left_out = np.ascontiguousarray(excluded, dtype=np.uint8)
-    n_compete, total_length, df = competing(records, starts, ends, lengths, left_out, record_ranges(len(lengths)))
+    n_compete, total_length, df = competing(
+        records, starts, ends, lengths, np.ascontiguousarray(excluded, dtype=bool), record_ranges(len(lengths))
+    )
     ends = np.asarray(ends, dtype=np.int64)
     indptr, more, more_tf = postings.repeated()
     held = (more, more_tf, indptr[ids], indptr[ids + 1])
