@@ -187,6 +187,19 @@ def test_a_measure_below_its_keep_threshold_keeps_a_span_out_of_the_decision():
     assert spans[3]._.reasons == ["risky: kanon: 'bergen' + '1961' shared by 2 < 5 records"]
     assert spans[5]._.reasons == ["policy: label LOC is always masked"]
     assert spans[0]._.reasons == ["direct identifier (label PERSON)"]
+    # a demographic attribute (keep_exempt_labels, DEM by default) stays under the label policy: "Bergen"
+    # read as DEM is masked with the same score; with no exempt label it is kept
+    for exempt, masked in ((None, True), ([], False)):
+        doc = doc_with(nlp, [(t, o, "DEM" if t == "Bergen" else lab, e) for t, o, lab, e in SPANS])
+        for s in doc.spans["textsan"]:
+            set_risk(s, "clf", 0.1 if s.text == "Bergen" else 0.9)
+        cfg = {"mask_labels": ["LOC", "DEM"], "risk_thresholds": {"clf": 0.95}, "keep_thresholds": {"clf": 0.3}}
+        if exempt is not None:
+            cfg["keep_exempt_labels"] = exempt
+        opt = nlp.add_pipe("mask_optimizer", name=f"exempt_{exempt}", config=cfg)
+        bergen = next(s for s in opt(doc).spans["textsan"] if s.text == "Bergen")
+        assert bergen._.masked is masked
+        assert bergen._.reasons == (["policy: label DEM is always masked"] if masked else ["kept: clf score 0.1 < 0.3"])
     with pytest.raises(ValueError, match=r"keep_thresholds\['clf'\] = 0.6 is above risk_thresholds\['clf'\] = 0.5"):
         nlp.add_pipe(
             "mask_optimizer", name="bad", config={"risk_thresholds": {"clf": 0.5}, "keep_thresholds": {"clf": 0.6}}

@@ -90,12 +90,15 @@ def test_the_shipped_background_is_not_guarded_by_default(index):
 
 def test_a_guard_that_cannot_reach_one_in_k_says_so(index):
     # a budget of 6 characters affords "golden" alone, which singles out lee (coins, painter) for certain.
-    # Undone (the default), the plan says the chance with nothing masked (sam: 1, by the pair attacker);
-    # kept, the chance after the mask (lee: 1)
-    undone = plan(index, UNHELD, {"zed"}, {"zed"}, guard=True, budget=6)
+    # Kept (the default for a guarded document: guard_unreached = "keep", whatever unreached says), the plan
+    # says the chance after the mask (lee: 1); undone, the chance with nothing masked (sam: 1, by the pair
+    # attacker)
+    undone = plan(index, UNHELD, {"zed"}, {"zed"}, guard=True, budget=6, guard_unreached="undo", unreached="keep")
     assert undone.steps == [] and undone.unreachable.startswith("masking 1 words left the chance at 0.81 > 1/3")
     assert undone.view.why.endswith("; guarded: 0 words masked, a record is still named with a chance of 1.00 > 1/3")
-    kept = plan(index, UNHELD, {"zed"}, {"zed"}, guard=True, budget=6, unreached="keep")
-    assert [s.text for s in kept.steps] == ["golden"]
+    kept = plan(index, UNHELD, {"zed"}, {"zed"}, guard=True, budget=6)
+    assert [s.text for s in kept.steps] == ["golden"] and kept.unreachable == ""
+    with pytest.raises(ValueError, match="reid_risk: guard_unreached must be one of undo, keep, futile, not 'x'"):
+        ReidRisk(index=index, guard_unreached="x")
     assert kept.view.why.endswith("; guarded: 1 words masked, a record is still named with a chance of 1.00 > 1/3")
     assert chances(index, UNHELD, {"zed", "golden"}) == pytest.approx({"kim": 0, "lee": 1, "ray": 0, "sam": 0})

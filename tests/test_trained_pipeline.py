@@ -16,7 +16,7 @@ ZERO_SHOT_CFG = ROOT / "spacy_textsan" / "configs" / "default.cfg"
 
 #: what the trained config adds to the zero-shot default, and the settings it changes
 ADDED = {"ner", "supervised_risk"}
-CHANGED = {("privacy_ner", "sources"), ("mask_optimizer", "risk_thresholds")}
+CHANGED = {("privacy_ner", "sources"), ("mask_optimizer", "risk_thresholds"), ("mask_optimizer", "keep_thresholds")}
 
 
 def test_trained_config_keeps_every_zero_shot_component():
@@ -35,7 +35,7 @@ def test_trained_config_keeps_every_zero_shot_component():
         "generalizer",
     ]
     assert [p for p in trained_pipe if p not in ADDED] == zero_pipe
-    # every zero-shot block setting by setting, except the two settings that add the trained parts
+    # every zero-shot block setting by setting, except the settings that add the trained parts
     for name in zero_pipe:
         for key, value in zero["components"][name].items():
             if (name, key) not in CHANGED:
@@ -48,6 +48,9 @@ def test_trained_config_keeps_every_zero_shot_component():
     # supervised_risk is one more measure; the zero-shot thresholds stay
     thresholds = trained["components"]["mask_optimizer"]["risk_thresholds"]
     assert set(thresholds) == {"supervised"} | set(zero["components"]["mask_optimizer"].get("risk_thresholds", {}))
+    # and what it scores low is kept (the zero-shot default keeps nothing by a score)
+    assert zero["components"]["mask_optimizer"].get("keep_thresholds", {}) == {}
+    assert trained["components"]["mask_optimizer"]["keep_thresholds"] == {"supervised": 0.15}
     assert {trained["components"][p].get("source") for p in ADDED} == {"${paths.ner_model}", "${paths.risk_model}"}
 
 

@@ -18,7 +18,11 @@ from typer.testing import CliRunner
 
 from spacy_textsan.cli.training import convert_cmd, silver_cmd
 from spacy_textsan.extensions import SPANS_KEY
-from spacy_textsan.risk.supervised_risk import build_candidate_suggester, create_risk_corpus
+from spacy_textsan.risk.supervised_risk import (
+    build_candidate_suggester,
+    create_candidate_risk_corpus,
+    create_risk_corpus,
+)
 from spacy_textsan.tab import read_tab
 from spacy_textsan.tab.reader import TabFormatError
 from spacy_textsan.training import GOLD_KEY, convert_tab, tab_to_training_docs
@@ -215,6 +219,45 @@ def test_risk_corpus(tmp_path):
         ("Norway", "DIRECT"),
     ]
     assert eg.predicted.text == eg.reference.text
+
+
+def test_candidate_risk_corpus(tmp_path):
+    """v2: the gold mentions plus the candidates a detection pipeline proposes, each labelled by the gold
+    mentions it overlaps (DIRECT before QUASI; none or only NO_MASK: NO_MASK)."""
+    convert_tab(spacy.blank("en"), [TAB], tmp_path / "all.spacy")
+    read = create_candidate_risk_corpus(tmp_path / "all.spacy", RULES, stop_at="mask_all")
+    examples = list(read(spacy.blank("en")))
+    assert len(examples) == 3
+    first = examples[0]
+    assert [(s.text, s.label_) for s in first.predicted.spans[SPANS_KEY]] == [
+        ("no. 12345/67", "CODE"),
+        ("12345/67", "CANDIDATE"),  # the rule layer's, inside a DIRECT mention
+        ("Mr John Doe", "CANDIDATE"),
+        ("John Doe", "PERSON"),
+        ("British", "DEM"),
+        ("Kingdom of Sweden", "LOC"),
+        ("Sweden", "CANDIDATE"),  # inside a NO_MASK mention of this annotator
+        ("1 October 2021", "DATETIME"),
+        ("Doe", "PERSON"),
+    ]
+    assert [s.label_ for s in first.reference.spans["textsan_risk"]] == [
+        "DIRECT", "DIRECT", "DIRECT", "DIRECT", "QUASI", "NO_MASK", "NO_MASK", "QUASI", "DIRECT"
+    ]  # fmt: skip
+    second = examples[1]  # the other annotator of the same text: the same candidates, its own labels
+    assert [(s.text, s.label_) for s in second.reference.spans["textsan_risk"]] == [
+        ("12345/67", "DIRECT"),
+        ("Mr John Doe", "DIRECT"),
+        ("researcher", "QUASI"),
+        ("Kingdom of Sweden", "QUASI"),
+        ("Sweden", "QUASI"),
+        ("1 October 2021", "QUASI"),
+        ("Doe", "DIRECT"),
+    ]
+    assert all(eg.predicted.text == eg.reference.text for eg in examples)
+    again = list(read(spacy.blank("en")))  # a second epoch reuses the candidates found once
+    assert [[s.text for s in eg.predicted.spans[SPANS_KEY]] for eg in again] == [
+        [s.text for s in eg.predicted.spans[SPANS_KEY]] for eg in examples
+    ]
 
 
 def test_supervised_risk_annotations():

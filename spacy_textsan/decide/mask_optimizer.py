@@ -14,7 +14,7 @@ measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
 * at least one entity of every risky set is masked;
 * a span whose score for a measure falls below ``keep_thresholds[measure]`` is taken out of the
   decision and kept, with the reason ``kept: <measure> score <s> < <t>``, unless it is a direct
-  identifier or of a special category (a classifier trained on what annotators mask, e.g.
+  identifier, of a special category or of a label in ``keep_exempt_labels`` (DEM) (a classifier trained on what annotators mask, e.g.
   supervised_risk, overrides the label policy and the risky sets both ways; the attack that
   runs after the decision, reid_risk, still masks what it needs);
 * spans that no measure assessed are masked when ``unassessed = "mask"``
@@ -60,6 +60,7 @@ _TOKEN = re.compile(r"\w+")
         "mask_kb_classes": [],
         "risk_thresholds": {},
         "keep_thresholds": {},
+        "keep_exempt_labels": ["DEM"],
         "measures": [],
         "unassessed": "mask",
         "keep_public": [],
@@ -78,6 +79,7 @@ def make_mask_optimizer(
     mask_kb_classes: list[str],
     risk_thresholds: dict[str, float],
     keep_thresholds: dict[str, float],
+    keep_exempt_labels: list[str],
     measures: list[str],
     unassessed: str,
     keep_public: list[str],
@@ -94,6 +96,7 @@ def make_mask_optimizer(
         mask_kb_classes=mask_kb_classes,
         risk_thresholds=risk_thresholds,
         keep_thresholds=keep_thresholds,
+        keep_exempt_labels=keep_exempt_labels,
         measures=measures,
         unassessed=unassessed,
         keep_public=keep_public,
@@ -132,6 +135,7 @@ class MaskOptimizer:
         mask_kb_classes: Iterable[str] = (),
         risk_thresholds: dict[str, float] | None = None,
         keep_thresholds: dict[str, float] | None = None,
+        keep_exempt_labels: Iterable[str] = ("DEM",),
         measures: Iterable[str] = (),
         unassessed: str = "mask",
         keep_public: Iterable[str] = (),
@@ -155,6 +159,10 @@ class MaskOptimizer:
         self.risk_thresholds = dict(risk_thresholds or {})
         #: a span scored below these by a measure is kept (see the module doc)
         self.keep_thresholds = dict(keep_thresholds or {})
+        #: labels a keep threshold never keeps: a demographic attribute (a religious role, a nationality, a
+        #: condition, a family status) stays under the label policy whatever a classifier trained on court
+        #: rulings scores it
+        self.keep_exempt_labels = set(keep_exempt_labels)
         for measure, keep in self.keep_thresholds.items():
             mask = self.risk_thresholds.get(measure)
             if mask is not None and keep > mask:
@@ -302,6 +310,8 @@ class MaskOptimizer:
         if kind is not None:
             return f"{PUBLIC_REASON} ({kind})"
         scores = span._.risk or {}
+        if span.label_ in self.keep_exempt_labels:
+            return None
         for measure, keep in self.keep_thresholds.items():
             score = scores.get(measure)
             if score is not None and score < keep:

@@ -27,7 +27,8 @@ background does not hold the person, the risk is *not measured* (``k: null``,
 knows the person's background record sets ``doc._.reid_target`` to its id for
 the stricter check. ``max_share`` caps the share of a document the attack may
 mask (beyond it the document is reported unreached); words that do not reach
-``1 / k`` are undone unless ``unreached = "keep"``.
+``1 / k`` are undone unless ``unreached = "keep"``; in a guarded document (not measured) they stay unless
+``guard_unreached = "undo"``.
 
 With ``release`` (:mod:`.reid_release`) the masks of the label policy and of kanon_risk's risky sets are
 taken back first where the attack measures the document and brings it to ``1 / k``.
@@ -160,6 +161,7 @@ def _encoder(model: str | None) -> Encoder:
         "common_share": 0.5,
         "attackers": ["stem", "word", "prefix", "pair"],
         "unreached": "undo",
+        "guard_unreached": "keep",
         "rank_floor": 0.6,
         "label": "MISC",
         "direct_labels": ["PERSON", "CODE"],
@@ -188,6 +190,7 @@ def make_reid_risk(
     common_share: float,
     attackers: list[str],
     unreached: str,
+    guard_unreached: str,
     rank_floor: float | None,
     label: str,
     direct_labels: list[str],
@@ -214,6 +217,7 @@ def make_reid_risk(
         common_share=common_share,
         attackers=attackers,
         unreached=unreached,
+        guard_unreached=guard_unreached,
         rank_floor=rank_floor,
         lang=nlp.lang or "en",
         label=label,
@@ -254,6 +258,7 @@ class ReidRisk:
         common_share: float = 0.5,
         attackers: Iterable[str] = ("stem", "word", "prefix", "pair"),
         unreached: str = "undo",
+        guard_unreached: str = "keep",
         rank_floor: float | None = RANK_FLOOR,
         lang: str = "en",
         label: str = "MISC",
@@ -288,9 +293,11 @@ class ReidRisk:
             raise ValueError(f"reid_risk: common_share must be in (0, 1], got {common_share}")
         self.common_share = common_share
         self.attackers = tuple(attackers)
-        if unreached not in UNREACHED:
-            raise ValueError(f"reid_risk: unreached must be one of {', '.join(UNREACHED)}, not {unreached!r}")
+        for setting, value in (("unreached", unreached), ("guard_unreached", guard_unreached)):
+            if value not in UNREACHED:
+                raise ValueError(f"reid_risk: {setting} must be one of {', '.join(UNREACHED)}, not {value!r}")
         self.unreached = unreached
+        self.guard_unreached = guard_unreached
         if rank_floor is not None and not 0.0 < rank_floor <= 1.0:
             raise ValueError(f"reid_risk: rank_floor must be in (0, 1] or null, got {rank_floor}")
         self.rank_floor = rank_floor
@@ -395,6 +402,7 @@ class ReidRisk:
             common_share=self.common_share,
             analysers=self.attackers,
             unreached=self.unreached,
+            guard_unreached=self.guard_unreached,
             lang=self.lang,
             background_lang=background_language(index),
             rank_floor=self.rank_floor,

@@ -192,6 +192,7 @@ def plan_masks(
     weightings: Sequence[str] = WEIGHTINGS,
     prior_doc: DocWords | None = None,
     unreached: str = "undo",
+    guard_unreached: str = "keep",
     background_lang: str | None = None,
     rank_floor: float | None = RANK_FLOOR,
     guard: bool = False,
@@ -207,6 +208,8 @@ def plan_masks(
     what will be published instead (a rendered text): who the person is comes from it. ``guard``: a
     document that is not measured is still masked until no record the attack names from its visible words
     is named with a chance above ``1 / k`` (:func:`.reid_whom.guard_worst`); it is still reported not measured.
+    ``unreached`` / ``guard_unreached``: what happens to masks that do not reach ``1 / k`` in a measured / a
+    guarded document (``undo``, ``keep``, ``futile``).
     ``rank_floor``: a record scored at least this share of the best counts at least 1 / its rank
     (:func:`.reid_scores.rank_floor`; None: the attack's chances alone).
     ``weightings``: the term weightings each analyser scores under (some of :data:`.reid_scores.WEIGHTINGS`).
@@ -222,8 +225,9 @@ def plan_masks(
         raise ValueError(f"attackers must be some of {', '.join(ANALYSERS)}, not {', '.join(unknown) or 'none'}")
     if not weightings or set(weightings) - set(WEIGHTINGS):
         raise ValueError(f"weightings must be some of {', '.join(WEIGHTINGS)}, not {', '.join(weightings) or 'none'}")
-    if unreached not in UNREACHED:
-        raise ValueError(f"unreached must be one of {', '.join(UNREACHED)}, not {unreached!r}")
+    for name, value in (("unreached", unreached), ("guard_unreached", guard_unreached)):
+        if value not in UNREACHED:
+            raise ValueError(f"{name} must be one of {', '.join(UNREACHED)}, not {value!r}")
     n = background.n_records
     excluded = np.zeros(n, dtype=bool)
     for rid in exclude:
@@ -330,8 +334,9 @@ def plan_masks(
     )
     if plan.guarded:
         plan.view.reached = left <= 1.0 / k + 1e-9
-    futile = unreached == "undo" or (
-        unreached == "futile" and plan.risk_before is not None and plan.view.risk > FUTILE_SHARE * plan.risk_before
+    when = guard_unreached if plan.guarded else unreached
+    futile = when == "undo" or (
+        when == "futile" and plan.risk_before is not None and plan.view.risk > FUTILE_SHARE * plan.risk_before
     )
     if futile and len(plan.steps) > before and not plan.view.reached:
         # the words masked one by one did not bring the chance to 1 / k: what singles the person out is

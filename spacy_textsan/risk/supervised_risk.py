@@ -39,6 +39,7 @@ __all__ = [
     "make_supervised_risk",
     "build_candidate_suggester",
     "create_risk_corpus",
+    "create_candidate_risk_corpus",
     "RISK_LABELS",
     "MEASURE",
 ]
@@ -217,6 +218,68 @@ def create_risk_corpus(
             yield Example(predicted, reference)
 
     return read
+
+
+@spacy.registry.readers("spacy_textsan.risk_corpus.v2")
+def create_candidate_risk_corpus(
+    path: str | Path,
+    candidates_pipeline: str | Path,
+    spans_key: str = "textsan_risk",
+    candidates_key: str = SPANS_KEY,
+    gold_key: str = GOLD_KEY,
+    stop_at: str = "mask_optimizer",
+) -> Callable[[Language], Iterator[Example]]:
+    """Examples for ``supervised_risk`` on the spans it will judge: the candidates a pipeline
+    (``candidates_pipeline``: a config or a pipeline folder, its components before ``stop_at``, run once
+    per text) proposes, plus the gold mentions. Each is labelled by the gold mentions it overlaps: DIRECT, else QUASI, else NO_MASK (a
+    candidate no annotator masked is what the classifier must learn to keep)."""
+    cache: dict[str, list[tuple[int, int]]] = {}
+
+    def proposed(texts: list[str]) -> None:
+        from ..pipeline import load_pipeline
+
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        if not todo:
+            return
+        detect = load_pipeline(str(candidates_pipeline))
+        if stop_at in detect.pipe_names:
+            later = detect.pipe_names[detect.pipe_names.index(stop_at) :]
+            detect.select_pipes(disable=later)
+        for text, doc in zip(todo, detect.pipe(todo), strict=True):
+            cache[text] = [(s.start_char, s.end_char) for s in get_candidates(doc, candidates_key)]
+
+    def read(nlp: Language) -> Iterator[Example]:
+        golds = list(DocBin().from_disk(path).get_docs(nlp.vocab))
+        proposed([g.text for g in golds])
+        for gold in golds:
+            mentions = [s for s in gold.spans.get(gold_key, []) if s.id_ in RISK_LABELS]
+            predicted = nlp.make_doc(gold.text)
+            reference = Doc(
+                nlp.vocab, words=[t.text for t in predicted], spaces=[bool(t.whitespace_) for t in predicted]
+            )
+            bounds = {(s.start_char, s.end_char): s.label_ for s in mentions}
+            for start, end in cache[gold.text]:
+                bounds.setdefault((start, end), "CANDIDATE")
+            spans, labels = [], []
+            for (start, end), label in sorted(bounds.items()):
+                span = predicted.char_span(start, end, label=label, alignment_mode="expand")
+                if span is None or not len(span):
+                    continue
+                spans.append(span)
+                labels.append(_overlap_label(start, end, mentions))
+            predicted.spans[candidates_key] = spans
+            reference.spans[spans_key] = [
+                Span(reference, s.start, s.end, label=label) for s, label in zip(spans, labels, strict=True)
+            ]
+            yield Example(predicted, reference)
+
+    return read
+
+
+def _overlap_label(start: int, end: int, mentions: list[Span]) -> str:
+    """DIRECT when ``[start, end)`` overlaps a DIRECT gold mention, else QUASI for a QUASI one, else NO_MASK."""
+    types = {m.id_ for m in mentions if m.start_char < end and start < m.end_char}
+    return next((t for t in (DIRECT, QUASI) if t in types), NO_MASK)
 
 
 def _retokenized(doc: Doc, spans: Iterable[Span]) -> Iterator[Span]:
