@@ -59,6 +59,22 @@ BODIES = (
 
 
 @pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("widowers", "group_role"),
+        ("trade union representatives", "group_role"),
+        ("married with three children", None),  # one person's family, not a group
+        ("father of four sons", None),
+        ("divorced parents", None),
+    ],
+)
+def test_a_group_role_is_a_group_not_one_persons_family(text, kind):
+    doc = f"The applicant is {text}."
+    start, end = mention(doc, text)
+    assert PublicText(doc, ("group_role",)).kind(start, end, "DEM") == kind
+
+
+@pytest.mark.parametrize(
     "words,label,kind",
     [
         ("the Ministry of the Interior", "ORG", "state_body"),

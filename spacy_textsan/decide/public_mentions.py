@@ -14,7 +14,8 @@ person's attribute at all; each kind below is one pure function over the text an
   United Kingdom``), whatever the detector labels it (LOC, ORG, MISC, DEM; never PERSON). Its other
   mentions (``he moved to the United Kingdom``) are decided as before;
 * ``group_role``: a demographic term for a group in the plural, lower case, ``police officers``,
-  ``widowers``, ``trade union representatives`` (not a nationality: ``Turkish nationals`` stays);
+  ``widowers``, ``trade union representatives`` (not a nationality: ``Turkish nationals`` stays; not one
+  person's family: ``married with three children``, ``a father of four sons`` stay);
 * ``procedural_date``: a date in a sentence about the court's own organisation or a law's entry into
   force (``On 1 November 2001 the Court changed the composition of its Sections``, ``... came into force
   on 1 November 1998``), the same in every judgment of its time;
@@ -64,6 +65,11 @@ _STATE_LABELS = frozenset({"LOC", "ORG", "MISC", "DEM"})
 _CASE_NAME_BEFORE = re.compile(r"\bv(?:\.|s\.?) (?:the )?$")
 _NATIONALITY = re.compile(r"\bnationals?\b|\bcitizens?\b")
 _PLURAL = re.compile(r"[a-z](?<!s)s$|(?:men|women|people|children|staff|police)$")
+#: words that make a plural one person's attribute, not a group (``married with three children``, ``a father
+#: of four sons``)
+_ONE_PERSON = re.compile(
+    r"\b(?:married|divorced|separated|widowed|engaged|single|with|of (?:one|two|three|four|five|six|seven|eight|nine|ten|\d+))\b"
+)
 _PROCEDURE = re.compile(r"composition of its Sections|\b(?:came|come|comes|entered|enter|enters) into force\b")
 _SECTION = re.compile(r"^(?:the )?(?:First|Second|Third|Fourth|Fifth|Sixth) Section$")
 _SENTENCE_END = re.compile(r"[.;\n]")
@@ -198,7 +204,11 @@ def _sentence(text: str, start: int, end: int) -> str:
 def _group_role(doc: PublicText, s: int, e: int, label: str) -> bool:
     words = doc.text[s:e]
     return (
-        label == "DEM" and words[:1].islower() and _PLURAL.search(words) is not None and not _NATIONALITY.search(words)
+        label == "DEM"
+        and words[:1].islower()
+        and _PLURAL.search(words) is not None
+        and not _NATIONALITY.search(words)
+        and not _ONE_PERSON.search(words)
     )
 
 

@@ -24,6 +24,7 @@ from .cued_names import find_cued_names_and_cues, find_names_after_ids
 from .dates import date_patterns
 from .lang_data import languages as data_languages
 from .log_fields import find_log_fields
+from .lone_names import find_lone_names
 from .names import find_lexicon_names
 from .national_ids import find_national_ids
 from .network import find_network_ids
@@ -302,14 +303,18 @@ class ScriptNames(Recognizer):
 
 
 class LexiconNames(Recognizer):
-    """Given names and surnames of the name lexicon."""
+    """Given names and surnames of the name lexicon: runs of them (``name:lexicon_name``...), and in English
+    one alone as the subject of a sentence (``name:lone_name``, :mod:`.lone_names`)."""
 
     name = "lexicon_names"
     layer = "names"
     types = ("PERSON",)
 
     def find(self, text: str, context: Context) -> list[Candidate]:
-        return _names_of(find_lexicon_names(text, common_noun(context.lang)))
+        found = find_lexicon_names(text, common_noun(context.lang))
+        if context.lang == "en":
+            found = found + find_lone_names(text)
+        return _names_of(found)
 
 
 class CuedNames(Recognizer):
