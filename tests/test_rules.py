@@ -155,6 +155,15 @@ def test_family_status():
     ]
 
 
+def test_family_status_as_one_attribute_of_a_list_or_a_field():
+    text = (
+        "Patient: Ana Silva, 44, nurse, separated, presenting with fatigue. Marital status: single\n"
+        "Your personnel record lists you as widowed. Single, separated and married: the same rights. "
+        "The two cases, separated in 1999, were joined."
+    )
+    assert [t for t, label, name in rule_spans(text) if name == "family_status"] == ["separated", "single", "widowed"]
+
+
 # --------------------------------------------------------------------------- #
 # issue 25: identifiers left in clear
 # --------------------------------------------------------------------------- #

@@ -259,8 +259,17 @@ DEFAULT_PATTERNS: list[dict] = [
         "flags": "i",
         "group": 1,
         "requires": ["separated", "single", "divorced", "widowed", "engaged"],
-        "pattern": r"\b(?:is|was|are|were|now|being)\s+(separated|single|divorced|widowed|engaged)\b"
+        "pattern": r"\b(?:is|was|are|were|now|being|you\s+as|him\s+as|her\s+as)\s+(separated|single|divorced|widowed|engaged)\b"
         r"(?!\s+(?:from|by|out|into|to|in)\b)",
+    },
+    # one attribute of a list or a field's value: "nurse, separated, presenting with", "Marital status: single"
+    {
+        "name": "family_status",
+        "label": "DEM",
+        "flags": "i",
+        "group": 1,
+        "requires": ["separated", "single", "divorced", "widowed", "engaged"],
+        "pattern": r"(?:,[ \t]+|\bstatus:[ \t]*)(separated|single|divorced|widowed|engaged)(?=[ \t]*(?:[,;.\n]|$))",
     },
     {"name": "percent", "label": "QUANTITY", "pattern": r"\b\d+(?:[.,]\d+)? ?(?:%|per ?cent\b|percent\b)"},
     {
