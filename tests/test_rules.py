@@ -155,6 +155,17 @@ def test_family_status():
     ]
 
 
+def test_a_role_in_apposition_to_a_name():
+    text = (
+        "Mr Jan Kowalski, a tax inspector, was born in 1961. Ana Silva, 44, a warehouse operative living in Leeds. "
+        "Mr Yalman, a result, was heard. Mr Yalman, an oral hearing, took place. The Court, a body, sat."
+    )
+    assert [t for t, label, name in rule_spans(text) if name == "role_apposition"] == [
+        "tax inspector",
+        "warehouse operative",
+    ]
+
+
 def test_family_status_as_one_attribute_of_a_list_or_a_field():
     text = (
         "Patient: Ana Silva, 44, nurse, separated, presenting with fatigue. Marital status: single\n"

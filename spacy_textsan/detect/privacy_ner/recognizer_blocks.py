@@ -103,8 +103,9 @@ def quantities() -> Recognizer:
 
 @spacy.registry.misc("spacy_textsan.recognizer.family_status.v1")
 def family_status() -> Recognizer:
-    """ "married with three children", "is divorced": English only."""
-    return PatternRecognizer("family_status", ("family_status",), ("DEM",), ("en",))
+    """ "married with three children", "is divorced", and a role in apposition to a name ("Mr Jan Kowalski, a
+    tax inspector,"): English only."""
+    return PatternRecognizer("family_status", ("family_status", "role_apposition"), ("DEM",), ("en",))
 
 
 class Dates(Recognizer):

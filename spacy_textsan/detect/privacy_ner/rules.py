@@ -271,6 +271,16 @@ DEFAULT_PATTERNS: list[dict] = [
         "requires": ["separated", "single", "divorced", "widowed", "engaged"],
         "pattern": r"(?:,[ \t]+|\bstatus:[ \t]*)(separated|single|divorced|widowed|engaged)(?=[ \t]*(?:[,;.\n]|$))",
     },
+    # a role in apposition to a name, its last word an agent noun: "Mr Jan Kowalski, a tax inspector, was",
+    # "Ana Silva, 44, a warehouse operative," (not "Mr X, a result,")
+    {
+        "name": "role_apposition",
+        "label": "DEM",
+        "group": 1,
+        "pattern": r"\b[A-Z][\w'’-]*[a-z](?:,[ \t]+\d{1,3})?,[ \t]+(?:a|an)[ \t]+((?:[a-z][a-z-]+[ \t]+){0,2}"
+        r"(?:[a-z][a-z-]+(?:er|or|ist|ian|ant|ent|ive|man|woman|ess|eur|ee|wife)|nurse|chef|priest|imam|clerk|guard|cook))"
+        r"(?=[ \t]*(?:,|;|\.|\bwho\b|\bliving\b|\bborn\b|\bfrom\b|\bbased\b|\bemployed\b|\bworking\b))",
+    },
     {"name": "percent", "label": "QUANTITY", "pattern": r"\b\d+(?:[.,]\d+)? ?(?:%|per ?cent\b|percent\b)"},
     {
         "name": "measure",
