@@ -14,9 +14,9 @@ measures' output (``doc._.risky_sets``, ``span._.risk``) and the masking costs
 * at least one entity of every risky set is masked;
 * a span whose score for a measure falls below ``keep_thresholds[measure]`` is taken out of the
   decision and kept, with the reason ``kept: <measure> score <s> < <t>``, unless it is a direct
-  identifier, of a special category or of a label in ``keep_exempt_labels`` (DEM) (a classifier trained on what annotators mask, e.g.
-  supervised_risk, overrides the label policy and the risky sets both ways; the attack that
-  runs after the decision, reid_risk, still masks what it needs);
+  identifier, of a special category or of a label in ``keep_exempt_labels`` (DEM) (a classifier
+  trained on what annotators mask, e.g. supervised_risk, overrides the label policy and the risky
+  sets both ways; the attack that runs after the decision, reid_risk, still masks what it needs);
 * spans that no measure assessed are masked when ``unassessed = "mask"``
   (the default: no risk information is no evidence of safety);
 * a mention of a kind named in ``keep_public`` (:mod:`.public_mentions`: a law's name, the respondent
@@ -309,9 +309,9 @@ class MaskOptimizer:
         kind = reader.kind(span.start_char, span.end_char, span.label_) if reader is not None else None
         if kind is not None:
             return f"{PUBLIC_REASON} ({kind})"
-        scores = span._.risk or {}
         if span.label_ in self.keep_exempt_labels:
             return None
+        scores = span._.risk or {}
         for measure, keep in self.keep_thresholds.items():
             score = scores.get(measure)
             if score is not None and score < keep:

@@ -33,6 +33,7 @@ from thinc.api import Config, Model, Ops, get_current_ops
 from thinc.types import Ragged
 
 from ..extensions import DIRECT, NO_MASK, QUASI, SPANS_KEY, UNKNOWN, get_candidates, set_risk
+from ..pipeline import load_pipeline
 
 __all__ = [
     "SupervisedRisk",
@@ -206,9 +207,7 @@ def create_risk_corpus(
             if not mentions:
                 continue
             predicted = nlp.make_doc(gold.text)
-            reference = Doc(
-                nlp.vocab, words=[t.text for t in predicted], spaces=[bool(t.whitespace_) for t in predicted]
-            )
+            reference = _same_tokens(predicted)
             predicted.spans[candidates_key] = [
                 Span(predicted, s.start, s.end, label=s.label_) for s in _retokenized(predicted, mentions)
             ]
@@ -231,13 +230,11 @@ def create_candidate_risk_corpus(
 ) -> Callable[[Language], Iterator[Example]]:
     """Examples for ``supervised_risk`` on the spans it will judge: the candidates a pipeline
     (``candidates_pipeline``: a config or a pipeline folder, its components before ``stop_at``, run once
-    per text) proposes, plus the gold mentions. Each is labelled by the gold mentions it overlaps: DIRECT, else QUASI, else NO_MASK (a
-    candidate no annotator masked is what the classifier must learn to keep)."""
+    per text) proposes, plus the gold mentions. Each is labelled by the gold mentions it overlaps: DIRECT,
+    else QUASI, else NO_MASK (a candidate no annotator masked is what the classifier must learn to keep)."""
     cache: dict[str, list[tuple[int, int]]] = {}
 
     def proposed(texts: list[str]) -> None:
-        from ..pipeline import load_pipeline
-
         todo = [t for t in dict.fromkeys(texts) if t not in cache]
         if not todo:
             return
@@ -254,9 +251,7 @@ def create_candidate_risk_corpus(
         for gold in golds:
             mentions = [s for s in gold.spans.get(gold_key, []) if s.id_ in RISK_LABELS]
             predicted = nlp.make_doc(gold.text)
-            reference = Doc(
-                nlp.vocab, words=[t.text for t in predicted], spaces=[bool(t.whitespace_) for t in predicted]
-            )
+            reference = _same_tokens(predicted)
             bounds = {(s.start_char, s.end_char): s.label_ for s in mentions}
             for start, end in cache[gold.text]:
                 bounds.setdefault((start, end), "CANDIDATE")
@@ -274,6 +269,11 @@ def create_candidate_risk_corpus(
             yield Example(predicted, reference)
 
     return read
+
+
+def _same_tokens(doc: Doc) -> Doc:
+    """A blank doc with ``doc``'s tokens: the reference side of an Example."""
+    return Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc])
 
 
 def _overlap_label(start: int, end: int, mentions: list[Span]) -> str:

@@ -60,17 +60,16 @@ FUNCTION_ZIPF = 5.5
 ADVERBS = frozenset("also then later subsequently personally eventually soon again initially first still never".split())
 
 _L = LATIN_LETTERS
-_NAME = re.compile(rf"(?<![{_L}'’\-.])(?P<name>(?:Mc|Mac|O['’])?[A-Z][{_L}]+)(?P<poss>['’]s)?(?![{_L}'’\-])")
+_NAME = re.compile(rf"(?<![{_L}'’\-.])(?P<name>(?:O['’])?[A-Z][{_L}]+)(?P<poss>['’]s)?(?![{_L}'’\-])")
+_GAP = re.compile(r"[ \t]+")
 _WORD = re.compile(rf"[{_L}]+")
 _BEFORE = re.compile(rf"([{_L}]+)[ \t]+$")
 _LOOK_BACK = 64
 
 
-def _is_name(word: str, verb: str | None) -> bool:
-    flags = name_lexicon().get(word.casefold(), 0)
+def _is_name(word: str, verb: str) -> bool:
     return (
-        flags > 0
-        and bool(flags & (FIRST | LAST))
+        bool(name_lexicon().get(word.casefold(), 0) & (FIRST | LAST))
         and zipf_frequency(word.lower(), "en") < MAX_ZIPF
         and word.casefold() not in NOT_PERSON_WORDS
         and (verb in PERSON_VERBS or place_key(word) not in place_names())
@@ -82,10 +81,10 @@ def _verb(text: str, end: int, possessive: bool) -> str | None:
     possessive; None when neither does."""
     pos, adverbs = end, 0
     while True:
-        gap = len(text) - len(text[pos:].lstrip(" \t"))
-        if gap == pos:
+        gap = _GAP.match(text, pos)
+        if gap is None:
             return None
-        m = _WORD.match(text, gap)
+        m = _WORD.match(text, gap.end())
         if m is None or not m.group().islower():
             return None
         word = m.group()

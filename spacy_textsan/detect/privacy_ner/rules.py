@@ -77,6 +77,9 @@ def matches_at_words(pattern: re.Pattern[str], text: str, starts: frozenset[str]
             yield m
 
 
+#: a family status in one word, read where the words around it say it is one (``is separated``)
+_ONE_WORD_STATUSES = ("separated", "single", "divorced", "widowed", "engaged")
+_ONE_WORD_STATUS = "|".join(_ONE_WORD_STATUSES)
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:1[6-9]\d\d|20\d\d)"
 _CURRENCY_CODES = (
@@ -258,8 +261,8 @@ DEFAULT_PATTERNS: list[dict] = [
         "label": "DEM",
         "flags": "i",
         "group": 1,
-        "requires": ["separated", "single", "divorced", "widowed", "engaged"],
-        "pattern": r"\b(?:is|was|are|were|now|being|you\s+as|him\s+as|her\s+as)\s+(separated|single|divorced|widowed|engaged)\b"
+        "requires": list(_ONE_WORD_STATUSES),
+        "pattern": rf"\b(?:is|was|are|were|now|being|you\s+as|him\s+as|her\s+as)\s+({_ONE_WORD_STATUS})\b"
         r"(?!\s+(?:from|by|out|into|to|in)\b)",
     },
     # one attribute of a list or a field's value: "nurse, separated, presenting with", "Marital status: single"
@@ -268,8 +271,8 @@ DEFAULT_PATTERNS: list[dict] = [
         "label": "DEM",
         "flags": "i",
         "group": 1,
-        "requires": ["separated", "single", "divorced", "widowed", "engaged"],
-        "pattern": r"(?:,[ \t]+|\bstatus:[ \t]*)(separated|single|divorced|widowed|engaged)(?=[ \t]*(?:[,;.\n]|$))",
+        "requires": list(_ONE_WORD_STATUSES),
+        "pattern": rf"(?:,[ \t]+|\bstatus:[ \t]*)({_ONE_WORD_STATUS})(?=[ \t]*(?:[,;.\n]|$))",
     },
     # a role in apposition to a name, its last word an agent noun: "Mr Jan Kowalski, a tax inspector, was",
     # "Ana Silva, 44, a warehouse operative," (not "Mr X, a result,")
