@@ -1,6 +1,13 @@
 import pytest
 
-from spacy_textsan.detect.privacy_ner.combine import Candidate, combine, intersect, resolve_overlaps, union
+from spacy_textsan.detect.privacy_ner.combine import (
+    Candidate,
+    combine,
+    intersect,
+    resolve_overlaps,
+    union,
+    yield_to_amounts,
+)
 
 A = [Candidate(0, 10, "PERSON", "a"), Candidate(20, 30, "ORG", "a")]
 B = [Candidate(5, 15, "LOC", "b"), Candidate(22, 25, "ORG", "b"), Candidate(40, 45, "DEM", "b")]
@@ -35,3 +42,18 @@ def test_resolve_overlaps_priority_then_length_then_rules():
         Candidate(70, 70, "LOC", "empty", 1),  # empty dropped
     ]
     assert resolve_overlaps(cands) == [cands[1], cands[3], cands[4]]
+
+
+def test_a_source_number_yields_to_an_amount_of_the_rule_layer():
+    """'approximately 80,000' (a CARDINAL, read as a CODE) over '80,000 euros (EUR)': the amount's number."""
+    text = "(approximately 80,000 euros (EUR) at the time); file 4512345 of 2001 and 123456."
+    cardinal = Candidate(1, 21, "CODE", "ner:x:CARDINAL")
+    amount = Candidate(15, 33, "QUANTITY", "rule:money_amount_first")
+    file_no = Candidate(52, 59, "CODE", "ner:x:CARDINAL")  # no amount near it: a code
+    ner_money = Candidate(70, 76, "QUANTITY", "ner:x:MONEY")  # an amount of a source NER is not the rule layer's
+    bare = Candidate(70, 76, "CODE", "ner:x:CARDINAL")
+    assert text[cardinal.start : cardinal.end] == "approximately 80,000"
+    assert text[amount.start : amount.end] == "80,000 euros (EUR)"
+    assert yield_to_amounts([cardinal, amount, file_no, ner_money, bare]) == [amount, file_no, ner_money, bare]
+    assert resolve_overlaps(yield_to_amounts([cardinal, amount])) == [amount]
+    assert resolve_overlaps([cardinal, amount]) == [cardinal]  # what it was: the longer code won

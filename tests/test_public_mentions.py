@@ -96,6 +96,82 @@ def test_bodies_of_the_executive_and_titles_of_office(words, label, kind):
     assert PublicText(BODIES, ("state_body", "office_title")).kind(start, end, label) == kind
 
 
+COURTS = (
+    "The Supreme Administrative Court upheld it, as did the Court of Cassation, the District Court and the 5th "
+    "Chamber of the Supreme Administrative Court. The Istanbul State Security Court, the Söke Labour Court and the "
+    "Employment Tribunal disagreed; the Court noted it. The Federal Ministry of Justice, the Immigration Appeals "
+    "Board and the International Law Department replied, not the Salzburg Federal Police Authority or the "
+    "Health Insurance Office."
+)
+
+
+@pytest.mark.parametrize(
+    "words,label,kind",
+    [
+        ("Supreme Administrative Court", "ORG", "generic_court"),
+        ("Court of Cassation", "ORG", "generic_court"),
+        ("District Court", "ORG", "generic_court"),
+        ("5th Chamber of the Supreme Administrative Court", "ORG", "generic_court"),
+        ("Istanbul State Security Court", "ORG", None),  # a place narrows it to a town
+        ("Söke Labour Court", "ORG", None),
+        ("Labour Court", "ORG", None),  # the detector's span without the town before it
+        ("Employment Tribunal", "ORG", None),  # a tribunal says what the dispute was about
+        ("Court", "ORG", None),  # the kind alone
+        ("Supreme Administrative Court", "LOC", None),  # only an organisation
+        ("Federal Ministry of Justice", "ORG", "state_body"),
+        ("Immigration Appeals Board", "ORG", "state_body"),
+        ("International Law Department", "ORG", "state_body"),
+        ("Salzburg Federal Police Authority", "ORG", None),
+        ("Health Insurance Office", "ORG", None),  # insurance is no function of the State
+    ],
+)
+def test_courts_named_by_their_kind_and_federal_bodies(words, label, kind):
+    start, end = mention(COURTS, words, 1 if words == "Court" else 0)
+    if words == "Court":  # "the Court noted it", the mention that is the word alone
+        start = COURTS.index("the Court noted") + 4
+        end = start + 5
+    assert PublicText(COURTS, ("state_body", "generic_court")).kind(start, end, label) == kind
+
+
+def test_a_procedural_date_in_a_sentence_with_an_abbreviation():
+    """The dot of "Protocol No. 11" ends no sentence: the date is the Protocol's entry into force."""
+    text = (
+        "The application was transmitted to the Court on 1 November 1998, when Protocol No. 11 to the Convention "
+        "came into force (Article 5 § 2 of Protocol No. 11).\n\nOn 3 May 1999 he was arrested. It came into force."
+    )
+    reader = PublicText(text, ("procedural_date",))
+    assert reader.kind(*mention(text, "1 November 1998"), "DATETIME") == "procedural_date"
+    assert reader.kind(*mention(text, "3 May 1999"), "DATETIME") is None  # the next sentence is another's
+
+
+def test_a_risky_combination_with_a_public_member_is_no_risk():
+    """kanon's minimal risky combination {court, place}: with the court kept as public, the place alone is not
+    risky (it would be a set of its own), so nothing is masked for that combination."""
+    nlp = spacy.blank("en")
+    text = "The Supreme Administrative Court heard him in Kayseri. He was born in Sivas."
+    for kinds, expected in (
+        ([], [("Supreme Administrative Court", False), ("Kayseri", True), ("Sivas", True)]),
+        (["generic_court"], [("Supreme Administrative Court", False), ("Kayseri", False), ("Sivas", True)]),
+    ):
+        opt = nlp.add_pipe("mask_optimizer", name=f"opt{len(kinds)}", config={"mask_labels": [], "keep_public": kinds})
+        doc = spans_of(
+            nlp, text, [("Supreme Administrative Court", 0, "ORG"), ("Kayseri", 0, "LOC"), ("Sivas", 0, "LOC")]
+        )
+        court, kayseri, sivas = doc.spans["textsan"]
+        set_risk(court, "kanon", 0.1)  # a longer, dearer span than the town
+        set_risk(kayseri, "kanon", 0.1)
+        set_risk(sivas, "kanon", 0.5)
+        add_risky_set(
+            doc, "kanon", [court, kayseri], "'supreme administrative court' + 'kayseri' shared by 2 < 5 records"
+        )
+        add_risky_set(doc, "kanon", [sivas], "'sivas' appears in 1 < 5 records")
+        doc = opt(doc)
+        assert [(s.text, s._.masked) for s in doc.spans["textsan"]] == expected
+        assert doc._.decision_info["n_risky_sets"] == (1 if kinds else 2) and not doc._.sanitize_errors
+        if kinds:
+            assert doc.spans["textsan"][0]._.reasons == ["kept: public (generic_court)"]
+
+
 def test_the_respondent_state_where_the_text_names_it_as_such():
     text = "an application against the United Kingdom of Great Britain and Northern Ireland lodged with the Court"
     assert respondent_state(text) == "United Kingdom of Great Britain and Northern Ireland"

@@ -35,7 +35,7 @@ from spacy_textsan.risk.background import Background
 from spacy_textsan.risk.reid_attack import DocWords, attack_probabilities, plan_masks, stands_out
 from spacy_textsan.risk.reid_family import TermPostings, family_features, text_hash, words_of
 from spacy_textsan.risk.reid_index import VERSION, BackgroundIndex, analyse, analyse_terms, load_background
-from spacy_textsan.risk.reid_prior import holds_evidence, prior
+from spacy_textsan.risk.reid_prior import coverage, holds_evidence, prior
 from spacy_textsan.risk.reid_scores import _weights, rank_floor, risk_of
 
 BACKGROUND_BLOCK = {"@misc": "spacy_textsan.background.v1", "path": None}
@@ -51,6 +51,7 @@ ZIPF = {"kim": 1.0, "zed": 1.0, "seals": 2.0, "collects": 2.0, "golden": 4.0, "p
 ZIPF |= {"whomersley": 1.0, "quorvath": 0.5}
 ZIPF |= {"beatrice": 3.5, "kerr": 3.5, "maude": 2.5, "ballarat": 2.0}
 ZIPF |= {"cassation": 2.0, "liras": 2.5}
+ZIPF |= {"zarnowicz": 0.5, "basara": 1.0, "sad": 4.5, "rejonowy": 1.0}
 
 
 def zipf(word: str) -> float:
@@ -689,6 +690,41 @@ def test_a_name_other_records_share_is_not_the_person_when_the_document_names_so
     text = "Mr Quorvath, represented by Mr Whomersley, met Kim."
     names = {"quorvath", "whomersley", "kim"}
     assert plan(own, text, masked=names, direct=names).view.measured
+
+
+def test_one_name_of_the_records_own_against_a_full_name_no_record_holds():
+    # the applicant's full name (Quorvath Zarnowicz) is in no record; his lawyer's (Basara) in one, the record
+    # judged (b). The document names them as often: the lawyer's other case, not the applicant's: not
+    # measured. Named twice where the applicant is named once, the lawyer is the one the document is about
+    background = BackgroundIndex.build([("b", "Basara pleaded in case a"), ("kim", "Kim golden seals painter")])
+    direct = {"quorvath", "zarnowicz", "basara"}
+    none = np.zeros(2, dtype=bool)
+
+    def judged(text):
+        return coverage(background, doc_words(text, direct, direct), 0, none, zipf, 3.0)
+
+    assert judged("Mr Quorvath Zarnowicz, represented by Ms Basara, pleaded his case.") == (
+        False,
+        "the background record most like this document holds one of its names (basara), and no record holds "
+        "quorvath, zarnowicz, which the document names as often: the background does not hold this person",
+    )
+    assert judged("Mr Quorvath Zarnowicz, represented by Ms Basara, pleaded. Ms Basara lost.") == (True, "")
+    assert judged("Mr Quorvath, represented by Ms Basara, pleaded.") == (True, "")  # one unknown name only
+
+
+def test_names_other_records_share_do_not_measure_a_document_whose_own_names_no_record_holds():
+    # "Sąd Rejonowy" (a court, read as a name) and the Government Agent (Whomersley) are in five records each;
+    # the applicant (Quorvath Zarnowicz) in none. The record judged holds the three shared names, not one of
+    # his: no full name of his, and the distinctive words decide: it holds neither of his two
+    records = [(f"r{i}", f"Sad Rejonowy Whomersley Government case {w}") for i, w in enumerate("abcde")]
+    background = BackgroundIndex.build([*records, ("kim", "Kim golden seals painter")])
+    direct = {"quorvath", "zarnowicz", "sad", "rejonowy", "whomersley"}
+    text = "Mr Quorvath Zarnowicz sued in the Sad Rejonowy; Mr Whomersley pleaded for the Government."
+    assert coverage(background, doc_words(text, direct, direct), 0, np.zeros(6, dtype=bool), zipf, 3.0) == (
+        False,
+        "the background record most like this document shares 0 of its 2 distinctive words: "
+        "the background does not hold this person",
+    )
 
 
 def test_two_names_together_say_who_the_person_is_when_each_is_shared():

@@ -94,6 +94,13 @@ def test_quantities():
         ("15 x 10 mm", "QUANTITY"),
         ("5,000 euros", "QUANTITY"),
     ]
+    # a currency's name as judgments capitalise it
+    text = "a fine of 100,000,000 Turkish Liras (TRL), 1,579 New Turkish liras (YTL) and 33,658 Austrian Schillings."
+    assert [s[0] for s in rule_spans(text)] == [
+        "100,000,000 Turkish Liras (TRL)",
+        "1,579 New Turkish liras (YTL)",
+        "33,658 Austrian Schillings",
+    ]
 
 
 def test_no_false_codes_in_plain_numbers():

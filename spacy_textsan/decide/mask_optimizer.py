@@ -216,9 +216,11 @@ class MaskOptimizer:
 
         risky_sets, set_reasons = [], []
         for rs in doc._.risky_sets or []:
-            members = sorted({of_span[j] for j in self._span_indices(doc, rs, spans, by_offsets, public)})
-            if not members and all(tuple(o) in public for o in rs.get("spans", [])):
-                continue  # public mentions only: no risk
+            if any(tuple(o) in public for o in rs.get("spans", [])):
+                # a minimal risky combination with a mention kept as public: the others alone are not risky
+                # (they would be a set of their own), and the kept one tells nobody apart
+                continue
+            members = sorted({of_span[j] for j in self._span_indices(doc, rs, spans, by_offsets)})
             if not members:
                 add_error(
                     doc, f"mask_optimizer: risky set {rs['spans']} ({rs.get('measure')}) matches no candidate span"
@@ -319,14 +321,10 @@ class MaskOptimizer:
         return None
 
     @staticmethod
-    def _span_indices(
-        doc: Doc, risky_set: dict, spans: list[Span], by_offsets: dict[tuple, int], public: dict | None = None
-    ) -> list[int]:
-        """Candidates named by a risky set's offsets (or overlapping them); public mentions are no member."""
+    def _span_indices(doc: Doc, risky_set: dict, spans: list[Span], by_offsets: dict[tuple, int]) -> list[int]:
+        """Candidates named by a risky set's offsets (or overlapping them)."""
         out = []
         for start, end in risky_set.get("spans", []):
-            if public and (start, end) in public:
-                continue
             j = by_offsets.get((start, end))
             if j is not None:
                 out.append(j)

@@ -29,11 +29,17 @@ person's attribute at all; each kind below is one pure function over the text an
   Foreign and Commonwealth Office, London``, ``the Ministry of Justice, Ankara``);
 * ``state_body``: a body of a State's executive named by what it does, every word from a closed list of
   government functions: ``the Ministry of the Interior``, ``Benefits Agency``, ``the Revenue Department``,
-  ``the Foreign and Commonwealth Office``, ``Directorate of Income`` (not ``the Ankara Security
+  ``the Foreign and Commonwealth Office``, ``Directorate of Income``, ``the Federal Ministry of Justice``,
+  ``Immigration Appeals Board``, ``International Law Department`` (not ``the Ankara Security
   Directorate`` or ``Çiğli Directorate of Land Registration``: a place narrows it to a town);
 * ``office_title``: the title of an office, without a name, every word but the last from a closed list of
   ranks: ``the Commanding Officer``, ``the Chief Public Prosecutor``, ``Military Public Prosecutor``
-  (not ``Prosecutor Yılmaz``, nor a title that names one person: ``Prime Minister``, ``Governor``).
+  (not ``Prosecutor Yılmaz``, nor a title that names one person: ``Prime Minister``, ``Governor``);
+* ``generic_court``: a court named by its kind alone, every word from a closed list of kinds, ranks and
+  divisions of courts: ``the Supreme Administrative Court``, ``Court of Cassation``, ``the District
+  Court``, ``5th Chamber of the Supreme Administrative Court`` (not ``Istanbul State Security Court`` or
+  ``Söke Labour Court``: a place narrows it to a town; not a court's name in its own language; not a
+  tribunal, ``the Employment Tribunal``, whose name says what the person's dispute was about).
 
 Direct identifiers and the special categories (``mask_kb_classes``) are never kept by these rules, and
 reid_risk, which runs after the decision, still masks a kept mention when the attack needs it.
@@ -72,7 +78,11 @@ _ONE_PERSON = re.compile(
 )
 _PROCEDURE = re.compile(r"composition of its Sections|\b(?:came|come|comes|entered|enter|enters) into force\b")
 _SECTION = re.compile(r"^(?:the )?(?:First|Second|Third|Fourth|Fifth|Sixth) Section$")
-_SENTENCE_END = re.compile(r"[.;\n]")
+#: the end of a sentence: not the dot of "Protocol No. 11", "Art. 6", "p. 12" ("... on 1 November 1998, when
+#: Protocol No. 11 to the Convention came into force")
+_SENTENCE_END = re.compile(
+    r"[;\n]|(?<!\bNo)(?<!\bno)(?<!\bNos)(?<!\bnos)(?<!\bArt)(?<!\bart)(?<!\bpara)(?<!\bp)(?<!\bpp)\."
+)
 _LEGAL_ORDER = re.compile(r" (?:law|laws|legislation|statutes?|legal system|case-law)\b")
 _SEAT = re.compile(
     r"\b(?:Office|Ministry|Department|Agency|Directorate|Embassy|Consulate|Secretariat)(?: of (?:the )?[A-Z][\w ]*)?, $"
@@ -82,18 +92,30 @@ _SEAT = re.compile(
 #: what a body of the executive does (state_body): a closed list, so that no place or person is among them
 _FUNCTIONS = frozenset(
     """affairs agriculture aid appeals benefits cabinet child commonwealth communities criminal crown culture customs
-    defence development economy education employment energy environment excise family finance fisheries
-    foreign general health home housing immigration income industry inland interior internal justice labour
-    land legal national passport pensions prosecution prosecutions public records registration registry
-    revenue security services social state tax taxation trade transport treasury welfare work works""".split()
+    defence development economy education employment energy environment european excise family finance fisheries
+    foreign forestry general health highways home housing immigration income industry inland interior internal
+    international justice labour land lands law legal national passport pensions prosecution prosecutions public
+    records registration registry revenue roads security services social state surveys tax taxation trade transport
+    treasury welfare work works""".split()
 )
-_BODIES = frozenset("agency department directorate inspectorate ministry office secretariat service".split())
+_BODIES = frozenset("agency board department directorate inspectorate ministry office secretariat service".split())
 _LINKS = frozenset({"and", "of", "for", "the"})
 #: ranks of an office (office_title) and the offices themselves (none held by one person only)
 _RANKS = frozenset(
     "acting assistant chief commanding crown deputy district general military principal public senior".split()
 )
 _OFFICES = frozenset("commander inspector officer prosecutor registrar".split())
+#: what a court is called by its kind (generic_court): no place, person or language-specific name among them
+_COURT_WORDS = frozenset(
+    """administrative appeal appeals assize assizes bench cassation chamber chambers civil constitutional county court
+    courts criminal crown disciplinary district division employment family federal first full grand high instance
+    juvenile labour magistrates military plenary regional section security social state superior supreme""".split()
+)
+_COURTS = frozenset({"court", "courts"})
+#: the word right before a mention, with a space between
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w’'-]*) $")
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
+_ORDINAL_START = re.compile(r"^(?:the )?\d+(?:st|nd|rd|th) ")
 _WORD = re.compile(r"[^\W\d_]+(?:[’'][^\W\d_]+)*")
 
 
@@ -112,6 +134,8 @@ def _titled(text: str) -> bool:
 
 def _state_body(doc: PublicText, s: int, e: int, label: str) -> bool:
     words = _name_words(doc.text[s:e])
+    if words[:1] == ["federal"]:  # the Federal Ministry of Justice: a federation's, not a place's
+        words = words[1:]
     if label != "ORG" or len(words) < 2 or not _titled(doc.text[s:e]):
         return False
     body = [i for i, w in enumerate(words) if w in _BODIES]
@@ -129,6 +153,23 @@ def _office_title(doc: PublicText, s: int, e: int, label: str) -> bool:
         and _titled(doc.text[s:e])
         and words[-1] in _OFFICES
         and all(w in _RANKS for w in words[:-1])
+    )
+
+
+def _generic_court(doc: PublicText, s: int, e: int, label: str) -> bool:
+    text = doc.text[s:e]
+    before = _WORD_BEFORE.search(doc.text, max(0, s - 40), s)
+    if (
+        label != "ORG"
+        or not _titled(_ORDINAL_START.sub("", text))
+        or (before and before.group(1)[0].isupper() and before.group(1) != "The")
+    ):
+        return False  # "Söke Labour Court" read as "Söke" and "Labour Court": the town narrows it
+    words = [w.casefold() for w in re.findall(r"[^\W_]+", re.sub(r"[’']s$", "", text.removeprefix("the ")))]
+    return (
+        any(w in _COURTS for w in words)
+        and any(w not in _COURTS for w in words)
+        and all(w in _COURT_WORDS or w in _LINKS or _ORDINAL.match(w) for w in words)
     )
 
 
@@ -232,4 +273,5 @@ PUBLIC_KINDS: dict[str, Callable[[PublicText, int, int, str], bool]] = {
     ),
     "state_body": _state_body,
     "office_title": _office_title,
+    "generic_court": _generic_court,
 }

@@ -125,16 +125,40 @@ def _own_names(personal: dict[str, np.ndarray], mentions: Counter[str], best: in
     not hold)."""
     shared = sorted(name for name, records in personal.items() if best in records)
     unknown = sorted(name for name, records in personal.items() if len(records) == 0)
-    if not unknown or any(len(personal[name]) < 2 for name in shared):
+    if not unknown:
         return True, ""
     most = max(mentions[name] for name in unknown)
     if most < max(mentions[name] for name in shared):
         return True, ""
+    if any(len(personal[name]) < 2 for name in shared):
+        if len(shared) > 1 or len(unknown) < 2:
+            return True, ""
+        # one name of the record's own (a lawyer's surname) against a full name in no record (the applicant)
+        return False, (
+            f"the background record most like this document holds one of its names ({shared[0]}), and no "
+            f"record holds {', '.join(unknown)}, which the document names as often: the background does not "
+            "hold this person"
+        )
     return False, (
         f"the background record most like this document holds only names that other records hold too "
         f"({', '.join(shared)}), and no record holds {', '.join(unknown)}, which the document names as often: "
         "the background does not hold this person"
     )
+
+
+def _unknown_full_name(doc: DocWords, personal: dict[str, np.ndarray], zipf: Callable[[str], float] | None) -> bool:
+    """Whether a direct identifier of the document (a run of its words) is a full name no record holds: two
+    names or more, each of them a name of its own (:data:`PERSONAL_DF`) in no record."""
+    run: list[str] = []
+    for word, direct in [*zip(doc.words, doc.direct, strict=True), (None, False)]:
+        if direct and word is not None:
+            if _name(word, zipf):
+                run.append(word.folded)
+            continue
+        if len(run) >= 2 and all(name in personal and len(personal[name]) == 0 for name in run):
+            return True
+        run = []
+    return False
 
 
 def coverage(
@@ -178,9 +202,11 @@ def coverage(
     names_held = int(_holders(postings, names, excluded)[best]) if names else 0
     if not personal and names_held > 0:
         return True, ""  # common names only (Brown, Malcolm), one of them in the record
-    if names_held >= 2:
+    if names_held >= 2 and not _unknown_full_name(doc, personal, zipf):
         # two of its names together (a given name and a surname), each held by many records (a large
-        # background shares surnames): the person's full name, not a namesake's surname
+        # background shares surnames): the person's full name, not a namesake's surname. Not when the
+        # document names someone whose whole name no record holds (the applicant, whose record is not
+        # there: "Sąd Rejonowy" read as a name and the Government Agent's surname are other records' too)
         return True, ""
     limit, excluded_at = _domain_limit(excluded), np.flatnonzero(excluded)
     distinctive = {

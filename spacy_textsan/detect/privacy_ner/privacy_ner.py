@@ -41,6 +41,7 @@ from .combine import (
     claim_names,
     combine,
     resolve_overlaps,
+    yield_to_amounts,
 )
 from .label_map import DEFAULT_LABEL_MAP
 from .label_settling import settle_labels
@@ -387,6 +388,7 @@ class PrivacyNER(Pipe):
         norm = norm if norm is not None else self.detection_copy(doc)
         cands = list(combine(source_candidates, self.combine)) if source_candidates else []
         cands += self.rule_candidates(norm.text) if rule_candidates is None else rule_candidates
+        cands = yield_to_amounts(cands)
         if self.rule_layer.merges_titles and self._titles is not None:
             cands = self._titled_names(doc, cands, norm, self._titles)
         return claim_names(norm.text, cands)

@@ -88,7 +88,7 @@ _CURRENCY_CODES = (
     r"|MKD|RSD|BAM|ALL|JPY|CNY|CAD|AUD)"
 )
 _CURRENCY_WORDS = (
-    r"(?:euros?|pounds?(?: sterling)?|dollars?|(?:new )?(?:Turkish )?liras?|(?:Polish )?zlotys?|zł"
+    r"(?i:euros?|pounds?(?: sterling)?|dollars?|(?:new )?(?:Turkish )?liras?|(?:Polish )?zlotys?|zł"
     r"|(?:Austrian )?schillings?|(?:Deutsch|German|Deutsche) ?[Mm]arks?|(?:Swiss |French |Belgian )?francs?"
     r"|roubles?|rubles?|hryvnias?|forints?|korun[ay]?|lei|lev|kunas?|krona|kronor|kroner|drachmas?"
     r"|lire|pesetas?|escudos?|lats|litas|tolars?|denars?|dinars?|lari|drams?|manats?|cents?)"
