@@ -9,6 +9,7 @@ measured; a clinical letter against court judgments cannot be.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable
 
@@ -149,15 +150,10 @@ def _own_names(personal: dict[str, np.ndarray], mentions: Counter[str], best: in
 def _unknown_full_name(doc: DocWords, personal: dict[str, np.ndarray], zipf: Callable[[str], float] | None) -> bool:
     """Whether a direct identifier of the document (a run of its words) is a full name no record holds: two
     names or more, each of them a name of its own (:data:`PERSONAL_DF`) in no record."""
-    run: list[str] = []
-    for word, direct in [*zip(doc.words, doc.direct, strict=True), (None, False)]:
-        if direct and word is not None:
-            if _name(word, zipf):
-                run.append(word.folded)
-            continue
-        if len(run) >= 2 and all(name in personal and len(personal[name]) == 0 for name in run):
+    for direct, run in itertools.groupby(zip(doc.words, doc.direct, strict=True), key=lambda pair: pair[1]):
+        names = [word.folded for word, _ in run if _name(word, zipf)] if direct else []
+        if len(names) >= 2 and all(name in personal and len(personal[name]) == 0 for name in names):
             return True
-        run = []
     return False
 
 

@@ -7,7 +7,6 @@ the label of the first source. ``resolve_overlaps`` then picks one span per
 stretch of text.
 """
 
-import itertools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -204,14 +203,5 @@ def yield_to_amounts(candidates: Sequence[Candidate]) -> list[Candidate]:
     """``candidates`` less a source NER's bare number (its CARDINAL, read as a CODE) that overlaps an amount of
     the rule layer: ``approximately 80,000`` of ``approximately 80,000 euros (EUR)`` is the amount's number, a
     QUANTITY, not a code (it would win the overlap by the length of ``approximately``)."""
-    amounts = sorted((c.start, c.end) for c in candidates if c.label == "QUANTITY" and c.source.startswith("rule:"))
-    if not amounts:
-        return list(candidates)
-    starts = [s for s, _ in amounts]
-    reach = list(itertools.accumulate((e for _, e in amounts), max))  # the furthest end of the first i amounts
-
-    def in_amount(c: Candidate) -> bool:
-        i = bisect_left(starts, c.end)  # the amounts that start before c ends
-        return i > 0 and reach[i - 1] > c.start
-
-    return [c for c in candidates if not (c.source.endswith(":CARDINAL") and in_amount(c))]
+    amounts = _Overlaps([c for c in candidates if c.label == "QUANTITY" and c.source.startswith("rule:")])
+    return [c for c in candidates if not (c.source.endswith(":CARDINAL") and amounts.of(c))]
