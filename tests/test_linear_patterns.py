@@ -339,7 +339,7 @@ def test_record_with_a_long_cell():
 
 
 def _field_pieces(text: str) -> list[str]:
-    ner = SimpleNamespace(label_map={"PERSON": "PERSON"}, min_code_digits=4)
+    ner = SimpleNamespace(label_map={"PERSON": "PERSON"}, min_code_digits=4, lang="en")
     return [text[c.start : c.end] for c in PrivacyNER._map_ent(ner, text, 0, len(text), "PERSON", "src")]  # type: ignore[arg-type]  # a stand-in self
 
 

@@ -251,3 +251,35 @@ def test_a_person_read_over_an_id_number_keeps_its_name(model_available):
     # the NER reads "Ayşe Demir TC 10000000146" as one PERSON; the number is a code, the name stays a person
     doc = nlp("Ayşe Demir TC 10000000146 başvurdu.")
     assert [(s.text, s.label_) for s in doc.spans["textsan"]] == [("Ayşe Demir TC", "PERSON"), ("10000000146", "CODE")]
+
+
+def _mapped(text: str, label: str, lang: str = "en") -> list[tuple[str, str, str]]:
+    """What PrivacyNER._map_ent makes of a source entity over the whole of ``text``."""
+    from types import SimpleNamespace
+
+    from spacy_textsan.detect.privacy_ner.privacy_ner import PrivacyNER
+
+    ner = SimpleNamespace(label_map={"PERSON": "PERSON", "FAC": "LOC", "ORG": "ORG"}, min_code_digits=4, lang=lang)
+    cands = PrivacyNER._map_ent(ner, text, 0, len(text), label, "sm")  # type: ignore[arg-type]  # a stand-in self
+    return [(text[c.start : c.end], c.label, c.source) for c in cands]
+
+
+def test_a_small_ners_person_of_common_words_is_no_one_and_a_country_it_calls_a_person_is_a_place():
+    # common English words that are no given name: dropped ("the Law on ...", a heading, a verb)
+    assert _mapped("Law", "PERSON") == []
+    assert _mapped("RELEVANT LAW", "PERSON") == []
+    assert _mapped("carried", "PERSON") == []
+    # a given name (Grace, Bell are common words too), an initial, a word the lexicon does not know: kept
+    assert _mapped("Grace", "PERSON") == [("Grace", "PERSON", "ner:sm:PERSON")]
+    assert _mapped("Bell", "PERSON") == [("Bell", "PERSON", "ner:sm:PERSON")]
+    assert _mapped("A. Criminal", "PERSON") == [("A. Criminal", "PERSON", "ner:sm:PERSON")]
+    assert _mapped("Wołąsiewicz", "PERSON") == [("Wołąsiewicz", "PERSON", "ner:sm:PERSON")]
+    # a country read as a person is a place
+    assert _mapped("Austria", "PERSON") == [("Austria", "LOC", "ner:sm:PERSON+label:place")]
+    # the English lexicon says nothing of a French NER's persons
+    assert _mapped("Law", "PERSON", lang="fr") == [("Law", "PERSON", "ner:sm:PERSON")]
+
+
+def test_an_entity_stops_before_a_bracket_it_does_not_close():
+    assert _mapped("Fourth Section (Rule", "FAC") == [("Fourth Section", "LOC", "ner:sm:FAC")]
+    assert _mapped("Court (Grand Chamber)", "ORG") == [("Court (Grand Chamber)", "ORG", "ner:sm:ORG")]

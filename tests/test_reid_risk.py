@@ -35,7 +35,7 @@ from spacy_textsan.risk.background import Background
 from spacy_textsan.risk.reid_attack import DocWords, attack_probabilities, plan_masks, stands_out
 from spacy_textsan.risk.reid_family import TermPostings, family_features, text_hash, words_of
 from spacy_textsan.risk.reid_index import VERSION, BackgroundIndex, analyse, analyse_terms, load_background
-from spacy_textsan.risk.reid_prior import coverage, holds_evidence, prior
+from spacy_textsan.risk.reid_prior import STRANGER, coverage, holds_evidence, prior
 from spacy_textsan.risk.reid_scores import _weights, rank_floor, risk_of
 
 BACKGROUND_BLOCK = {"@misc": "spacy_textsan.background.v1", "path": None}
@@ -52,6 +52,7 @@ ZIPF |= {"whomersley": 1.0, "quorvath": 0.5}
 ZIPF |= {"beatrice": 3.5, "kerr": 3.5, "maude": 2.5, "ballarat": 2.0}
 ZIPF |= {"cassation": 2.0, "liras": 2.5}
 ZIPF |= {"zarnowicz": 0.5, "basara": 1.0, "sad": 4.5, "rejonowy": 1.0}
+ZIPF |= {"vexillary": 1.0, "obstructing": 2.5}
 
 
 def zipf(word: str) -> float:
@@ -571,12 +572,9 @@ def test_component_reports_a_person_the_background_does_not_hold(nlp, index):
     doc = candidate_doc(nlp, "Zed Quorvath, a painter, collects golden coins.", [(0, 12, "PERSON", True)])
     report = ReidRisk(k=3, margin=0.1, rank_floor=None, index=index)(doc)._.reid_risk
     assert report["measured"] is False and report["k"] is None and report["masked"] == []
-    # no record holds "Zed" or "Quorvath": the distinctive words decide, and sam's record (the most like
-    # the text) holds none of them (quorvath: zipf 0; the others are common English)
-    assert report["why"] == (
-        "the background record most like this document shares 0 of its 1 distinctive words: "
-        "the background does not hold this person"
-    )
+    # no record holds "Zed" or "Quorvath", a full name, and sam's record (the most like the text) holds no
+    # name of the document's: a stranger
+    assert report["why"] == STRANGER
 
 
 def test_component_fails_closed_without_a_background(nlp, tmp_path):
@@ -715,16 +713,38 @@ def test_one_name_of_the_records_own_against_a_full_name_no_record_holds():
 def test_names_other_records_share_do_not_measure_a_document_whose_own_names_no_record_holds():
     # "Sąd Rejonowy" (a court, read as a name) and the Government Agent (Whomersley) are in five records each;
     # the applicant (Quorvath Zarnowicz) in none. The record judged holds the three shared names, not one of
-    # his: no full name of his, and the distinctive words decide: it holds neither of his two
+    # his: it holds two names of the document together, but the document names a stranger (STRANGER)
     records = [(f"r{i}", f"Sad Rejonowy Whomersley Government case {w}") for i, w in enumerate("abcde")]
     background = BackgroundIndex.build([*records, ("kim", "Kim golden seals painter")])
     direct = {"quorvath", "zarnowicz", "sad", "rejonowy", "whomersley"}
     text = "Mr Quorvath Zarnowicz sued in the Sad Rejonowy; Mr Whomersley pleaded for the Government."
     assert coverage(background, doc_words(text, direct, direct), 0, np.zeros(6, dtype=bool), zipf, 3.0) == (
         False,
-        "the background record most like this document shares 0 of its 2 distinctive words: "
-        "the background does not hold this person",
+        STRANGER,
     )
+
+
+def test_a_judgment_on_the_same_subject_is_not_the_record_of_a_person_no_record_names():
+    # r0 and r1 are judgments on the same offence (they share the rare words obstructing and vexillary with
+    # the document; neither stands out), but the document's applicant, Quorvath Zarnowicz, is named by no
+    # record, and r0 holds no name of his: not measured, nothing masked. With one name only (a wrong label,
+    # a given name) the rare words decide: measured. When r0 holds his surname it is his record: measured,
+    # and the attack masks. A record the whole text points at alone is measured whatever names it holds
+    # (a person's record that calls them otherwise: holds_evidence)
+    similar = "Mr Whomersley was held in detention for vexillary fraud and obstructing justice."
+    others = [(f"o{i}", f"Lee silver coins painter {w}") for i, w in enumerate("abcd")]
+    same = [("r0", similar), ("r1", similar.replace("justice", "the police")), *others]
+    direct = {"quorvath", "zarnowicz"}
+    text = "Mr Quorvath Zarnowicz was held in detention for vexillary fraud and obstructing justice."
+    result = plan(BackgroundIndex.build(same), text, masked=direct, direct=direct)
+    assert not result.view.measured and result.steps == [] and result.view.why == STRANGER
+    one = "Mr Quorvath was held in detention for vexillary fraud and obstructing justice."
+    assert plan(BackgroundIndex.build(same), one, masked={"quorvath"}, direct={"quorvath"}).view.measured
+    own = [("r0", similar.replace("Whomersley", "Zarnowicz")), *same[1:]]
+    result = plan(BackgroundIndex.build(own), text, masked=direct, direct=direct)
+    assert result.view.measured and {s.text for s in result.steps} >= {"vexillary"}
+    alone = plan(BackgroundIndex.build([("r0", similar), *others]), text, masked=direct, direct=direct)
+    assert alone.view.measured
 
 
 def test_two_names_together_say_who_the_person_is_when_each_is_shared():

@@ -187,8 +187,8 @@ def test_every_report_row_has_the_residual_risk(tmp_path):
     assert [r["residual_risk"]["measured"] for r in rows] == [False, False]
     assert rows[0]["residual_risk"]["k"] is None and rows[0]["residual_risk"]["kanon_k"] >= 5
     assert rows[0]["residual_risk"]["why"] == (
-        "the background record most like this document shares 0 of its 2 distinctive words: "
-        "the background does not hold this person"
+        "the document names someone whose full name no background record holds, and the record most like it "
+        "holds no name of that person's own: the background does not hold this person"
     )
     assert rows[1]["residual_risk"]["k"] is None and rows[1]["residual_risk"]["kanon_k"] >= 5
     assert rows[1]["residual_risk"]["why"] == (

@@ -19,7 +19,7 @@ from .reid_family import TermPostings, Word
 from .reid_problem import _df
 from .reid_scores import DocWords, FamilyBackground, _weights, attack_probabilities
 
-__all__ = ["MIN_SHARED", "NAME_ZIPF", "coverage", "prior"]
+__all__ = ["MIN_SHARED", "NAME_ZIPF", "STRANGER", "coverage", "prior"]
 
 #: the prior needs a record that shares this many distinctive words with the document
 MIN_SHARED = 2
@@ -119,6 +119,30 @@ def holds_evidence(
     return bool(words) and bool(_holders(postings, words, excluded)[best] > 0)
 
 
+#: why a document that names a stranger is not measured (:func:`coverage`)
+STRANGER = (
+    "the document names someone whose full name no background record holds, and the record most like it "
+    "holds no name of that person's own: the background does not hold this person"
+)
+
+
+def _name_mentions(doc: DocWords, zipf: Callable[[str], float] | None) -> Counter[str]:
+    """How often the document mentions each word of its direct identifiers that can name someone."""
+    return Counter(w.folded for w, d in zip(doc.words, doc.direct, strict=True) if d and _name(w, zipf))
+
+
+def _personal(postings: TermPostings, names: set[str], excluded: np.ndarray) -> dict[str, np.ndarray]:
+    """The names fewer than :data:`PERSONAL_DF` records hold (a person's own), with those records."""
+    personal: dict[str, np.ndarray] = {}
+    for name in names:
+        tid = postings.term_id(name)
+        records = np.zeros(0, dtype=np.int64) if tid is None else np.asarray(postings.postings(tid)[0])
+        records = records[~excluded[records]]
+        if len(records) < PERSONAL_DF:
+            personal[name] = records
+    return personal
+
+
 def _own_names(personal: dict[str, np.ndarray], mentions: Counter[str], best: int) -> tuple[bool, str]:
     """Whether the names record ``best`` holds are the person's: not when every one of them is held by
     other records too (a law firm, a government agent in two or three judgments) while a name the
@@ -171,22 +195,19 @@ def coverage(
     than :data:`NAME_ZIPF`, held by fewer than :data:`PERSONAL_DF` records: not a lawyer's, a government
     agent's or a common surname) some record holds is measured when ``best`` holds one of them: a
     person's record carries the person's names; unless every name ``best`` holds is held by other records
-    too and a name the document mentions as often is in none (:func:`_own_names`). A document with common names only is measured when
-    ``best`` holds one; any document, when ``best`` holds two of its names (a full name: in a large
-    background every surname is shared by several records). Otherwise (no names, or names no record knows: a wrong label, a new person)
-    ``best`` must hold :data:`MIN_SHARED` of the document's distinctive words. ``(measured, why not)``."""
+    too and a name the document mentions as often is in none (:func:`_own_names`). A document with common
+    names only is measured when ``best`` holds one. A document that names someone by a full name no record
+    holds, when ``best`` holds no name of its own, is not (:data:`STRANGER`: a judgment on the same subject,
+    not the person's). Any other document is measured when ``best`` holds two of its names (a full name:
+    in a large background every surname is shared by several records). Otherwise (no names, or one name no
+    record knows: a wrong label, a new person) ``best`` must hold :data:`MIN_SHARED` of the document's
+    distinctive words. ``(measured, why not)``."""
     postings = background.family.get("word")
     if postings is None:
         return False, "the background has no word postings"
-    mentions = Counter(w.folded for w, d in zip(doc.words, doc.direct, strict=True) if d and _name(w, zipf))
+    mentions = _name_mentions(doc, zipf)
     names = set(mentions)
-    personal: dict[str, np.ndarray] = {}  # a name fewer than PERSONAL_DF records hold: those records
-    for name in names:
-        tid = postings.term_id(name)
-        records = np.zeros(0, dtype=np.int64) if tid is None else np.asarray(postings.postings(tid)[0])
-        records = records[~excluded[records]]
-        if len(records) < PERSONAL_DF:
-            personal[name] = records
+    personal = _personal(postings, names, excluded)
     held = _holders(postings, set(personal), excluded) if personal else np.zeros(1, dtype=np.int64)
     if held.any():
         if held[best] > 0:
@@ -198,11 +219,14 @@ def coverage(
     names_held = int(_holders(postings, names, excluded)[best]) if names else 0
     if not personal and names_held > 0:
         return True, ""  # common names only (Brown, Malcolm), one of them in the record
-    if names_held >= 2 and not _unknown_full_name(doc, personal, zipf):
+    if _unknown_full_name(doc, personal, zipf):
+        # a full name no record holds, and the record most like the document holds no name of its own (a
+        # government agent's surname, a court's name read as a person's at most): a judgment on the same
+        # subject (the same offence, the same court), not the person's record
+        return False, STRANGER
+    if names_held >= 2:
         # two of its names together (a given name and a surname), each held by many records (a large
-        # background shares surnames): the person's full name, not a namesake's surname. Not when the
-        # document names someone whose whole name no record holds (the applicant, whose record is not
-        # there: "Sąd Rejonowy" read as a name and the Government Agent's surname are other records' too)
+        # background shares surnames): the person's full name, not a namesake's surname
         return True, ""
     limit, excluded_at = _domain_limit(excluded), np.flatnonzero(excluded)
     distinctive = {

@@ -72,6 +72,20 @@ def is_common_word(word: str) -> bool:
     return bool(name_lexicon().get(word.casefold(), 0) & COMMON)
 
 
+_LETTER_WORDS = re.compile(rf"[{LATIN_LETTERS}]+|[^\W\d_]+")
+
+
+def common_words_only(span: str) -> bool:
+    """Whether every word of ``span`` is a common English word of the lexicon that is no given name ("the
+    Law", "RELEVANT LAW", "carried"): a span with an initial ("A. Criminal"), a digit-free word the lexicon
+    does not know as common, or a given name ("Grace", "Bell") is not."""
+    words = _LETTER_WORDS.findall(span)
+    lexicon = name_lexicon()
+    return bool(words) and all(
+        len(w) > 1 and (flags := lexicon.get(w.casefold(), 0)) & COMMON and not flags & FIRST for w in words
+    )
+
+
 def non_overlapping(cands: list[NameCandidate]) -> list[NameCandidate]:
     """Longest first within each cluster of overlapping candidates, in text order."""
     kept: list[NameCandidate] = []

@@ -47,8 +47,10 @@ from .label_map import DEFAULT_LABEL_MAP
 from .label_settling import settle_labels
 from .mentions import Mentions
 from .name_mentions import find_name_mentions
+from .names import common_words_only
 from .normalize import NormalizedText
 from .noun_names import name_continues, name_particles, title_parts
+from .places import place_key, place_names
 from .propagation import propagate_mentions, relabel_name_mentions
 from .recognizer_blocks import TitledNames, recognizer_blocks
 from .recognizers import DEFAULT_RECOGNIZERS, RECOGNIZER_PREFIX, Recognizer, supports
@@ -356,14 +358,26 @@ class PrivacyNER(Pipe):
 
     def _map_ent(self, text: str, start: int, end: int, label: str, source: str) -> list[Candidate]:
         """The TAB candidates of a source entity: none for an unmapped label;
+        an entity running into a bracket it does not close is cut before it;
         an entity running over a line break or a tab (a record's fields) is cut
-        there, and pieces that are only common words ("Date") are dropped."""
+        there, and pieces that are only common words ("Date") are dropped; an
+        English person of common words only is dropped, or a place if it is one."""
         target = self.label_map.get(label)
         if target is None:
             return []
         if label == "CARDINAL" and count_digits(text[start:end]) < self.min_code_digits:
             return []
         source_name = f"ner:{source}:{label}"
+        opened = text.find("(", start, end)
+        if opened > start and text.find(")", opened, end) < 0:
+            # "Fourth Section (Rule": an entity does not run into a bracket it does not close
+            end = start + len(text[start:opened].rstrip())
+        if target == "PERSON" and self.lang == "en" and common_words_only(text[start:end]):
+            # "the Law on ...", "RELEVANT LAW", "carried": a small NER's person made of common English words
+            # that are no given name is no one; a country or city it read as a person is a place
+            if place_key(text[start:end]) not in place_names():
+                return []
+            target, source_name = "LOC", source_name + "+label:place"
         if "\n" not in text[start:end] and "\t" not in text[start:end]:
             return [Candidate(start, end, target, source_name, PRIORITY_DEFAULT)]
         out = []
