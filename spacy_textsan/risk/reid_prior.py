@@ -126,23 +126,6 @@ STRANGER = (
 )
 
 
-def _name_mentions(doc: DocWords, zipf: Callable[[str], float] | None) -> Counter[str]:
-    """How often the document mentions each word of its direct identifiers that can name someone."""
-    return Counter(w.folded for w, d in zip(doc.words, doc.direct, strict=True) if d and _name(w, zipf))
-
-
-def _personal(postings: TermPostings, names: set[str], excluded: np.ndarray) -> dict[str, np.ndarray]:
-    """The names fewer than :data:`PERSONAL_DF` records hold (a person's own), with those records."""
-    personal: dict[str, np.ndarray] = {}
-    for name in names:
-        tid = postings.term_id(name)
-        records = np.zeros(0, dtype=np.int64) if tid is None else np.asarray(postings.postings(tid)[0])
-        records = records[~excluded[records]]
-        if len(records) < PERSONAL_DF:
-            personal[name] = records
-    return personal
-
-
 def _own_names(personal: dict[str, np.ndarray], mentions: Counter[str], best: int) -> tuple[bool, str]:
     """Whether the names record ``best`` holds are the person's: not when every one of them is held by
     other records too (a law firm, a government agent in two or three judgments) while a name the
@@ -205,9 +188,15 @@ def coverage(
     postings = background.family.get("word")
     if postings is None:
         return False, "the background has no word postings"
-    mentions = _name_mentions(doc, zipf)
+    mentions = Counter(w.folded for w, d in zip(doc.words, doc.direct, strict=True) if d and _name(w, zipf))
     names = set(mentions)
-    personal = _personal(postings, names, excluded)
+    personal: dict[str, np.ndarray] = {}  # a name fewer than PERSONAL_DF records hold: those records
+    for name in names:
+        tid = postings.term_id(name)
+        records = np.zeros(0, dtype=np.int64) if tid is None else np.asarray(postings.postings(tid)[0])
+        records = records[~excluded[records]]
+        if len(records) < PERSONAL_DF:
+            personal[name] = records
     held = _holders(postings, set(personal), excluded) if personal else np.zeros(1, dtype=np.int64)
     if held.any():
         if held[best] > 0:

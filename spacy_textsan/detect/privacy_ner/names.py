@@ -72,7 +72,7 @@ def is_common_word(word: str) -> bool:
     return bool(name_lexicon().get(word.casefold(), 0) & COMMON)
 
 
-_LETTER_WORDS = re.compile(rf"[{LATIN_LETTERS}]+|[^\W\d_]+")
+_LETTER_WORDS = re.compile(r"[^\W\d_]+")
 
 
 def common_words_only(span: str) -> bool:

@@ -372,10 +372,10 @@ class PrivacyNER(Pipe):
         if opened > start and text.find(")", opened, end) < 0:
             # "Fourth Section (Rule": an entity does not run into a bracket it does not close
             end = start + len(text[start:opened].rstrip())
-        if target == "PERSON" and self.lang == "en" and common_words_only(text[start:end]):
+        if target == "PERSON" and self.lang == "en" and common_words_only(span := text[start:end]):
             # "the Law on ...", "RELEVANT LAW", "carried": a small NER's person made of common English words
             # that are no given name is no one; a country or city it read as a person is a place
-            if place_key(text[start:end]) not in place_names():
+            if place_key(span) not in place_names():
                 return []
             target, source_name = "LOC", source_name + "+label:place"
         if "\n" not in text[start:end] and "\t" not in text[start:end]:
