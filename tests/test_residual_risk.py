@@ -15,7 +15,7 @@ from spacy_textsan.decide.residual_risk import ResidualRisk, residual_k
 from spacy_textsan.pipeline import load_pipeline
 from spacy_textsan.risk.background import SHIPPED_BACKGROUND, load_index
 from spacy_textsan.risk.kanon_index import InvertedIndex
-from spacy_textsan.risk.phrases import english_count, find_phrases
+from spacy_textsan.risk.phrases import english_count, find_phrases, is_ordinary_form
 from spacy_textsan.run.files import NOT_MEASURED
 
 #   ankara {0,1,2}  teacher {0,1,3}  taxi driver {0}  lawyer {2,4}  izmir {3,4}
@@ -246,7 +246,29 @@ def test_rare_words_rare_in_english_and_in_the_background_are_masked(index):
     kanon.k = 3
     doc = kanon(candidates(nlp, text, [("Ayse Kaya", "PERSON")]))
     added = [(s.text, s.label_, s._.source) for s in doc.spans["textsan"] if s.text != "Ayse Kaya"]
-    assert added == [("diamorphine", "MISC", "phrase:rare_word"), ("inadmissible", "MISC", "phrase:rare_word")]
+    # inadmissible is rare too, but an English adjective of ability (is_ordinary_form): no candidate
+    assert added == [("diamorphine", "MISC", "phrase:rare_word")]
     assert [p.text for p in find_phrases("joined against 722 other Dev-Yol defendants")] == [
         "722 other Dev-Yol defendants"
     ]
+
+
+def test_a_rare_word_in_an_ordinary_english_form_is_no_candidate():
+    nlp = spacy.blank("en")
+    kanon = nlp.add_pipe("kanon_risk", config={"k": 2, "phrases": True, "rare_words": True})
+    kanon.set_index(InvertedIndex.from_records(RECORDS).freeze())
+    text = (
+        "The order was summarily annulled; reinstatement was refused for invalidity as the decision was "
+        "appealable. He had worked in reindeer herding and Husbandry, was myopic and took diamorphine."
+    )
+    doc = kanon(candidates(nlp, text, []))
+    # adverbs, past participles, abstract nouns and adjectives of ability are the register of a ruling;
+    # an activity, a capitalised word, a condition and a drug are a person's
+    assert [(s.text, s.label_, s._.source) for s in doc.spans["textsan"]] == [
+        ("herding", "MISC", "phrase:rare_word"),
+        ("Husbandry", "MISC", "phrase:rare_word"),
+        ("myopic", "MISC", "phrase:rare_word"),
+        ("diamorphine", "MISC", "phrase:rare_word"),
+    ]
+    assert is_ordinary_form("annulled") and not is_ordinary_form("Annulled") and not is_ordinary_form("xyzzyed")
+    assert not is_ordinary_form("annulled", "de")

@@ -55,7 +55,15 @@ from ..languages import word_frequency_language
 from .background import Background
 from .kanon_algorithm import CombinationBudgetExceeded, risky_combinations, select_terms
 from .kanon_index import InvertedIndex, normalize_term
-from .phrases import english_word_count, find_phrases, find_words, is_cue_word, is_rare_word, word_term
+from .phrases import (
+    english_word_count,
+    find_phrases,
+    find_words,
+    is_cue_word,
+    is_ordinary_form,
+    is_rare_word,
+    word_term,
+)
 
 logger = logging.getLogger("spacy_textsan")
 
@@ -351,11 +359,18 @@ class KanonRisk:
     def _rare_words(self, doc: Doc, covered: bytearray) -> list[Span]:
         """Words outside every candidate that are rare in ordinary English
         (:func:`.phrases.is_rare_word`) and in fewer than ``k`` background records (source
-        ``phrase:rare_word``, label MISC): a drug, a foreign job title, a name the detectors missed."""
+        ``phrase:rare_word``, label MISC): a drug, a foreign job title, a name the detectors missed. An
+        English word in an ordinary form (:func:`.phrases.is_ordinary_form`: ``annulled``, ``summarily``,
+        ``reinstatement``) is none."""
         assert self.index is not None
         added = []
         for start, end, word in find_words(doc_text(doc)):
-            if is_covered(covered, start, end) or not is_rare_word(word.casefold(), self.lang) or is_cue_word(word):
+            if (
+                is_covered(covered, start, end)
+                or not is_rare_word(word.casefold(), self.lang)
+                or is_cue_word(word)
+                or is_ordinary_form(word, self.lang)
+            ):
                 continue
             if self.index.count(word_term(word)) >= self.k:
                 continue

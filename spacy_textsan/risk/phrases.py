@@ -29,6 +29,7 @@ __all__ = [
     "word_term",
     "english_count",
     "english_word_count",
+    "is_ordinary_form",
     "is_rare_word",
     "PHRASE_KINDS",
 ]
@@ -162,6 +163,24 @@ def english_word_count(term: str, n_records: int, lang: str = "en") -> int:
 #: and in fewer than k background records is a rare word (``diamorphine``, a foreign job title).
 RARE_WORD_ZIPF = 3.0
 _WORDS = re.compile(r"(?<![\w-])[^\W\d_][^\W_]{4,}(?![\w-])")
+
+
+#: English endings that make a word a manner, an act done or a quality, not a thing one could be
+#: singled out by: adverbs, past participles, abstract nouns, adjectives of ability
+_ORDINARY_ENDINGS = re.compile(r"(?:ly|ed|ments?|it(?:y|ies)|ness|[ae]nces?|[ai]ble)$")
+
+
+def is_ordinary_form(word: str, lang: str = "en") -> bool:
+    """A lower-case English word of the dictionary (wordfreq knows it) in one of the forms
+    :data:`_ORDINARY_ENDINGS` names (``summarily``, ``annulled``, ``reinstatement``, ``invalidity``,
+    ``appealable``): rare in ordinary English, yet the register of a ruling or a report, not a person's
+    (``diamorphine``, ``myopic``, ``herding``, ``Husbandry`` are not). Other languages: never."""
+    return (
+        lang == "en"
+        and word.islower()
+        and _ORDINARY_ENDINGS.search(word) is not None
+        and _wordfreq().zipf_frequency(word, lang) > 0.0
+    )
 
 
 def find_words(text: str) -> list[tuple[int, int, str]]:
