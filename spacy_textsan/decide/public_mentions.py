@@ -20,6 +20,11 @@ person's attribute at all; each kind below is one pure function over the text an
   force (``On 1 November 2001 the Court changed the composition of its Sections``, ``... came into force
   on 1 November 1998``), the same in every judgment of its time;
 * ``court_section``: a section of the court, ``the Fourth Section``;
+* ``generic_time``: a time that is no point and no length of anyone's life: a frequency (``monthly``,
+  ``annual``), a day named only by its place in the story (``the same day``, ``the next day``, ``that day``,
+  ``the following months``), an unnumbered while (``many years``, ``several months``), a century
+  (``the 20th century``, ``the late 19th century``, ``the 17th, 18th and 19th centuries``); not ``three
+  months``, ``1998``, ``winter`` or ``the age of sixty``;
 * ``government``: the State as a party, a name or adjective right before ``Government`` (``the Turkish
   Government``, ``the Swedish Government``: a party to the case, not a person's nationality);
 * ``legal_order``: a State's name or adjective that names its law, right before ``law``, ``legislation``,
@@ -77,6 +82,16 @@ _ONE_PERSON = re.compile(
     r"\b(?:married|divorced|separated|widowed|engaged|single|with|of (?:one|two|three|four|five|six|seven|eight|nine|ten|\d+))\b"
 )
 _PROCEDURE = re.compile(r"composition of its Sections|\b(?:came|come|comes|entered|enter|enters) into force\b")
+_GENERIC_TIME = re.compile(
+    r"^(?:"
+    r"(?:bi-?)?(?:daily|weekly|fortnightly|monthly|quarterly|yearly|annual|annually)"
+    r"|(?:(?:the|that|this|these|those|every|each) )?(?:(?:same|next|following|previous|preceding|subsequent) )?"
+    r"(?:day|days|week|weeks|month|months|year|years)"
+    r"|(?:many|several|some|a few) (?:days|weeks|months|years)"
+    r"|(?:the )?(?:(?:early|mid|late)[ -])?\d{1,2}(?:st|nd|rd|th)(?:(?:,| and| or|, and) \d{1,2}(?:st|nd|rd|th))*"
+    r"[ -]centur(?:y|ies)"
+    r")$"
+)
 _SECTION = re.compile(r"^(?:the )?(?:First|Second|Third|Fourth|Fifth|Sixth) Section$")
 #: the end of a sentence: not the dot of "Protocol No. 11", "Art. 6", "p. 12" ("... on 1 November 1998, when
 #: Protocol No. 11 to the Convention came into force")
@@ -262,6 +277,9 @@ PUBLIC_KINDS: dict[str, Callable[[PublicText, int, int, str], bool]] = {
         label == "DATETIME" and _PROCEDURE.search(_sentence(doc.text, s, e)) is not None
     ),
     "court_section": lambda doc, s, e, label: _SECTION.match(doc.text[s:e]) is not None,
+    "generic_time": lambda doc, s, e, label: (
+        label == "DATETIME" and _GENERIC_TIME.match(" ".join(doc.text[s:e].lower().split())) is not None
+    ),
     "government": lambda doc, s, e, label: (
         label in ("DEM", "LOC", "MISC", "ORG") and doc.text.startswith(" Government", e)
     ),

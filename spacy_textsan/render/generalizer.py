@@ -45,7 +45,8 @@ code gets the mask format.
 All mentions of one entity get the same replacement (for ``generalize``, the
 most specific one any of its mentions allows). The leak sweep
 (:mod:`.leaks`) then masks every other occurrence of a masked string, also
-inside other words, with its entity's replacement and the reason
+inside other words (a common word written in lower case, ``widow``, only as a
+whole word), with its entity's replacement and the reason
 ``leak sweep``. Spans without a decision are masked (fail closed) and say so
 in their reasons. In a pipeline without a detector the rule layer of
 privacy_ner is added to ``doc.ents`` first (``add_rules``,
@@ -62,6 +63,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from ..decide.public_mentions import PUBLIC_REASON
 from ..entities import Entity, group_entities
 from ..extensions import SPANS_KEY, add_reason, doc_text, entity_key, get_candidates
+from ..risk.phrases import is_common_lowercase
 from ..stages import StageGuard
 from .keys import SURROGATE_KEY_ENV, MissingKeyError, Secret, read_key, user_secret
 from .label_names import label_names
@@ -337,7 +339,14 @@ class Generalizer:
 
     def _sweep(self, doc: Doc, masked: list[Span], text: str) -> list[Span]:
         """Mask the other occurrences of masked strings (see :mod:`.leaks`)."""
-        leaks = find_leaks(text, [(s.start_char, s.end_char) for s in masked], self.sweep_min_chars)
+        # a common word in lower case (``widow``) repeats only as itself, not inside ``widowers``
+        lang = doc.lang_
+        leaks = find_leaks(
+            text,
+            [(s.start_char, s.end_char) for s in masked],
+            self.sweep_min_chars,
+            whole_word=lambda string: is_common_lowercase(string, lang),
+        )
         if not leaks:
             return masked
         candidates = get_candidates(doc, self.spans_key)

@@ -8,7 +8,11 @@ they repeat, so that no masked string survives in the sanitized text.
 Rules (pure function, :func:`find_leaks`): a masked string of at least
 ``min_chars`` characters is looked for anywhere, case-insensitively, inside
 words too; a shorter one only as a whole word and only when it holds a
-letter (``Lee``, ``AB``; a bare ``12`` would hide every "Article 12"). A
+letter (``Lee``, ``AB``; a bare ``12`` would hide every "Article 12"); so is
+a string the caller's ``whole_word`` picks (the generalizer: a common word of the
+language written in lower case, ``widow``, whose masked mention says what one
+person is, while ``widows`` or ``widowers`` elsewhere is a group a rule is
+about; ``Widow`` still repeats it). A
 neighbour that is masked itself counts as no word character: in
 ``निTR-06`` with ``TR-06`` masked, ``नि`` stands alone in the sanitized text.
 Whitespace is compared loosely (``Ada  Lee`` and ``Ada\nLee`` repeat
@@ -80,11 +84,18 @@ def _occurrences(folded: str, string: str, whole_word: bool, masked: Callable[[i
     return out
 
 
-def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4) -> list[tuple[int, int, int]]:
+def find_leaks(
+    text: str,
+    masked: Sequence[tuple[int, int]],
+    min_chars: int = 4,
+    whole_word: Callable[[str], bool] | None = None,
+) -> list[tuple[int, int, int]]:
     """``(start, end, i)`` for every occurrence in ``text`` of the string of
     masked range ``masked[i]`` that is not inside one masked range, sorted by
     start (the longest string at a position; occurrences inside an earlier
-    one are left out, overlapping ones are kept: the renderer merges them)."""
+    one are left out, overlapping ones are kept: the renderer merges them).
+    ``whole_word(string)``: true for a string of ``min_chars`` or more that is
+    looked for only as a whole word, as shorter ones are."""
     ranges = sorted((s, e) for s, e in masked if e > s)
     owner = {}
     long_, short = [], []
@@ -92,7 +103,7 @@ def find_leaks(text: str, masked: Sequence[tuple[int, int]], min_chars: int = 4)
         string = " ".join(text[start:end].split())
         if len(string) < 2 or string.casefold() in owner:
             continue
-        if len(string) >= min_chars:
+        if len(string) >= min_chars and not (whole_word is not None and whole_word(string)):
             long_.append(string)
         elif any(c.isalpha() for c in string):
             short.append(string)

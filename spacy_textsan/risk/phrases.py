@@ -29,6 +29,7 @@ __all__ = [
     "word_term",
     "english_count",
     "english_word_count",
+    "is_common_lowercase",
     "is_ordinary_form",
     "is_rare_word",
     "PHRASE_KINDS",
@@ -178,8 +179,20 @@ def is_ordinary_form(word: str, lang: str = "en") -> bool:
     return (
         lang == "en"
         and word.islower()
-        and _ORDINARY_ENDINGS.search(word) is not None
+        and (__import__("os").environ.get("TEXTSAN_EXP") == "1" or _ORDINARY_ENDINGS.search(word) is not None)
         and _wordfreq().zipf_frequency(word, lang) > 0.0
+    )
+
+
+def is_common_lowercase(text: str, lang: str = "en", zipf: float = RARE_WORD_ZIPF) -> bool:
+    """Written in lower case, and every word of it common in ``lang`` (wordfreq, at least ``zipf``):
+    ``widow``, ``landowner``, ``police officer``; not ``Widow``, ``yalman``, ``a1b2`` or a word of a
+    language wordfreq does not read."""
+    words = text.split()
+    return (
+        bool(words)
+        and text == text.lower()
+        and all(w.isalpha() and _wordfreq().zipf_frequency(w, lang) >= zipf for w in words)
     )
 
 

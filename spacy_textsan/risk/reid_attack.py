@@ -34,7 +34,9 @@ chance above ``1 / k``, whoever the person is (:func:`.reid_whom.guard_worst`).
 **Unknown words.** A visible word that no background record holds cannot move
 any score, yet an attacker with the web or a language model knows it: when it
 is rare in the language (a name-like word under ``unknown_zipf``, any other
-under ``unknown_zipf - 1``) it is masked.
+under ``unknown_zipf - 1``) it is masked. An English word in an ordinary form,
+the register of a ruling and not a person's (``invalidity``, ``annulled``,
+``unreservedly``: :func:`.phrases.is_ordinary_form`), is not.
 
 **The decision** (:func:`plan_masks`): while the risk exceeds ``1 / k``, mask
 the visible word (every occurrence of its folded form, with the groups it
@@ -63,6 +65,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..languages import language_name
+from .phrases import is_ordinary_form
 from .reid_family import ANALYSERS
 from .reid_prior import coverage, holds_evidence
 from .reid_prior import prior as prior_of
@@ -252,6 +255,8 @@ def plan_masks(
                 continue
             z = zipf(key)
             if z >= unknown_zipf or (z >= unknown_zipf - 1.0 and not problem.name_like(a)):
+                continue
+            if is_ordinary_form(problem.texts[a], lang):
                 continue
             cost = problem.cost(a)
             if budget is not None and spent + cost > budget:
