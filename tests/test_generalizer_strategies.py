@@ -367,6 +367,19 @@ def test_leak_sweep_masks_other_occurrences_with_the_entity_replacement():
     assert "YALMAN" in off._.sanitized_text
 
 
+def test_leak_sweep_finds_a_common_lower_case_word_only_as_itself():
+    # "widow" is a common English word written in lower case: "Widow" repeats it, "widows" and "widowers"
+    # (a group a rule is about) do not; a rare name ("Yalman") is still found inside "Yalmanlar"
+    text = "The widow of Mr Yalman claimed a Widow's Payment; widows and widowers of the Yalmanlar family did not."
+    doc = _sanitize({}, text, [("widow", 1, "DEM", "D1"), ("Yalman", 1, "PERSON", "P1")])
+    assert doc._.sanitized_text == (
+        "The [DEM 1] of Mr [PERSON 1] claimed a [DEM 1]'s Payment; widows and widowers of the [PERSON 1] family "
+        "did not."
+    )
+    assert find_leaks(text, [(4, 9)], whole_word=lambda s: s == "widow") == [(33, 38, 0)]
+    assert find_leaks(text, [(4, 9)]) == [(33, 38, 0), (50, 55, 0), (61, 66, 0)]
+
+
 def test_leak_sweep_masks_a_kept_candidate_that_repeats_a_masked_string():
     nlp = spacy.blank("en")
     gen = nlp.add_pipe("generalizer")

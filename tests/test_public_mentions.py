@@ -133,6 +133,30 @@ def test_courts_named_by_their_kind_and_federal_bodies(words, label, kind):
     assert PublicText(COURTS, ("state_body", "generic_court")).kind(start, end, label) == kind
 
 
+@pytest.mark.parametrize(
+    "words,kind",
+    [
+        ("monthly", "generic_time"),
+        ("annual", "generic_time"),
+        ("the same day", "generic_time"),
+        ("the following months", "generic_time"),
+        ("many years", "generic_time"),
+        ("the late 19th century", "generic_time"),
+        ("the 17th, 18th and 19th centuries", "generic_time"),
+        ("three months", None),  # a length of time: a sentence, a stay
+        ("1998", None),
+        ("winter", None),
+        ("the age of sixty", None),
+        ("every two years", None),
+    ],
+)
+def test_a_time_that_is_no_point_and_no_length_is_generic(words, kind):
+    doc = f"The applicant said that {words} mattered."
+    start, end = mention(doc, words)
+    assert PublicText(doc, ("generic_time",)).kind(start, end, "DATETIME") == kind
+    assert PublicText(doc, ("generic_time",)).kind(start, end, "DEM") is None
+
+
 def test_a_procedural_date_in_a_sentence_with_an_abbreviation():
     """The dot of "Protocol No. 11" ends no sentence: the date is the Protocol's entry into force."""
     text = (
