@@ -157,6 +157,21 @@ def test_a_time_that_is_no_point_and_no_length_is_generic(words, kind):
     assert PublicText(doc, ("generic_time",)).kind(start, end, "DEM") is None
 
 
+@pytest.mark.parametrize(
+    "text,words,kind",
+    [
+        ("The opinion of the principal public prosecutor was not served.", "principal public prosecutor", "office_title"),
+        ("The public prosecutor appealed.", "public prosecutor", "office_title"),
+        ("He worked as a public prosecutor in the town.", "public prosecutor", None),  # someone's job
+        ("He was a chief public prosecutor.", "chief public prosecutor", None),
+        ("The prosecutor appealed.", "prosecutor", None),  # an office word alone
+    ],
+)
+def test_an_office_in_lower_case_is_public_where_it_acts_in_the_case(text, words, kind):
+    start, end = mention(text, words)
+    assert PublicText(text, ("office_title",)).kind(start, end, "DEM") == kind
+
+
 def test_a_procedural_date_in_a_sentence_with_an_abbreviation():
     """The dot of "Protocol No. 11" ends no sentence: the date is the Protocol's entry into force."""
     text = (

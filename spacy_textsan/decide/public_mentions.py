@@ -38,8 +38,9 @@ person's attribute at all; each kind below is one pure function over the text an
   ``Immigration Appeals Board``, ``International Law Department`` (not ``the Ankara Security
   Directorate`` or ``Çiğli Directorate of Land Registration``: a place narrows it to a town);
 * ``office_title``: the title of an office, without a name, every word but the last from a closed list of
-  ranks: ``the Commanding Officer``, ``the Chief Public Prosecutor``, ``Military Public Prosecutor``
-  (not ``Prosecutor Yılmaz``, nor a title that names one person: ``Prime Minister``, ``Governor``);
+  ranks: ``the Commanding Officer``, ``the Chief Public Prosecutor``, ``Military Public Prosecutor``,
+  in lower case right after ``the``: ``the principal public prosecutor`` (not ``a public prosecutor``:
+  someone's job; not ``Prosecutor Yılmaz``, nor a title that names one person: ``Prime Minister``, ``Governor``);
 * ``generic_court``: a court named by its kind alone, every word from a closed list of kinds, ranks and
   divisions of courts: ``the Supreme Administrative Court``, ``Court of Cassation``, ``the District
   Court``, ``5th Chamber of the Supreme Administrative Court`` (not ``Istanbul State Security Court`` or
@@ -161,11 +162,15 @@ def _state_body(doc: PublicText, s: int, e: int, label: str) -> bool:
 
 
 def _office_title(doc: PublicText, s: int, e: int, label: str) -> bool:
-    words = _name_words(doc.text[s:e])
+    text = doc.text[s:e]
+    words = _name_words(text)
+    # written as a title, or in lower case as the office that acts in the case: "the public prosecutor"
+    # (not "a public prosecutor", "as public prosecutor": someone's job)
+    definite = text.startswith("the ") or doc.text[max(0, s - 4) : s] in ("the ", "The ")
     return (
         label in ("ORG", "DEM", "MISC")
         and len(words) >= 2
-        and _titled(doc.text[s:e])
+        and (_titled(text) or definite)
         and words[-1] in _OFFICES
         and all(w in _RANKS for w in words[:-1])
     )
