@@ -160,7 +160,11 @@ def test_a_time_that_is_no_point_and_no_length_is_generic(words, kind):
 @pytest.mark.parametrize(
     "text,words,kind",
     [
-        ("The opinion of the principal public prosecutor was not served.", "principal public prosecutor", "office_title"),
+        (
+            "The opinion of the principal public prosecutor was not served.",
+            "principal public prosecutor",
+            "office_title",
+        ),
         ("The public prosecutor appealed.", "public prosecutor", "office_title"),
         ("He worked as a public prosecutor in the town.", "public prosecutor", None),  # someone's job
         ("He was a chief public prosecutor.", "chief public prosecutor", None),
