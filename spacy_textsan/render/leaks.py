@@ -128,10 +128,10 @@ def find_leaks(
     # ("EUR 15,000" inside "3.000EUR 15,000" right after a masked "€ 3.000EUR")
     found: list[tuple[int, int, int]] = []
     folded, offsets = _folded(text) if long_ or short else ("", [])
-    for strings, whole_word in ((long_, False), (short, True)):
+    for strings, as_word in ((long_, False), (short, True)):
         for string in strings:
             # a neighbour at folded index k is masked if its one character is covered by a masked range
-            for i, j in _occurrences(folded, _lower(string), whole_word, lambda k: covered(offsets[k], offsets[k] + 1)):
+            for i, j in _occurrences(folded, _lower(string), as_word, lambda k: covered(offsets[k], offsets[k] + 1)):
                 start, end = offsets[i], offsets[j - 1] + 1
                 if not covered(start, end):
                     found.append((start, end, owner[string.casefold()]))
