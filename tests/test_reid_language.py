@@ -14,6 +14,7 @@ from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.languages import LANGUAGES as PIPELINES
 from spacy_textsan.risk.background import SHIPPED_BACKGROUND, SHIPPED_BACKGROUNDS, Background, create_background
 from spacy_textsan.risk.reid_index import analyse_terms, load_background
+from spacy_textsan.risk.reid_words import analyse
 from spacy_textsan.risk.reid_words import analyser
 
 runner = CliRunner()
@@ -76,15 +77,30 @@ def test_the_english_analyser_is_unchanged():
         "fold": "casefold+nfkd",
         "stopwords": "en",
         "stemmer": "snowball-english",
+        "initials": "joined",
     }
     with pytest.raises(ValueError, match="the attack reads en, fr, es, de, not 'it'"):
         analyser("it")
 
 
+def test_letters_written_with_dots_are_one_word_read_without_them():
+    # a lone letter is no term, so U.H.T. was three nothings while an attacker that keeps letters matched
+    # "u" and "h" on the one record that holds the band's name: now one word, "uht", as UHT is
+    text = "The boyband U.H.T. (UHT), J.R.R. Tolkien, x.com, the U.S.A. and O'Connor"
+    assert analyse_terms(text) == ["boyband", "uht", "uht", "jrr", "tolkien", "com", "usa", "connor"]
+    assert [text[t.start : t.end] for t in analyse(text)][:4] == ["boyband", "U.H.T.", "UHT", "J.R.R."]
+    assert analyser("fr").analyse_terms("la société A.B.C. de M. Dupont") == ["societ", "abc", "dupont"]
+
+
 def test_a_background_built_with_lang_fr_says_so_in_its_manifest(tmp_path):
     out = build(tmp_path, "--lang", "fr")
     manifest = json.loads((out / "background.json").read_text(encoding="utf-8"))
-    assert manifest["analyser"] == {"fold": "casefold+nfkd", "stopwords": "fr", "stemmer": "snowball-french"}
+    assert manifest["analyser"] == {
+        "fold": "casefold+nfkd",
+        "stopwords": "fr",
+        "stemmer": "snowball-french",
+        "initials": "joined",
+    }
     index = load_background(out)
     assert index.analyser is analyser("fr")
     assert index.term_id("sceau") is not None and index.term_id("sceaux") is None

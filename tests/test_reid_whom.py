@@ -1,6 +1,9 @@
 """The guard of a document the background does not measure (issue 34): masked until no record the attack
 names from its visible words is named with a chance above 1/k. Hand-made backgrounds, exact plans."""
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 import spacy
 from test_reid_risk import RECORDS, plan  # the attack's own tests: four records, hand-made word frequencies
@@ -9,6 +12,7 @@ from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk.background import Background
 from spacy_textsan.risk.reid_index import BackgroundIndex
+from spacy_textsan.risk.reid_problem import _Choice
 
 # the four records of tests/test_reid_risk.py: no record holds "Zed", sam's (the most like the text) none
 # of its distinctive words: not measured
@@ -94,7 +98,7 @@ def test_a_guard_that_cannot_reach_one_in_k_says_so(index):
     # says the chance after the mask (lee: 1); undone, the chance with nothing masked (sam: 1, by the pair
     # attacker)
     undone = plan(index, UNHELD, {"zed"}, {"zed"}, guard=True, budget=6, guard_unreached="undo", unreached="keep")
-    assert undone.steps == [] and undone.unreachable.startswith("masking 1 words left the chance at 0.81 > 1/3")
+    assert undone.steps == [] and undone.unreachable.startswith("masking 1 words left the chance at 1.00 > 1/3")
     assert undone.view.why.endswith("; guarded: 0 words masked, a record is still named with a chance of 1.00 > 1/3")
     kept = plan(index, UNHELD, {"zed"}, {"zed"}, guard=True, budget=6)
     assert [s.text for s in kept.steps] == ["golden"] and kept.unreachable == ""
@@ -102,3 +106,49 @@ def test_a_guard_that_cannot_reach_one_in_k_says_so(index):
         ReidRisk(index=index, guard_unreached="x")
     assert kept.view.why.endswith("; guarded: 1 words masked, a record is still named with a chance of 1.00 > 1/3")
     assert chances(index, UNHELD, {"zed", "golden"}) == pytest.approx({"kim": 0, "lee": 1, "ray": 0, "sam": 0})
+
+
+def test_the_guard_weighs_the_watched_record_named_most_not_the_priors_average():
+    # four records the guard watches, a quarter of the prior each. One attacker names the first for
+    # certain (scores 8 against 1: the others under CLOSE of its best), the other spreads evenly. The
+    # prior's average chance is a quarter, under 1/3, and a loop on it would mask nothing; the guard's chance
+    # is the first record's, 1
+    scores = np.array([[8.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    spread = _Choice(np.full(4, 0.25), margin=0.1, floor=None, limit=1 / 3, cost_power=0.0, budget=None)
+    assert spread.chances(scores) == pytest.approx([0.25, 0.25])
+    guard = replace(spread, whoever=True)
+    assert guard.chances(scores) == pytest.approx([1.0, 0.25])
+    # a record outside the prior (a weak match that comes first once most words are masked) is not watched
+    watched = replace(guard, prior_play=np.array([0.0, 0.5, 0.5, 0.0]))
+    assert watched.chances(scores) == pytest.approx([0.0, 0.25])
+
+
+#: eight records no one of which holds the person; the text's words spread over them
+SPREAD = [
+    ("ada", "Ada seals lions coins silver"),
+    ("bo", "Bo seals potter"),
+    ("cy", "Cy seals medals painter"),
+    ("di", "Di coins lions"),
+    ("ed", "Ed silver sells collects"),
+    ("fay", "Fay silver collects painter sells"),
+    ("gus", "Gus golden sells sculptor medals"),
+    ("hal", "Hal sells sculptor"),
+]
+
+
+def test_the_guard_masks_while_one_watched_record_is_named_above_one_in_k():
+    index = BackgroundIndex.build(SPREAD)
+    text = "Zed bronze collects medals coins."
+    before = {rid: plan(index, text, {"zed"}, {"zed"}, target=rid, max_steps=0).view.risk for rid, _ in SPREAD}
+    # di (coins) is named with a chance of 0.586 by an attacker, above 1/3; averaged over a prior spread over
+    # six records, the chance is under 1/3, and a guard on the average masked nothing
+    assert max(before, key=before.get) == "di" and before["di"] == pytest.approx(0.586, abs=5e-4)
+    result = plan(index, text, {"zed"}, {"zed"}, guard=True)
+    assert [s.text for s in result.steps] == ["coins", "medals", "collects"]
+    assert result.guarded and result.view.why.endswith(
+        "guarded: 3 words masked so that no record the attack names from the visible words is named with a "
+        "chance above 1/3"
+    )
+    masked = {"zed", "coins", "medals", "collects"}
+    after = {rid: plan(index, text, masked, {"zed"}, target=rid, max_steps=0).view.risk for rid, _ in SPREAD}
+    assert max(after.values()) == 0.0  # bronze alone is left, which no record holds

@@ -80,7 +80,7 @@ from .reid_scores import (
     risk_of,
     row_risk,
 )
-from .reid_whom import GUARD_ROUNDS, guard_worst
+from .reid_whom import GUARD_CLOSE, GUARD_ROUNDS, guard_worst
 
 #: a record the prior's search scores this many times above every other stands out: the document is its person's
 STANDS_OUT = 2.0
@@ -300,7 +300,10 @@ def plan_masks(
     before, left = len(plan.steps), 0.0
     if not measured and guard and not other_language and max_steps > 0:
         # who the person is cannot be told: whoever the attack would name from the visible words is
-        worst = guard_worst(problem, margin, n, excluded)
+        # (the records some attacker of the family names from the whole visible text, within GUARD_CLOSE
+        # of its best): the loop masks until none of them is named with a chance above 1/k. A record that
+        # only comes first once most words are masked (a weak match on one word) is not one of them
+        worst = guard_worst(problem, margin, n, excluded, close=GUARD_CLOSE)
         if worst.any():
             prior = plan.prior = worst / worst.sum()
             plan.guarded = True
@@ -323,31 +326,32 @@ def plan_masks(
             n=n,
             common_share=common_share,
             floor=rank_floor,
+            whoever=plan.guarded,
         )
         if not plan.guarded:
             break
         # a mask that hides one record may single out another: each record the attack now names with a
         # chance above 1/k joins the prior, and the loop goes on
         worst = guard_worst(problem, margin, n, excluded)
-        left = float(worst.max(initial=0.0))  # the highest chance any record is named, after these masks
+        # the highest chance any of them is named, after these masks
+        left = float(worst[prior > 0].max(initial=0.0))
         if left <= 1.0 / k + 1e-9:
             break
-        prior = np.maximum(prior, worst)
-        prior = plan.prior = prior / prior.sum()
     plan.view = view_of(
         problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded, floor=rank_floor
     )
     if plan.guarded:
         plan.view.reached = left <= 1.0 / k + 1e-9
     when = guard_unreached if plan.guarded else unreached
+    chance = left if plan.guarded else plan.view.risk  # a guarded plan's: the highest of a watched record
     futile = when == "undo" or (
-        when == "futile" and plan.risk_before is not None and plan.view.risk > FUTILE_SHARE * plan.risk_before
+        when == "futile" and plan.risk_before is not None and chance > FUTILE_SHARE * plan.risk_before
     )
     if futile and len(plan.steps) > before and not plan.view.reached:
         # the words masked one by one did not bring the chance to 1 / k: what singles the person out is
         # held by most records (a near copy, boilerplate), so those masks buy little
         plan.unreachable = (
-            f"masking {len(plan.steps) - before} words left the chance at {plan.view.risk:.2f} > 1/{k}: "
+            f"masking {len(plan.steps) - before} words left the chance at {chance:.2f} > 1/{k}: "
             "what singles the person out is held by most records; nothing masked for it"
         )
         plan.steps = plan.steps[:before]
@@ -358,7 +362,7 @@ def plan_masks(
             problem, prior, k=k, margin=margin, top=top, target=target, n=n, excluded=excluded, floor=rank_floor
         )
         if plan.guarded:
-            left = float(guard_worst(problem, margin, n, excluded).max(initial=0.0))  # with the masks undone
+            left = float(guard_worst(problem, margin, n, excluded)[prior > 0].max(initial=0.0))  # masks undone
     if not measured:
         if plan.guarded and left <= 1.0 / k + 1e-9:
             why += (
@@ -400,6 +404,7 @@ def _loop(
     n: int,
     common_share: float,
     floor: float | None = None,
+    whoever: bool = False,
 ) -> int:
     """The greedy masking loop over the records in play; returns the characters spent."""
     play_set = set(top_indices(prior_scores, top_records).tolist())
@@ -407,6 +412,10 @@ def _loop(
         play_set.update(top_indices(analyser.full_scores("lucene", n), top_records).tolist())
     if target is not None:
         play_set.add(target)
+    if whoever:  # every record the guard watches
+        play_set.update(top_indices(prior, 4 * top_records).tolist())
+        play_set.difference_update(np.flatnonzero(prior <= 0).tolist())
+        play_set.update(top_indices(prior, 1).tolist())
     play_set.difference_update(problem.excluded_at.tolist())  # a record left out is never named
     play = np.array(sorted(play_set), dtype=np.int64)
     prior_play = prior[play]
@@ -418,11 +427,11 @@ def _loop(
     # masked for the attack (a pair it stands in is broken by masking its other word)
     n_compete = max([a.weights.n_compete for a in problem.analysers if a.name == "word"], default=n)
     common = max(common_share * n_compete, k)
-    ctx = _Choice(prior_play, margin, floor, limit, cost_power, budget)
+    ctx = _Choice(prior_play, margin, floor, limit, cost_power, budget, whoever=whoever)
     for _ in range(max_steps):
         counts = {a.name: a.counts() for a in problem.analysers}
         currents = [counts[a.name] @ a.C[w] for a, w in attackers]
-        risks = [float(r) for r in risk_of(np.array(currents), prior_play, margin, floor=floor)]
+        risks = [float(r) for r in ctx.chances(np.array(currents))]
         risk = max(risks)
         if plan.risk_before is None:
             plan.risk_before = risk
@@ -476,18 +485,15 @@ def _choose(
     """The candidate to mask next and its cost: the one whose mask lowers the worst attacker's chance
     most per character (``cost_power``), within the budget beyond the ``spent`` characters; None when
     none is affordable or none lowers anything."""
-    prior_play, margin, floor, limit = ctx.prior_play, ctx.margin, ctx.floor, ctx.limit
+    prior_play, margin, limit = ctx.prior_play, ctx.margin, ctx.limit
     risk = max(risks)
     # ties go to the rarer word, then to the earlier one in the text
     candidates = sorted(candidates, key=lambda a: (problem.df[a], problem.first[a]))
     hidden = {a.name: problem.hidden_counts(a, candidates) for a in problem.analysers}
     removed = [hidden[a.name] @ a.C[w] for a, w in attackers]
     # every attacker's chance after each candidate's mask, in one call (a row per attacker and candidate)
-    afters = risk_of(
-        np.concatenate([np.maximum(c[None, :] - h, 0.0) for c, h in zip(currents, removed, strict=True)]),
-        prior_play,
-        margin,
-        floor=floor,
+    afters = ctx.chances(
+        np.concatenate([np.maximum(c[None, :] - h, 0.0) for c, h in zip(currents, removed, strict=True)])
     ).reshape(len(attackers), len(candidates))
     costs = np.array([max(1, problem.cost(a)) for a in candidates], dtype=float)
     gain = np.log(risk) - np.log(np.maximum(afters.max(axis=0), 1e-300))
@@ -502,7 +508,7 @@ def _choose(
         rows = [currents[i][None, :] for i in above] + [
             np.maximum(currents[i][None, :] - removed[i], 0.0) for i in above
         ]
-        chances = risk_of(np.concatenate(rows), prior_play, margin, 0.0)
+        chances = ctx.chances(np.concatenate(rows), close=0.0)
         now, later = chances[: len(above)], chances[len(above) :].reshape(len(above), len(candidates))
         gain = (now[:, None] - later).sum(axis=0)
     affordable = np.ones(len(candidates), dtype=bool) if ctx.budget is None else spent + costs <= ctx.budget
@@ -512,7 +518,8 @@ def _choose(
     if gain.max() <= 1e-12:
         # no single word lowers the risk: take the one that weighs most in the riskiest record
         worst = int(np.argmax(risks))
-        riskiest = int(np.argmax(attack_probabilities(currents[worst], margin)[0] * prior_play))
+        named = attack_probabilities(currents[worst], margin)[0]
+        riskiest = int(np.argmax(named if ctx.whoever else named * prior_play))
         weight = np.where(affordable, removed[worst][:, riskiest], 0.0)
         if weight.max() <= 0:
             return None

@@ -37,7 +37,7 @@ from typing import Literal
 
 import numpy as np
 
-from .reid_words import _WORD, Analyser, _fold, current_analyser
+from .reid_words import _WORD, Analyser, _fold, current_analyser, word_of
 
 __all__ = [
     "ANALYSERS",
@@ -84,7 +84,7 @@ def words_of(text: str, analyser: Analyser | None = None) -> list[Word]:
     term_of = (analyser or current_analyser()).term
     out = []
     for m in _WORD.finditer(text):
-        word = m.group()
+        word = word_of(m)
         term = term_of(word)
         out.append(Word(m.start(), m.end(), _fold(word), term is None, term))
     return out

@@ -13,7 +13,7 @@ from scipy import sparse
 
 from .reid_family import ANALYSERS, Feature, TermPostings
 from .reid_kernels import nth_largest
-from .reid_scores import WEIGHTINGS, DocWords, FamilyBackground, _weights, risk_of
+from .reid_scores import CLOSE, WEIGHTINGS, DocWords, FamilyBackground, _weights, attack_probabilities, risk_of
 
 __all__ = ["top_indices"]
 
@@ -112,6 +112,21 @@ class _Choice:
     limit: float
     cost_power: float
     budget: int | None
+    #: a guarded document's loop (:mod:`.reid_whom`): the person may be any record the guard watches (the
+    #: prior's), so a row's risk is the highest chance of any of them, not the prior's expectation (which a
+    #: flat prior spreads thin: a record named at 0.5 weighs 0.03 among 16 others)
+    whoever: bool = False
+
+    def chances(self, scores: np.ndarray, close: float | None = None) -> np.ndarray:
+        """Per row of ``scores`` (the records in play in columns): the chance the attacker names the person
+        (``prior_play``, with the rank floor), or, ``whoever``, the highest chance any record of the prior is
+        named."""
+        if self.whoever:
+            probs = attack_probabilities(scores, self.margin, CLOSE if close is None else close)
+            return probs[:, self.prior_play > 0].max(axis=1, initial=0.0)
+        if close is None:
+            return risk_of(scores, self.prior_play, self.margin, floor=self.floor)
+        return risk_of(scores, self.prior_play, self.margin, close)
 
 
 class _Problem:
@@ -205,7 +220,7 @@ class _Problem:
             return False
         counts = {a.name: self.counts_without(a, actions) for a in self.analysers}
         after = np.array([counts[a.name] @ a.C[w] for a, w in attackers])
-        return bool(risk_of(after, ctx.prior_play, ctx.margin, floor=ctx.floor).max() <= ctx.limit)
+        return bool(ctx.chances(after).max() <= ctx.limit)
 
     def counts_without(self, analyser: _Analyser, actions: Sequence[int]) -> np.ndarray:
         """``analyser``'s visible occurrences of each term if every action of ``actions`` were masked too

@@ -32,8 +32,16 @@ __all__ = [
     "current_analyser",
 ]
 
-# words: letters and digits, with inner apostrophes and hyphens split off (o'connor -> o, connor)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# words: letters and digits, with inner apostrophes and hyphens split off (o'connor -> o, connor); letters
+# written with dots (U.H.T., J.R.R.) are one word, read without its dots (uht, as UHT is): a lone letter is no
+# term, and the initials of a name or a band are what an attacker that keeps letters matches on
+_WORD = re.compile(r"[^\W\d_](?:\.[^\W\d_](?![^\W_]))+\.?|[^\W_]+", re.UNICODE)
+
+
+def word_of(match: re.Match[str]) -> str:
+    """The word a :data:`_WORD` match reads (initials without their dots)."""
+    word = match.group()
+    return word.replace(".", "") if "." in word else word
 
 #: The languages the attack reads: code -> Snowball's name of the language (PyStemmer's stemmer; bm25s's
 #: stop words, Snowball's lists).
@@ -177,14 +185,19 @@ class Analyser:
     @property
     def manifest(self) -> dict[str, str]:
         """What a background's manifest says of the analyser its records were read with."""
-        return {"fold": "casefold+nfkd", "stopwords": self.lang, "stemmer": f"snowball-{LANGUAGES[self.lang]}"}
+        return {
+            "fold": "casefold+nfkd",
+            "stopwords": self.lang,
+            "stemmer": f"snowball-{LANGUAGES[self.lang]}",
+            "initials": "joined",
+        }
 
     def analyse(self, text: str) -> list[Token]:
         """The index terms of ``text`` with their character offsets."""
         term = self.term
         out = []
         for m in _WORD.finditer(text):
-            t = term(m.group())
+            t = term(word_of(m))
             if t is not None:
                 out.append(Token(t, m.start(), m.end()))
         return out
@@ -192,7 +205,7 @@ class Analyser:
     def analyse_terms(self, text: str) -> list[str]:
         """The index terms of ``text`` in order (what a record is indexed with)."""
         term = self.term
-        return [t for m in _WORD.finditer(text) if (t := term(m.group())) is not None]
+        return [t for m in _WORD.finditer(text) if (t := term(word_of(m))) is not None]
 
 
 @lru_cache(maxsize=8)
@@ -242,7 +255,7 @@ def analyse(text: str) -> list[Token]:
     """The English index terms of ``text`` with their character offsets."""
     out = []
     for m in _WORD.finditer(text):
-        term = _term(m.group())
+        term = _term(word_of(m))
         if term is not None:
             out.append(Token(term, m.start(), m.end()))
     return out
@@ -250,4 +263,4 @@ def analyse(text: str) -> list[Token]:
 
 def analyse_terms(text: str) -> list[str]:
     """The English index terms of ``text`` in order (what a record is indexed with)."""
-    return [t for m in _WORD.finditer(text) if (t := _term(m.group())) is not None]
+    return [t for m in _WORD.finditer(text) if (t := _term(word_of(m))) is not None]
