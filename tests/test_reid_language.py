@@ -14,8 +14,7 @@ from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.languages import LANGUAGES as PIPELINES
 from spacy_textsan.risk.background import SHIPPED_BACKGROUND, SHIPPED_BACKGROUNDS, Background, create_background
 from spacy_textsan.risk.reid_index import analyse_terms, load_background
-from spacy_textsan.risk.reid_words import analyse
-from spacy_textsan.risk.reid_words import analyser
+from spacy_textsan.risk.reid_words import analyse, analyser
 
 runner = CliRunner()
 

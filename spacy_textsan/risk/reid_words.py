@@ -43,6 +43,7 @@ def word_of(match: re.Match[str]) -> str:
     word = match.group()
     return word.replace(".", "") if "." in word else word
 
+
 #: The languages the attack reads: code -> Snowball's name of the language (PyStemmer's stemmer; bm25s's
 #: stop words, Snowball's lists).
 LANGUAGES = {"en": "english", "fr": "french", "es": "spanish", "de": "german"}
