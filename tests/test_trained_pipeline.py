@@ -1,6 +1,8 @@
 """The trained pipeline (configs/textsan_trained.cfg): the whole zero-shot default plus the
 trained NER as a second privacy_ner source and supervised_risk as one more measure."""
 
+import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,8 +52,28 @@ def test_trained_config_keeps_every_zero_shot_component():
     assert set(thresholds) == {"supervised"} | set(zero["components"]["mask_optimizer"].get("risk_thresholds", {}))
     # and what it scores low is kept (the zero-shot default keeps nothing by a score)
     assert zero["components"]["mask_optimizer"].get("keep_thresholds", {}) == {}
-    assert trained["components"]["mask_optimizer"]["keep_thresholds"] == {"supervised": 0.15}
+    # the keep threshold is the one chosen on TAB train's held-out documents (scripts/choose_keep_threshold.py)
+    choice = json.loads((ROOT / "benchmarks" / "results" / "trained_keep_choice.json").read_text(encoding="utf-8"))
+    assert trained["components"]["mask_optimizer"]["keep_thresholds"] == {"supervised": choice["chosen"]}
     assert {trained["components"][p].get("source") for p in ADDED} == {"${paths.ner_model}", "${paths.risk_model}"}
+
+
+def test_the_keep_threshold_is_the_most_precise_that_keeps_recall():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from choose_keep_threshold import choose
+
+    rows = [
+        {"threshold": 0.0, "recall": 0.96, "precision": 0.80},
+        {"threshold": 0.05, "recall": 0.94, "precision": 0.83},
+        {"threshold": 0.1, "recall": 0.93, "precision": 0.83},
+        {"threshold": 0.2, "recall": 0.92, "precision": 0.86},
+    ]
+    # 0.2 is the most precise but loses recall; 0.05 and 0.1 tie on precision: the lower threshold
+    assert choose(rows, 0.93)["threshold"] == 0.05
+    # none reaches the recall: the one closest to it
+    assert choose(rows, 0.97)["threshold"] == 0.0
+    with pytest.raises(ValueError, match="no threshold was measured"):
+        choose([], 0.93)
 
 
 # Two hand-written training documents: "vorpalite" (a made-up mineral) is MISC. Neither
