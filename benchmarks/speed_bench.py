@@ -306,6 +306,7 @@ def worker_breakdown(args) -> dict:
     """Time each textsan component over all texts, one component at a time."""
     from spacy_textsan.pipeline import load_pipeline, spans_key_of
     from spacy_textsan.detect.privacy_ner import privacy_ner as pnc
+    from spacy_textsan.detect.privacy_ner import span_group
     from spacy_textsan.run import result_from_doc
 
     texts = worker_texts(args)
@@ -321,7 +322,8 @@ def worker_breakdown(args) -> dict:
 
     # privacy_ner internals, by wrapping (the package is not modified)
     pnc.propagate_mentions = timer.wrap("propagate_mentions", pnc.propagate_mentions)
-    pnc.assign_entity_ids = timer.wrap("assign_entity_ids", pnc.assign_entity_ids)
+    # entity linking runs in the span-group writer (span_group.write_group), which looks it up there
+    span_group.assign_entity_ids = timer.wrap("assign_entity_ids", span_group.assign_entity_ids)
     for name, proc in nlp.pipeline:
         if isinstance(proc, pnc.PrivacyNER):
             for sname, src in proc._sources.items():
