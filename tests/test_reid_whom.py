@@ -10,6 +10,7 @@ from test_reid_risk import RECORDS, plan  # the attack's own tests: four records
 
 from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import SPANS_KEY
+from spacy_textsan.risk import reid_problem
 from spacy_textsan.risk.background import Background
 from spacy_textsan.risk.reid_index import BackgroundIndex
 from spacy_textsan.risk.reid_problem import _Choice
@@ -152,3 +153,16 @@ def test_the_guard_masks_while_one_watched_record_is_named_above_one_in_k():
     masked = {"zed", "coins", "medals", "collects"}
     after = {rid: plan(index, text, masked, {"zed"}, target=rid, max_steps=0).view.risk for rid, _ in SPREAD}
     assert max(after.values()) == 0.0  # bronze alone is left, which no record holds
+
+
+def test_a_long_document_plans_the_same_on_sparse_matrices(monkeypatch):
+    # a document of more than SPARSE_FEATURES features keeps its matrices sparse (a dense product per
+    # step grows with the square of its length); the plan and the chances are the same to the last digit
+    index = BackgroundIndex.build(SPREAD)
+    text = "Zed bronze collects medals coins, and sells golden seals to Ada's potter."
+    dense = plan(index, text, {"zed"}, {"zed"}, guard=True)
+    monkeypatch.setattr(reid_problem, "SPARSE_FEATURES", 0)
+    sparse = plan(index, text, {"zed"}, {"zed"}, guard=True)
+    assert [s.text for s in sparse.steps] == [s.text for s in dense.steps] and dense.steps
+    assert sparse.view.by_attacker == dense.view.by_attacker
+    assert sparse.view.why == dense.view.why

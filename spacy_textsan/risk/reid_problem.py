@@ -18,6 +18,10 @@ from .reid_scores import CLOSE, WEIGHTINGS, DocWords, FamilyBackground, _weights
 __all__ = ["top_indices"]
 
 
+#: a document with more features than this keeps its matrices sparse (:class:`_Analyser`)
+SPARSE_FEATURES = 2_000
+
+
 class _Analyser:
     """One analyser's visible features over the records in play: which groups each stands on, its term,
     and the term's weight in each record in play under each weighting."""
@@ -57,8 +61,11 @@ class _Analyser:
         self.G2F = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_groups, n_feat))
         self.T2F = self.F2T.T.tocsr()
         #: the same as dense arrays: a document has a few hundred features, and the loop multiplies them
-        #: at every step (dense products of this size cost less than sparse ones' overhead)
-        self.F2T_dense = self.F2T.toarray()
+        #: at every step (dense products of this size cost less than sparse ones' overhead); a long one
+        #: (more than SPARSE_FEATURES) stays sparse: dense, each step's product grows with the square of
+        #: its length (25,000 characters: 19 of reid_risk's 34 s), and the matrix itself with it
+        self.is_sparse = n_feat > SPARSE_FEATURES
+        self.F2T_dense = None if self.is_sparse else self.F2T.toarray()
         self.alive = np.ones(n_feat)
         self.C: dict[str, np.ndarray] = {}
 
@@ -89,10 +96,26 @@ class _Analyser:
     def hidden_counts(self, A2F: np.ndarray) -> np.ndarray:
         """Per action (row of ``A2F``, the features it stands in: :meth:`touched`): the visible
         occurrences of each term it would hide."""
+        if self.F2T_dense is None:
+            return np.asarray((sparse.csr_matrix(A2F).multiply(self.alive[None, :]).tocsr() @ self.F2T).todense())
         return (A2F * self.alive[None, :]) @ self.F2T_dense
 
-    def touched(self, A2G: sparse.csr_matrix) -> np.ndarray:
+    def hidden_by_all(self, A2F: np.ndarray | sparse.csr_matrix) -> np.ndarray:
+        """The visible occurrences of each term that masking every action of ``A2F`` together would hide
+        (a feature two of them stand on hidden once)."""
+        if A2F.shape[0] == 0:
+            return np.zeros(len(self.term_ids))
+        touched = np.asarray(A2F.max(axis=0).todense()).ravel() if sparse.issparse(A2F) else A2F.max(axis=0)
+        if self.F2T_dense is None:
+            return self.T2F @ (touched * self.alive)
+        return (touched * self.alive) @ self.F2T_dense
+
+    def touched(self, A2G: sparse.csr_matrix) -> np.ndarray | sparse.csr_matrix:
         """Per action (row of ``A2G``, its groups): the features that stand on any of its groups (1 each)."""
+        if self.is_sparse:
+            hit = (A2G @ self.G2F).tocsr()
+            hit.data[:] = 1.0
+            return hit
         return ((A2G @ self.G2F).toarray() > 0).astype(float)
 
     def mask(self, groups: Sequence[int]) -> None:
@@ -225,8 +248,7 @@ class _Problem:
     def counts_without(self, analyser: _Analyser, actions: Sequence[int]) -> np.ndarray:
         """``analyser``'s visible occurrences of each term if every action of ``actions`` were masked too
         (a feature two of them stand on hidden once)."""
-        touched = self._touched_of(analyser)[list(actions)].max(axis=0, initial=0.0)
-        return analyser.counts() - (touched * analyser.alive) @ analyser.F2T_dense
+        return analyser.counts() - analyser.hidden_by_all(self._touched_of(analyser)[list(actions)])
 
     @cached_property
     def _action_groups(self) -> sparse.csr_matrix:
