@@ -11,7 +11,7 @@ assembled pipeline there at every threshold of ``--grid`` (0: nothing kept), and
 of the highest precision among those whose recall is at least ``--min-recall`` (the target's, 0.93; a tie
 goes to the lower threshold); when none reaches it, the one of the highest recall. Written:
 ``benchmarks/results/trained_keep_choice.json``. ``configs/textsan_trained.cfg`` holds the chosen value
-(``tests/test_trained_config.py`` checks that the two agree).
+(``tests/test_trained_pipeline.py`` checks that the two agree).
 """
 
 from __future__ import annotations

@@ -330,8 +330,8 @@ def plan_masks(
         )
         if not plan.guarded:
             break
-        # a mask that hides one record may single out another: each record the attack now names with a
-        # chance above 1/k joins the prior, and the loop goes on
+        # the loop watched the records in play: a mask may still leave one of the others named above 1/k,
+        # and the loop goes on (the watched records stay the same)
         worst = guard_worst(problem, margin, n, excluded)
         # the highest chance any of them is named, after these masks
         left = float(worst[prior > 0].max(initial=0.0))
@@ -412,10 +412,9 @@ def _loop(
         play_set.update(top_indices(analyser.full_scores("lucene", n), top_records).tolist())
     if target is not None:
         play_set.add(target)
-    if whoever:  # every record the guard watches
+    if whoever:  # the records the guard watches (the most likely first), and only those
         play_set.update(top_indices(prior, 4 * top_records).tolist())
-        play_set.difference_update(np.flatnonzero(prior <= 0).tolist())
-        play_set.update(top_indices(prior, 1).tolist())
+        play_set = {r for r in play_set if prior[r] > 0}
     play_set.difference_update(problem.excluded_at.tolist())  # a record left out is never named
     play = np.array(sorted(play_set), dtype=np.int64)
     prior_play = prior[play]

@@ -64,8 +64,7 @@ class _Analyser:
         #: at every step (dense products of this size cost less than sparse ones' overhead); a long one
         #: (more than SPARSE_FEATURES) stays sparse: dense, each step's product grows with the square of
         #: its length (25,000 characters: 19 of reid_risk's 34 s), and the matrix itself with it
-        self.is_sparse = n_feat > SPARSE_FEATURES
-        self.F2T_dense = None if self.is_sparse else self.F2T.toarray()
+        self.F2T_dense = None if n_feat > SPARSE_FEATURES else self.F2T.toarray()
         self.alive = np.ones(n_feat)
         self.C: dict[str, np.ndarray] = {}
 
@@ -93,11 +92,11 @@ class _Analyser:
             matrix[term, column] = weights.weights_flat(position, term, weighting)
             self.C[weighting] = matrix
 
-    def hidden_counts(self, A2F: np.ndarray) -> np.ndarray:
+    def hidden_counts(self, A2F: np.ndarray | sparse.csr_matrix) -> np.ndarray:
         """Per action (row of ``A2F``, the features it stands in: :meth:`touched`): the visible
         occurrences of each term it would hide."""
-        if self.F2T_dense is None:
-            return np.asarray((sparse.csr_matrix(A2F).multiply(self.alive[None, :]).tocsr() @ self.F2T).todense())
+        if self.F2T_dense is None:  # sparse, as touched() made it
+            return (sparse.csr_matrix(A2F).multiply(self.alive[None, :]).tocsr() @ self.F2T).toarray()
         return (A2F * self.alive[None, :]) @ self.F2T_dense
 
     def hidden_by_all(self, A2F: np.ndarray | sparse.csr_matrix) -> np.ndarray:
@@ -105,14 +104,13 @@ class _Analyser:
         (a feature two of them stand on hidden once)."""
         if A2F.shape[0] == 0:
             return np.zeros(len(self.term_ids))
-        touched = np.asarray(A2F.max(axis=0).todense()).ravel() if sparse.issparse(A2F) else A2F.max(axis=0)
-        if self.F2T_dense is None:
-            return self.T2F @ (touched * self.alive)
-        return (touched * self.alive) @ self.F2T_dense
+        if self.F2T_dense is None:  # sparse, as touched() made it
+            return self.T2F @ (A2F.max(axis=0).toarray().ravel() * self.alive)
+        return (A2F.max(axis=0) * self.alive) @ self.F2T_dense
 
     def touched(self, A2G: sparse.csr_matrix) -> np.ndarray | sparse.csr_matrix:
         """Per action (row of ``A2G``, its groups): the features that stand on any of its groups (1 each)."""
-        if self.is_sparse:
+        if self.F2T_dense is None:
             hit = (A2G @ self.G2F).tocsr()
             hit.data[:] = 1.0
             return hit

@@ -254,14 +254,9 @@ def analysing(lang: str) -> Iterator[Analyser]:
 
 def analyse(text: str) -> list[Token]:
     """The English index terms of ``text`` with their character offsets."""
-    out = []
-    for m in _WORD.finditer(text):
-        term = _term(word_of(m))
-        if term is not None:
-            out.append(Token(term, m.start(), m.end()))
-    return out
+    return ENGLISH.analyse(text)
 
 
 def analyse_terms(text: str) -> list[str]:
     """The English index terms of ``text`` in order (what a record is indexed with)."""
-    return [t for m in _WORD.finditer(text) if (t := _term(word_of(m))) is not None]
+    return ENGLISH.analyse_terms(text)
