@@ -19,7 +19,7 @@ __all__ = ["top_indices"]
 
 
 #: a document with more features than this keeps its matrices sparse (:class:`_Analyser`)
-SPARSE_FEATURES = 2_000
+SPARSE_FEATURES = 500
 
 
 class _Analyser:
@@ -60,10 +60,11 @@ class _Analyser:
         cols = [i for i, groups in enumerate(feat_groups) for _ in groups]
         self.G2F = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_groups, n_feat))
         self.T2F = self.F2T.T.tocsr()
-        #: the same as dense arrays: a document has a few hundred features, and the loop multiplies them
-        #: at every step (dense products of this size cost less than sparse ones' overhead); a long one
-        #: (more than SPARSE_FEATURES) stays sparse: dense, each step's product grows with the square of
-        #: its length (25,000 characters: 19 of reid_risk's 34 s), and the matrix itself with it
+        #: the same as dense arrays: a short document has a few hundred features, and the loop multiplies
+        #: them at every step (dense products of this size cost less than sparse ones' overhead); a longer
+        #: one (more than SPARSE_FEATURES) stays sparse, and so do the hidden counts per candidate: dense,
+        #: each step's product grows with candidates x features x terms (25,000 characters of TAB dev:
+        #: reid_risk's loop 28 s at 2,000 features dense, 12 s at 500)
         self.F2T_dense = None if n_feat > SPARSE_FEATURES else self.F2T.toarray()
         self.alive = np.ones(n_feat)
         self.C: dict[str, np.ndarray] = {}
@@ -92,11 +93,11 @@ class _Analyser:
             matrix[term, column] = weights.weights_flat(position, term, weighting)
             self.C[weighting] = matrix
 
-    def hidden_counts(self, A2F: np.ndarray | sparse.csr_matrix) -> np.ndarray:
+    def hidden_counts(self, A2F: np.ndarray | sparse.csr_matrix) -> np.ndarray | sparse.csr_matrix:
         """Per action (row of ``A2F``, the features it stands in: :meth:`touched`): the visible
-        occurrences of each term it would hide."""
+        occurrences of each term it would hide (sparse when the analyser's matrices are)."""
         if self.F2T_dense is None:  # sparse, as touched() made it
-            return (sparse.csr_matrix(A2F).multiply(self.alive[None, :]).tocsr() @ self.F2T).toarray()
+            return sparse.csr_matrix(A2F).multiply(self.alive[None, :]).tocsr() @ self.F2T
         return (A2F * self.alive[None, :]) @ self.F2T_dense
 
     def hidden_by_all(self, A2F: np.ndarray | sparse.csr_matrix) -> np.ndarray:
@@ -216,7 +217,7 @@ class _Problem:
         maskable = self.doc.maskable
         return bool(self.live_groups(a)) and (maskable is None or all(maskable[g] for g in self.groups[a]))
 
-    def hidden_counts(self, analyser: _Analyser, actions: Sequence[int]) -> np.ndarray:
+    def hidden_counts(self, analyser: _Analyser, actions: Sequence[int]) -> np.ndarray | sparse.csr_matrix:
         """Per action of ``actions``: the visible occurrences of each of ``analyser``'s terms masking it
         would hide. An action's features are found once (a feature on a group masked since is no longer
         alive, so all of an action's groups can stand for its live ones)."""
