@@ -7,12 +7,22 @@ import threading
 import numpy as np
 import pytest
 
+from spacy_textsan.risk import reid_kernels
 from spacy_textsan.risk.reid_family import TermPostings
 from spacy_textsan.risk.reid_kernels import competing, finish, nth_largest, record_ranges, repeated_sums, totals
 from spacy_textsan.risk.reid_scores import _BUFFERS, _weights
 
 # four records: lengths 3, 2, 4, 1; "seals" twice in record 0 and three times in record 2
 RECORDS = [["seals", "seals", "golden"], ["golden", "harbour"], ["seals", "seals", "seals", "x"], ["harbour"]]
+
+
+@pytest.fixture(autouse=True, params=["calling thread", "every core"])
+def threads(request, monkeypatch):
+    # a background of at most SERIAL_RECORDS records is read on the calling thread, a larger one on every
+    # core: every test runs both ways (0 sends these four records to the parallel passes)
+    if request.param == "every core":
+        monkeypatch.setattr(reid_kernels, "SERIAL_RECORDS", 0)
+    return request.param
 
 
 @pytest.fixture()
@@ -137,3 +147,21 @@ def test_the_sums_arrays_go_back_to_the_pool_and_are_reused_without_their_old_va
     assert harbour[0] == 0.0 and harbour[2] == 0.0 and harbour[1] > 0 and harbour[3] > 0
     third = _weights(postings, terms, np.zeros(4, dtype=bool))
     assert third.scores(np.array([1.0, 1.0]), "lucene", 4).tolist() == before
+
+
+def test_the_calling_thread_and_every_core_give_the_same_sums(monkeypatch):
+    # 5,000 records, 40 terms of random postings: the same scores to the last bit either way
+    rng = np.random.default_rng(7)
+    lists = [[f"t{int(t)}" for t in rng.integers(0, 40, size=int(rng.integers(1, 9)))] for _ in range(5000)]
+    postings = TermPostings.from_term_lists(lists)
+    ids = np.arange(len(postings.vocab))
+    starts, ends = postings.indptr[ids], postings.indptr[ids + 1]
+    per_term = rng.random(len(ids))
+    ranges = record_ranges(5000)
+    out = {}
+    for serial in (5000, 0):
+        monkeypatch.setattr(reid_kernels, "SERIAL_RECORDS", serial)
+        total = np.empty(5000)
+        totals(postings.records, starts, ends, per_term, total, ranges)
+        out[serial] = total
+    assert out[5000].tobytes() == out[0].tobytes() and out[0].sum() > 0

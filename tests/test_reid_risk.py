@@ -625,6 +625,40 @@ def test_in_a_pipeline_with_residual_risk(index, tmp_path):
     assert "kanon_k" in residual
 
 
+def test_residual_risk_reuses_the_view_of_a_document_not_measured(index, tmp_path, monkeypatch):
+    """A document the background does not cover is planned once: residual_risk reads reid_risk's report
+    while nothing was masked since (it planned it a second time); a mask since, or an error, plans again."""
+    index.save(tmp_path / "bg")
+    nlp = spacy.blank("en")
+    reid = nlp.add_pipe(
+        "reid_risk",
+        config={"background": {**BACKGROUND_BLOCK, "path": str(tmp_path / "bg")}, "k": 3, "rank_floor": None},
+    )
+    nlp.add_pipe("residual_risk", config={"background": BACKGROUND_BLOCK})
+    planned = []
+    assess = reid.assess
+    monkeypatch.setattr(reid, "assess", lambda *a, **kw: planned.append(kw["max_steps"]) or assess(*a, **kw))
+    doc = nlp.make_doc("Zed, a painter, collects golden coins.")  # no record holds zed: not measured
+    span = Span(doc, 0, 1, label="PERSON")
+    span._.masked = True
+    doc.spans[SPANS_KEY] = [span]
+    for _, proc in nlp.pipeline:
+        doc = proc(doc)
+    assert doc._.reid_risk["measured"] is False and doc._.reid_risk["k"] is None
+    assert planned == [reid.max_steps]  # once, by reid_risk
+    assert doc._.residual_risk["measured"] is False and doc._.residual_risk["attack"] == doc._.reid_risk
+    # a word masked since: the view is found again (nothing planned to mask)
+    doc.spans[SPANS_KEY] = [span, Span(doc, 4, 5, label="MISC")]
+    doc.spans[SPANS_KEY][1]._.masked = True
+    reid.view(doc)
+    assert planned == [reid.max_steps, 0]
+    # an error reported: found again too
+    doc.spans[SPANS_KEY] = [span]
+    doc._.reid_risk = {**doc._.reid_risk, "error": "LookupError: gone"}
+    reid.view(doc)
+    assert planned == [reid.max_steps, 0, 0]
+
+
 def test_rendered_view_reads_what_will_be_published(nlp, index):
     # who the person is comes from the original (Kim); the attack reads the published text: with "golden
     # seals" shown, the pair and word attackers name kim for certain; with both words masked, P = 1/3

@@ -6,14 +6,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import spacy
-from test_reid_risk import RECORDS, plan  # the attack's own tests: four records, hand-made word frequencies
+from test_reid_risk import RECORDS, doc_words, plan  # the attack's own tests: four records, hand-made word frequencies
 
 from spacy_textsan.decide.reid_risk import ReidRisk
 from spacy_textsan.extensions import SPANS_KEY
 from spacy_textsan.risk import reid_problem
 from spacy_textsan.risk.background import Background
 from spacy_textsan.risk.reid_index import BackgroundIndex
-from spacy_textsan.risk.reid_problem import _Choice
+from spacy_textsan.risk.reid_problem import _Choice, _Problem
 
 # the four records of tests/test_reid_risk.py: no record holds "Zed", sam's (the most like the text) none
 # of its distinctive words: not measured
@@ -166,3 +166,40 @@ def test_a_long_document_plans_the_same_on_sparse_matrices(monkeypatch):
     assert [s.text for s in sparse.steps] == [s.text for s in dense.steps] and dense.steps
     assert sparse.view.by_attacker == dense.view.by_attacker
     assert sparse.view.why == dense.view.why
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_weights_a_mask_would_take_are_kept_and_brought_up_to_date(index, monkeypatch, sparse):
+    # the loop keeps, per action, what masking it would take from each record in play, and finds again
+    # only the rows a mask has changed: "golden" masked changes "coins" (the pair "golden coins" dies)
+    # and leaves "painter" as it was; every row is the same as a problem built with golden masked
+    if sparse:
+        monkeypatch.setattr(reid_problem, "SPARSE_FEATURES", 0)
+    excluded = np.zeros(index.n_records, dtype=bool)
+    play = np.arange(index.n_records)
+
+    def problem(masked):
+        made = _Problem(index, doc_words(UNHELD, masked, {"zed"}), excluded)
+        for analyser in made.analysers:
+            analyser.set_play(play)
+        return made
+
+    kept = problem({"zed"})
+    attackers = [(a, w) for a in kept.analysers for w in kept.weightings]
+    actions = list(range(len(kept.keys)))
+    before = kept.removed_by(attackers, actions)
+    golden, coins, painter = (kept.keys.index(w) for w in ("golden", "coins", "painter"))
+    kept.mask(golden)
+    pair = next(a for a in kept.analysers if a.name == "pair")
+    assert not pair.fresh[coins] and pair.fresh[painter]  # "golden coins" died, "a painter" did not
+    after = kept.removed_by(attackers, actions)
+    fresh = problem({"zed", "golden"})  # golden is no action of it
+    rows = [fresh.keys.index("coins"), fresh.keys.index("painter")]
+    expected = fresh.removed_by([(a, w) for a in fresh.analysers for w in fresh.weightings], rows)
+    for got, want, was in zip(after, expected, before, strict=True):
+        assert np.array_equal(got[[coins, painter]], want)
+        assert np.array_equal(got[painter], was[painter])
+    changed = [
+        i for i, (got, was) in enumerate(zip(after, before, strict=True)) if not np.array_equal(got[coins], was[coins])
+    ]
+    assert changed  # some attacker's row of coins moved

@@ -497,14 +497,11 @@ class ReidRisk:
 
     def view(self, doc: Doc) -> dict:
         """The attacker's view of ``doc`` as it stands (nothing is masked); ``{"k": None, "error"}`` if it fails.
-        The view this component reported is reused while nothing was masked since."""
+        The view this component reported is reused while nothing was masked since, measured or not (a
+        document the background does not cover was planned once, not once more for residual_risk)."""
         reported = doc._.reid_risk
         user_data: dict[Any, Any] = doc.user_data
-        if (
-            reported
-            and reported.get("k") is not None
-            and user_data.get(_STATE_KEY) == masked_state(doc, self.spans_key)
-        ):
+        if reported and "error" not in reported and user_data.get(_STATE_KEY) == masked_state(doc, self.spans_key):
             return dict(reported)
         try:
             if self.index is None:

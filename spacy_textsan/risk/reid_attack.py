@@ -488,8 +488,7 @@ def _choose(
     risk = max(risks)
     # ties go to the rarer word, then to the earlier one in the text
     candidates = sorted(candidates, key=lambda a: (problem.df[a], problem.first[a]))
-    hidden = {a.name: problem.hidden_counts(a, candidates) for a in problem.analysers}
-    removed = [hidden[a.name] @ a.C[w] for a, w in attackers]
+    removed = problem.removed_by(attackers, candidates)
     # every attacker's chance after each candidate's mask, in one call (a row per attacker and candidate)
     afters = ctx.chances(
         np.concatenate([np.maximum(c[None, :] - h, 0.0) for c, h in zip(currents, removed, strict=True)])

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -31,6 +30,10 @@ _LAUNCH = threading.Lock()
 #: the records of a task: its sums (three numbers a record) stay in a core's cache while it reads every
 #: term's postings of them
 RANGE = 1 << 15
+#: a background of at most this many records is read on the calling thread: its passes take microseconds,
+#: and waking the other cores' threads costs more than that, most of all while a BLAS pool spins on them
+#: (TAB's 219 judgments in a pipeline: 0.86 s of 40 documents' reid_risk in parallel passes, 0.11 s alone)
+SERIAL_RECORDS = RANGE
 
 
 def record_ranges(n_records: int) -> np.ndarray:
@@ -47,7 +50,6 @@ def _span(records: np.ndarray, start: int, end: int, lo: int, hi: int) -> tuple[
     return start + int(np.searchsorted(part, lo)), start + int(np.searchsorted(part, hi))
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def _competing(
     records: np.ndarray,
     starts: np.ndarray,
@@ -80,7 +82,6 @@ def _competing(
     return counted.sum(), summed.sum(), held.sum(axis=0)
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def _totals(
     records: np.ndarray,
     starts: np.ndarray,
@@ -103,7 +104,6 @@ def _totals(
                 total[records[p]] += w
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def _repeated_sums(
     repeated: np.ndarray,
     repeated_tf: np.ndarray,
@@ -141,7 +141,6 @@ def _repeated_sums(
                     out[r] += w * ((ft - 1.0) * norm / ((ft + norm) * (1.0 + norm)))
 
 
-@njit(parallel=True, cache=True, nogil=True)
 def _finish(
     total: np.ndarray,
     more: np.ndarray,
@@ -203,18 +202,28 @@ def nth_largest(values: np.ndarray, n: int) -> float:
     return heap[0]
 
 
-def _locked(kernel: Any) -> Callable:
-    """``kernel`` (a Numba dispatcher) run under :data:`_LAUNCH`."""
+def _twins(kernel: Callable, records_of: Callable[..., int]) -> Callable:
+    """``kernel`` compiled twice: run on every core (under :data:`_LAUNCH`) over a background of more than
+    :data:`SERIAL_RECORDS` records (``records_of(*args)``), on the calling thread alone over a smaller one.
+    The same sums in the same order either way."""
+    parallel = njit(parallel=True, cache=True, nogil=True)(kernel)
+    serial = njit(cache=True, nogil=True)(kernel)
 
-    @functools.wraps(kernel.py_func)
+    @functools.wraps(kernel)
     def run(*args):
+        if records_of(*args) <= SERIAL_RECORDS:
+            return serial(*args)
         with _LAUNCH:
-            return kernel(*args)
+            return parallel(*args)
 
     return run
 
 
-competing = _locked(_competing)
-totals = _locked(_totals)
-repeated_sums = _locked(_repeated_sums)
-finish = _locked(_finish)
+def _ranged(*args) -> int:
+    return int(args[-1][-1])  # the last argument: the ranges' bounds, the last of them every record
+
+
+competing = _twins(_competing, _ranged)
+totals = _twins(_totals, _ranged)
+repeated_sums = _twins(_repeated_sums, _ranged)
+finish = _twins(_finish, lambda total, *rest: total.shape[0])

@@ -41,15 +41,23 @@ class _Analyser:
         terms: dict[int, int] = {}
         feat_term: list[int] = []
         feat_groups: list[list[int]] = []
+        term_id = postings.term_id
         for f in features:
-            groups = [word_group[w] for w in f.words]
-            if min(groups) < 0:
+            on = f.words
+            if len(on) == 1:  # a word
+                groups = [word_group[on[0]]]
+            elif len(on) == 2:  # a pair: its words' groups, ascending, once each
+                g, h = word_group[on[0]], word_group[on[1]]
+                groups = [g] if g == h else [g, h] if g < h else [h, g]
+            else:
+                groups = sorted({word_group[w] for w in on})
+            if groups[0] < 0:
                 continue  # a word of it is masked already
-            tid = postings.term_id(f.term)
+            tid = term_id(f.term)
             if tid is None:
                 continue
             feat_term.append(terms.setdefault(tid, len(terms)))
-            feat_groups.append(sorted(set(groups)))
+            feat_groups.append(groups)
         self.term_ids = list(terms)
         self.weights = _weights(postings, self.term_ids, excluded)
         n_feat = len(feat_term)
@@ -68,6 +76,10 @@ class _Analyser:
         self.F2T_dense = None if n_feat > SPARSE_FEATURES else self.F2T.toarray()
         self.alive = np.ones(n_feat)
         self.C: dict[str, np.ndarray] = {}
+        #: per weighting, per action (rows: every action of the problem), what masking it would take from
+        #: each record in play (:meth:`_Problem.removed_by`); ``fresh``: the rows still true since a mask
+        self.removed: dict[str, np.ndarray] = {}
+        self.fresh = np.zeros(0, dtype=bool)
 
     def counts(self) -> np.ndarray:
         return self.T2F @ self.alive
@@ -88,6 +100,7 @@ class _Analyser:
             at.append(weights.starts[u] + i[inside])
         term, column, position = (np.concatenate(x) if x else np.zeros(0, dtype=np.int64) for x in (terms, columns, at))
         self.C = {}
+        self.removed = {}
         for weighting in self.weightings:
             matrix = np.zeros((len(self.term_ids), len(play)))
             matrix[term, column] = weights.weights_flat(position, term, weighting)
@@ -263,8 +276,33 @@ class _Problem:
 
     def mask_groups(self, groups: Sequence[int]) -> None:
         for analyser in self.analysers:
+            before = analyser.alive.copy() if analyser.removed else None
             analyser.mask(groups)
+            if before is not None:
+                # an action's row changes only if one of its features died (its own, or a pair it makes
+                # with the masked word): those rows are found again, the others kept
+                dead = np.flatnonzero(before != analyser.alive)
+                touched = self._touched_of(analyser)[:, dead]
+                stale = np.flatnonzero(np.asarray(touched.sum(axis=1)).ravel() > 0)
+                analyser.fresh[stale] = False
         self.masked_groups.update(groups)
+
+    def removed_by(self, attackers: Sequence[tuple[_Analyser, str]], actions: Sequence[int]) -> list[np.ndarray]:
+        """Per attacker (an analyser and a weighting): per action of ``actions``, the weight masking it
+        would take from each record in play (its hidden counts times the weights). Kept between the steps of
+        a loop: only the rows a mask since has changed are found again."""
+        rows = np.asarray(actions, dtype=np.int64)
+        for analyser in self.analysers:
+            if not analyser.removed:
+                analyser.removed = {w: np.zeros((len(self.keys), analyser.C[w].shape[1])) for w in analyser.C}
+                analyser.fresh = np.zeros(len(self.keys), dtype=bool)
+            todo = rows[~analyser.fresh[rows]]
+            if len(todo):
+                hidden = self.hidden_counts(analyser, todo.tolist())
+                for w, matrix in analyser.removed.items():
+                    matrix[todo] = hidden @ analyser.C[w]
+                analyser.fresh[todo] = True
+        return [a.removed[w][rows] for a, w in attackers]
 
 
 def _df(postings: TermPostings, term: str, excluded_at: np.ndarray) -> int:
