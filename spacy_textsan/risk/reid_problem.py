@@ -130,11 +130,13 @@ class _Analyser:
             return hit
         return ((A2G @ self.G2F).toarray() > 0).astype(float)
 
-    def mask(self, groups: Sequence[int]) -> None:
-        """The features standing on any of ``groups`` are no longer visible."""
+    def mask(self, groups: Sequence[int]) -> np.ndarray:
+        """The features standing on any of ``groups`` are no longer visible; returns those that were."""
         indptr, indices = self.G2F.indptr, self.G2F.indices
-        for g in groups:
-            self.alive[indices[indptr[g] : indptr[g + 1]]] = 0.0
+        on = np.unique(np.concatenate([indices[indptr[g] : indptr[g + 1]] for g in groups] or [indices[:0]]))
+        dead = on[self.alive[on] > 0]
+        self.alive[dead] = 0.0
+        return dead
 
 
 @dataclass
@@ -276,12 +278,10 @@ class _Problem:
 
     def mask_groups(self, groups: Sequence[int]) -> None:
         for analyser in self.analysers:
-            before = analyser.alive.copy() if analyser.removed else None
-            analyser.mask(groups)
-            if before is not None:
+            dead = analyser.mask(groups)
+            if analyser.removed and len(dead):
                 # an action's row changes only if one of its features died (its own, or a pair it makes
                 # with the masked word): those rows are found again, the others kept
-                dead = np.flatnonzero(before != analyser.alive)
                 touched = self._touched_of(analyser)[:, dead]
                 stale = np.flatnonzero(np.asarray(touched.sum(axis=1)).ravel() > 0)
                 analyser.fresh[stale] = False
