@@ -12,6 +12,8 @@ from spacy_textsan.detect.gazetteer.patterns import (
     body_parts,
     condition_words,
     extend_condition,
+    harm_heads,
+    harm_words,
     read_list,
 )
 from spacy_textsan.detect.gazetteer.wikidata_gazetteer import WikidataGazetteer
@@ -74,6 +76,24 @@ def test_condition_words():
     assert [w[i] for i in condition_words(w)] == ["gonarthrosis", "discopathy", "amblyopia", "arthritis"]
 
 
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("severe burns to his hands", ["burns"]),
+        ("bruises on her arms and legs", ["bruises"]),
+        ("complications affecting her ears and eyes", ["complications"]),
+        ("an injury to the 4th lumbar vertebra and pain in his back", ["injury", "pain"]),
+        ("damage to the back of the house", []),  # a part of a thing
+        ("legal complications and damage to his car", []),  # no body part
+        ("pecuniary and non-pecuniary damage", []),
+        ("Burns to the face", ["Burns"]),
+    ],
+)
+def test_harm_words(text, found):
+    w = words(text)
+    assert [w[i] for i in harm_words(w, body_parts(), harm_heads())] == found
+
+
 def test_quasi_identifier_table(tmp_path):
     table = read_quasi_identifiers()
     entries = {e.label: e for e in quasi_identifier_entries(table)}
@@ -125,6 +145,28 @@ def test_component_conditions_and_institutions():
     off = make_gazetteer(institutions=False, conditions=False)
     assert run(off, "A fracture of the left wrist and gonarthrosis in Leeds Prison.") == [
         ("fracture", "DEM", "gazetteer:wordnet-3.0")
+    ]
+
+
+def test_component_tags_harm_to_the_body_as_a_health_condition():
+    gaz = make_gazetteer()
+    nlp = spacy.blank("en")
+    nlp.add_pipe("privacy_ner", config={"sources": []})
+    doc = gaz(nlp("He suffered severe burns to his hands; damage to the back of the house; legal complications."))
+    assert [(s.text, s.label_, s._.source, s._.kb_chain) for s in doc.spans["textsan"]] == [
+        ("severe burns to his hands", "DEM", "gazetteer:bodily-harm", ["injury", "ill health"])
+    ]
+    assert run(make_gazetteer(conditions=False), "He suffered severe burns to his hands.") == []
+
+
+def test_harm_to_the_body_is_a_special_category_that_no_public_rule_keeps():
+    # "bruises on her arms and legs" ends in a plural in lower case, as a group role does ("police officers")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("privacy_ner", config={"sources": []})
+    opt = nlp.add_pipe("mask_optimizer", config={"keep_public": ["group_role"], "mask_kb_classes": ["ill health"]})
+    doc = opt(make_gazetteer()(nlp("The report noted bruises on her arms and legs and police officers.")))
+    assert [(s.text, s._.masked, s._.reasons) for s in doc.spans["textsan"]] == [
+        ("bruises on her arms and legs", True, ["policy: ill health is always masked"])
     ]
 
 

@@ -11,6 +11,11 @@
   (``fracture of the left kneecap``, ``loss of vision in his left eye``) and a
   degree before it (``37 % of loss of sight``, ``40% disability``); body parts
   are listed in ``data/body_parts.txt``.
+* :func:`harm_words`: a word for harm to the body (``burns``, ``bruises``,
+  ``complications``) that a preposition ties to a body part (``burns to his
+  hands``, ``bruises on her arms``): a health condition by what it affects,
+  never one on its own (``damage to the car``, ``legal complications``); the
+  words are listed in ``data/bodily_harm.txt``.
 * :func:`condition_words`: words with a clinical ending (``gonarthrosis``,
   ``discopathy``, ``periarthritis``, ``amblyopia``) that no dictionary lists.
 
@@ -32,16 +37,20 @@ from .paths import DATA_DIR
 __all__ = [
     "INSTITUTIONS_PATH",
     "BODY_PARTS_PATH",
+    "HARM_WORDS_PATH",
     "InstitutionFinder",
     "extend_condition",
     "condition_words",
     "HEALTH_ROOTS",
     "is_condition",
     "body_parts",
+    "harm_heads",
+    "harm_words",
 ]
 
 INSTITUTIONS_PATH = DATA_DIR / "institutions.txt"
 BODY_PARTS_PATH = DATA_DIR / "body_parts.txt"
+HARM_WORDS_PATH = DATA_DIR / "bodily_harm.txt"
 
 #: chain items that make a KB entry a health condition (WordNet roots and curated categories)
 HEALTH_ROOTS = frozenset(
@@ -178,6 +187,32 @@ def extend_condition(words: Sequence[str], start: int, end: int, parts: set[str]
     elif k >= 3 and [w.lower() for w in words[k - 2 : k]] == ["per", "cent"] and _NUMBER.match(words[k - 3]):
         start = k - 3
     return start, end
+
+
+def harm_heads(path: Path = HARM_WORDS_PATH) -> frozenset[str]:
+    """The words for harm to the body of ``path`` and their plurals, lower case."""
+    out = set()
+    for word in read_list(path):
+        out.add(word.lower())
+        out.update(p.lower() for p in pluralize(word))
+    return frozenset(out)
+
+
+def harm_words(
+    words: Sequence[str], parts: set[str], heads: frozenset[str], candidates: Iterable[int] | None = None
+) -> list[int]:
+    """Positions of the words for harm to the body (``heads``) that a preposition ties to a body part
+    (``burns to his hands``, ``complications affecting her ears``), not to a part of a thing
+    (``damage to the back of the house``: the part is followed by ``of``)."""
+    positions = range(len(words)) if candidates is None else candidates
+    out = []
+    for i in positions:
+        if words[i].lower() not in heads:
+            continue
+        end = extend_condition(words, i, i + 1, parts)[1]
+        if end > i + 1 and not (end < len(words) and words[end].lower() == "of"):
+            out.append(i)
+    return out
 
 
 _ENDING = re.compile(r"^[a-z][a-z]{3,}(?:itis|osis|pathy|algia|plegia|aemia|emia|opia|trophy)$")

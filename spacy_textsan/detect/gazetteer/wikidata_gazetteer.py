@@ -27,8 +27,9 @@ For every doc:
    not a surface of another language than English: ``nationalité turque``).
    With ``conditions``, a health condition also takes the body part it is
    of and a degree before it (``fracture of the left kneecap``, ``37 % of
-   loss of sight``) and words with a clinical ending (``gonarthrosis``) are
-   DEM too; with ``institutions``, prisons, hospitals, schools, care homes
+   loss of sight``); words with a clinical ending (``gonarthrosis``) and words
+   for harm to the body tied to a body part (``burns to his hands``, chain
+   ``injury``, ``ill health``: a special category) are DEM too; with ``institutions``, prisons, hospitals, schools, care homes
    and police stations (``HMP Wakefield``, ``St Mary's Hospital``) become
    ORG candidates (:mod:`.patterns`), replacing a place or name inside them.
 2. **Link**: every candidate of a type in ``link_labels`` without a
@@ -80,8 +81,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, overload
 
-from spacy.attrs import LENGTH
+from spacy.attrs import LENGTH, LOWER
 from spacy.language import Language
+from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ...extensions import QUASI, SPANS_KEY, UNKNOWN, add_error, add_reason, add_risky_set, doc_text, get_candidates
@@ -94,11 +96,14 @@ from .matcher import SurfaceMatcher, expand_match, longest_non_overlapping
 from .paths import default_kb_path
 from .patterns import (
     BODY_PARTS_PATH,
+    HARM_WORDS_PATH,
     INSTITUTIONS_PATH,
     InstitutionFinder,
     body_parts,
     condition_words,
     extend_condition,
+    harm_heads,
+    harm_words,
     is_condition,
 )
 
@@ -124,10 +129,34 @@ def _matcher(kb: GazetteerKB, types: tuple[str, ...], max_tokens: int) -> Surfac
     return by_kb[key]
 
 
+#: adjectives of degree that a word for harm to the body takes when the text has no part-of-speech tags
+HARM_DEGREES = frozenset(
+    "severe serious minor slight mild multiple numerous extensive superficial deep internal chronic acute "
+    "permanent grave massive visible fresh old first-degree second-degree third-degree".split()
+)
+
+
+def _adjectives_before(doc: Doc, start: int, most: int) -> int:
+    """Start of up to ``most`` adjectives right before token ``start`` (``severe``, ``first-degree``):
+    tagged ADJ, or of :data:`HARM_DEGREES`."""
+    while most > 0 and start > 0 and (doc[start - 1].pos_ == "ADJ" or doc[start - 1].lower_ in HARM_DEGREES):
+        start -= 1
+        most -= 1
+    return start
+
+
+#: the ontology chain of a rule's harm to the body (``burns to his hands``): a health condition
+HARM_CHAIN = ("injury", "ill health")
+
+
 @lru_cache(maxsize=1)
-def _rules() -> tuple[InstitutionFinder, set]:
-    """The institution finder and the body parts, read once per process."""
-    return InstitutionFinder(read_list(INSTITUTIONS_PATH)), body_parts(BODY_PARTS_PATH)
+def _rules() -> tuple[InstitutionFinder, set, frozenset]:
+    """The institution finder, the body parts and the words for harm to the body, read once per process."""
+    return (
+        InstitutionFinder(read_list(INSTITUTIONS_PATH)),
+        body_parts(BODY_PARTS_PATH),
+        harm_heads(HARM_WORDS_PATH),
+    )
 
 
 class _Texts(Sequence[Any]):
@@ -249,7 +278,8 @@ class WikidataGazetteer:
         self.modifiers = modifiers
         self.institutions = institutions
         self.conditions = conditions
-        self._institutions, self._parts = _rules()
+        self._institutions, self._parts, self._harm = _rules()
+        self._harm_ids = frozenset(get_string_id(w) for w in self._harm)
         self.client = client
         self.lang = lang
         follow = getattr(client, "follow_language", None)
@@ -359,15 +389,22 @@ class WikidataGazetteer:
         proposals: list[tuple[int, int, KBEntry | None, str]] = [
             (start, end, entries[0], surface) for start, end, entries, surface in matcher(doc)
         ]
+        harm: set[int] = set()
         if self.conditions and "DEM" in self.add_labels:
             proposals += [(i, i + 1, None, words[i]) for i in condition_words(words, self._ending_candidates(doc))]
+            harm.update(harm_words(words, self._parts, self._harm, self._harm_candidates(doc)))
+            proposals += [(i, i + 1, None, words[i]) for i in sorted(harm)]
         for start, end, entry, surface in longest_non_overlapping(proposals):
             label = entry.tab_type if entry is not None else "DEM"
             condition = entry is None or (label == "DEM" and is_condition(entry.chain))
+            bodily_harm = entry is None and start in harm
             # modifiers before the head: an English noun phrase's ("primary school teacher"), not a French
             # or Spanish one's ("nationalité turque": the adjective follows) nor a German compound's
             head_only = entry is not None and (kb.is_cased(surface) or kb.is_language_surface(surface))
-            wide = expand_match(words, spaces, stops, start, end, modifiers=0 if head_only else self.modifiers)
+            if bodily_harm:  # its adjectives only (``severe burns``), not the verb before (``suffered``)
+                wide = (_adjectives_before(doc, start, self.modifiers), end)
+            else:
+                wide = expand_match(words, spaces, stops, start, end, modifiers=0 if head_only else self.modifiers)
             absorbs: tuple[str, ...] = (label,)
             if condition and self.conditions:
                 wide = extend_condition(words, *wide, self._parts)
@@ -380,7 +417,10 @@ class WikidataGazetteer:
             removed |= covered
             span = Span(doc, start, end, label=label)
             span._.identifier_type = QUASI if label in ("DEM", "MISC") else UNKNOWN
-            if entry is None:
+            if bodily_harm:
+                span._.source = "gazetteer:bodily-harm"
+                span._.kb_chain = list(HARM_CHAIN)  # health: a special category (mask_kb_classes)
+            elif entry is None:
                 span._.source = "gazetteer:clinical-ending"
             else:
                 span._.source = f"gazetteer:{entry.source}" if entry.source else "gazetteer"
@@ -405,6 +445,13 @@ class WikidataGazetteer:
                 added.append(span)
         out = [s for i, s in enumerate(kept) if i not in removed] + added
         return sorted(out, key=lambda s: (s.start, s.end))
+
+    def _harm_candidates(self, doc: Doc) -> list[int]:
+        """Token positions whose lower-case text is a word for harm to the body (on the arrays)."""
+        if not len(doc):
+            return []
+        ids = self._harm_ids
+        return [i for i, n in enumerate(doc.to_array(LOWER).tolist()) if n in ids]
 
     def _ending_candidates(self, doc: Doc) -> list[int]:
         """Token positions whose text could have a clinical ending (cheap pre-filter on the arrays)."""
