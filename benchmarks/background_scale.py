@@ -434,7 +434,7 @@ def _hit_at_1(index, text: str, record: str) -> bool:
 
 
 def query_bm25s(folder: Path, queries: list[dict], n_same_text: int) -> dict:
-    from spacy_textsan.decide.reid_risk import _zipf
+    from spacy_textsan.decide.reid_once import word_zipf
     from spacy_textsan.risk.reid_attack import DocWords, plan_masks
     from spacy_textsan.risk.reid_family import words_of
     from spacy_textsan.risk.reid_index import analyse_terms, load_background
@@ -455,7 +455,7 @@ def query_bm25s(folder: Path, queries: list[dict], n_same_text: int) -> dict:
         hits1 += ids[0] == person["id"]
         hits10 += person["id"] in ids
 
-    zipf = _zipf("en")
+    zipf = word_zipf("en")
 
     def document(person: dict) -> DocWords:
         """The person's bio as reid_risk reads it once the name is masked: the name's words hidden

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from spacy_textsan import languages
 from spacy_textsan.cli import app
-from spacy_textsan.decide.reid_risk import _zipf
+from spacy_textsan.decide.reid_once import word_zipf
 from spacy_textsan.detect.privacy_ner import sources
 from spacy_textsan.languages import (
     LANGUAGES,
@@ -197,7 +197,7 @@ def test_word_frequencies_follow_the_language():
     # an ordinary French word is no rare word in French, though it is one in English
     assert is_rare_word("requérant", "en") and not is_rare_word("requérant", "fr")
     # reid_risk reads words folded (no accents): in French the folded word has the accented word's frequency
-    assert _zipf("fr")("requerant") == _zipf("fr")("requérant") > 3.0 > _zipf("en")("requerant")
+    assert word_zipf("fr")("requerant") == word_zipf("fr")("requérant") > 3.0 > word_zipf("en")("requerant")
 
 
 def test_the_french_pipeline_is_french_throughout(french):

@@ -44,6 +44,9 @@ class Layout:
             doc, [s for s in candidates if s._.identifier_type == DIRECT or s.label_ in direct_labels]
         )
         words = words_of(self.text, analyser)
+        # where tokens start and end: a written word that starts and ends on them is whole tokens already
+        token_starts = {token.idx for token in doc}
+        token_ends = {token.idx + len(token) for token in doc}
         groups: list[int] = []
         direct: list[bool] = []
         run_group: dict[tuple[int, int], int] = {}
@@ -58,9 +61,10 @@ class Layout:
                 # _apply): the words of one written word or token (`Montreal-based`, an IPA `ˈkaɪ̯tl̩` read as
                 # two words) are one group, so the attack never counts as visible a part the mask hides
                 run = word_around(self.text, word.start, word.end)
-                token = doc.char_span(*run, alignment_mode="expand")
-                if token is not None and len(token):
-                    run = (min(run[0], token.start_char), max(run[1], token.end_char))
+                if run[0] not in token_starts or run[1] not in token_ends:
+                    token = doc.char_span(*run, alignment_mode="expand")
+                    if token is not None and len(token):
+                        run = (min(run[0], token.start_char), max(run[1], token.end_char))
                 e = run_group.get(run, -1)
                 if e < 0:
                     e = run_group[run] = len(group_cost)

@@ -64,17 +64,15 @@ from ..extensions import (
     get_candidates,
     masked_offsets,
 )
-from ..languages import WORDFREQ_LANGUAGES
 from ..risk.background import Background
 from ..risk.reid_attack import UNREACHED, DocWords, Plan, plan_masks
 from ..risk.reid_dense import DenseBackground, Encoder, TransformerEncoder, dense_risk, plan_dense
 from ..risk.reid_family import ANALYSERS, words_of
 from ..risk.reid_index import BackgroundIndex
 from ..risk.reid_scores import RANK_FLOOR
-from ..risk.reid_words import LANGUAGES as READ_LANGUAGES
-from ..risk.reid_words import analyser
 from ..text_folding import fold
 from .reid_layout import Layout, merge_words, uncovered, word_around
+from .reid_once import warm_up, word_zipf
 from .reid_release import RELEASE_MODES, Snapshot, releasable
 
 #: the settings of ``unmeasured``: what a document the background does not measure gets
@@ -93,10 +91,6 @@ def masked_state(doc: Doc, spans_key: str) -> int:
     return hash(tuple(map(tuple, masked_offsets(doc, spans_key))))
 
 
-#: the Zipf frequency given to the detector's cue words (Kontakt, Hej, Mvh): they announce a name, name no one
-CUE_ZIPF = 7.0
-
-
 def background_language(index: object) -> str | None:
     """The language the background's records were read in: its manifest's analyser (``en``, ``fr``, ``es``,
     ``de``: ``textsan background build --lang``), else the index's own; None if neither says."""
@@ -104,36 +98,6 @@ def background_language(index: object) -> str | None:
     manifest = getattr(index, "manifest", None) or {"analyser": {"stopwords": getattr(read_by, "lang", None)}}
     language = (manifest.get("analyser") or {}).get("stopwords")
     return language if isinstance(language, str) and language else None
-
-
-def _zipf(lang: str):
-    """A word's frequency in ``lang`` on wordfreq's Zipf scale (0 for a word it does not know; a cue word
-    of the detector's lists counts as common). The words come folded (``requerant``: lower case without
-    accents, as the attack's analysers index them): in a language other than English a folded word also
-    has the frequency of the most frequent word that folds to it (``requérant``,
-    :func:`~spacy_textsan.risk.phrases.folded_zipfs`), or every accented word would count as unknown;
-    in French, Spanish and German that of its stem family (:func:`_family_zipf`): a verb form is no name."""
-    from ..risk.phrases import _wordfreq, folded_zipfs, is_cue_word
-
-    wordfreq = _wordfreq()
-    if lang == "en" or lang not in WORDFREQ_LANGUAGES:
-        return lambda word: CUE_ZIPF if is_cue_word(word) else wordfreq.zipf_frequency(word, lang)
-    if lang in READ_LANGUAGES:
-        family = _family_zipf(lang)
-        return lambda word: CUE_ZIPF if is_cue_word(word) else max(wordfreq.zipf_frequency(word, lang), family(word))
-    folded = folded_zipfs(lang)
-    return lambda word: (
-        CUE_ZIPF if is_cue_word(word) else max(wordfreq.zipf_frequency(word, lang), folded.get(word, 0.0))
-    )
-
-
-@lru_cache(maxsize=4)
-def _family_zipf(lang: str):
-    """A folded word's Zipf frequency in ``lang``: its stem family's most frequent word's
-    (:meth:`~spacy_textsan.risk.reid_words.Analyser.family_zipf`; under a second, once per process)."""
-    from ..risk.phrases import _wordfreq
-
-    return analyser(lang).family_zipf(_wordfreq().get_frequency_dict(lang))
 
 
 @lru_cache(maxsize=2)
@@ -335,6 +299,8 @@ class ReidRisk:
                     self.index = background.search()
                 except (OSError, ValueError, LookupError) as error:
                     self._index_error = f"cannot load the background: {error}"
+        if self.index is not None:
+            warm_up(self.index, self.k, self.margin)
         # whether to release (:meth:`_released`), decided once: the background is fixed
         own = self.background is not None and not self.background.shipped
         self._releases = release == "always" or (release == "own_background" and own)
@@ -397,7 +363,7 @@ class ReidRisk:
             target=doc._.reid_target,
             top_records=self.top_records,
             cost_power=self.cost_power,
-            zipf=_zipf(self.lang),
+            zipf=word_zipf(self.lang),
             distinct_zipf=self.distinct_zipf,
             common_share=self.common_share,
             analysers=self.attackers,

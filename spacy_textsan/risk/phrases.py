@@ -179,7 +179,7 @@ def is_ordinary_form(word: str, lang: str = "en") -> bool:
     return (
         lang == "en"
         and word.islower()
-        and (__import__("os").environ.get("TEXTSAN_EXP") == "1" or _ORDINARY_ENDINGS.search(word) is not None)
+        and _ORDINARY_ENDINGS.search(word) is not None
         and _wordfreq().zipf_frequency(word, lang) > 0.0
     )
 

@@ -65,6 +65,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..languages import language_name
+from .blas import one_blas_thread
 from .phrases import is_ordinary_form
 from .reid_family import ANALYSERS
 from .reid_prior import coverage, holds_evidence
@@ -173,6 +174,7 @@ class Plan:
     guarded: bool = False  # not measured, masked against whoever the attack names (plan_masks' guard)
 
 
+@one_blas_thread
 def plan_masks(
     background: FamilyBackground,
     doc: DocWords,

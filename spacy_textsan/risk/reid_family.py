@@ -31,9 +31,8 @@ import re
 import unicodedata
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -59,10 +58,9 @@ PREFIX = 4
 _BREAK = re.compile(r"[.!?;:\n\[\]()]")
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     """A written word: where it stands, its folded form, whether it is a stop word (or a lone letter), and
-    its index term (its stem; None for a stop word)."""
+    its index term (its stem; None for a stop word). A named tuple: a document makes one per word."""
 
     start: int
     end: int
@@ -71,9 +69,9 @@ class Word:
     term: str | None
 
 
-@dataclass(frozen=True)
-class Feature:
-    """One feature of a text for one analyser: its term and the words (indexes) it stands on."""
+class Feature(NamedTuple):
+    """One feature of a text for one analyser: its term and the words (indexes) it stands on (a named
+    tuple: a document makes four per word)."""
 
     term: str
     words: tuple[int, ...]

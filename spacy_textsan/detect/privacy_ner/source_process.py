@@ -45,6 +45,8 @@ logger = logging.getLogger("spacy_textsan")
 Entities = list[tuple[int, int, str]]
 
 _HEADER = struct.Struct("!Q")
+#: the thread counts of the BLAS and OpenMP libraries, set to 1 in the NER process where not set
+_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def batch_parts(n: int, size: int = 4) -> list[tuple[int, int]]:
@@ -258,6 +260,10 @@ class SourceProcess:
                 return
             self._stop_locked()
             env = dict(os.environ)
+            # one BLAS thread in the child unless the user set a count: the NER's products are small, and a
+            # pool of threads spins on the cores the parent's components run on
+            for variable in _BLAS_THREAD_VARIABLES:
+                env.setdefault(variable, "1")
             package_root = str(Path(__file__).resolve().parents[3])  # this copy of spacy_textsan, installed or not
             env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
             process = subprocess.Popen(
