@@ -383,6 +383,12 @@ def test_default_pipeline_on_the_bundled_sample(tmp_path, model_available):
         assert secret not in out
     # every mention of the applicant gets the same replacement
     assert out.count("[PERSON 1]") == 3
+    # the output docs/install.md shows is this one, label for label (Eskişehir `[LOC 2]`, the dismissed
+    # worker's job `[DEM 2]`)
+    install = (Path(__file__).parent.parent / "docs" / "install.md").read_text(encoding="utf-8")
+    shown = install.split("<!-- demo-output -->\n```text\n", 1)[1].split("\n```", 1)[0]
+    assert shown == out.rstrip("\n")
+    assert "lives in [LOC 2]" in out
     assert "Article 34 of the Convention" in out  # legal provisions stay readable
 
 
