@@ -7,6 +7,7 @@ import pytest
 import spacy
 from wikidata_server import wikidata_server  # noqa: F401  (fixture)
 
+from spacy_textsan.detect.gazetteer import linking
 from spacy_textsan.detect.gazetteer.kb import GazetteerKB, KBEntry
 from spacy_textsan.detect.gazetteer.wikidata_client import WikidataClient
 from spacy_textsan.detect.gazetteer.wikidata_gazetteer import WikidataGazetteer
@@ -232,6 +233,16 @@ def test_initialize_loads_a_kb(kb_dir, tmp_path):
     assert gaz.kb is None
     gaz.initialize(kb_path=kb_dir)
     assert len(gaz.kb) == 7 and gaz.kb_path == str(kb_dir)
+
+
+def test_the_fuzzy_index_is_built_with_the_kb_not_at_the_first_document(kb_dir, tmp_path):
+    gaz = WikidataGazetteer(kb_path=tmp_path / "nowhere")
+    kb = GazetteerKB.from_disk(kb_dir)
+    assert kb not in linking._INDEXES
+    gaz.set_kb(kb)
+    assert gaz.kb in linking._INDEXES  # built once for this KB, before any document
+    built = linking._INDEXES[gaz.kb][1]
+    assert linking.fuzzy_index(gaz.kb) is built
 
 
 def test_default_kb_path_from_environment(kb_dir, monkeypatch):

@@ -40,7 +40,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..entities import group_entities
-from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, entity_key, get_candidates
+from ..extensions import DIRECT, SPANS_KEY, add_error, add_reason, doc_text, entity_key, get_candidates
 from ..stages import StageGuard
 from .cp_sat import solve_masking, warm_up
 from .public_mentions import PUBLIC_REASON, PublicText
@@ -289,7 +289,7 @@ class MaskOptimizer:
         mentions and spans a measure scores below its keep threshold), each marked kept here with its reason."""
         if not self.keep_public and not self.keep_thresholds:
             return candidates, {}
-        reader = PublicText(doc.text, self.keep_public) if self.keep_public else None
+        reader = PublicText(doc_text(doc), self.keep_public) if self.keep_public else None
         spans, public = [], {}
         for span in candidates:
             strict = (

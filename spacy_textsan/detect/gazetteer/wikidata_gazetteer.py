@@ -91,7 +91,7 @@ from ...word_lists import read_list
 from ..privacy_ner.entity_ids import assign_entity_ids
 from .kb import GazetteerKB, KBEntry, load_shared_kb
 from .lexicon import CLASS_ID_PREFIX
-from .linking import CONTAINED, EXACT, FUZZY, LinkResult, link_surface, linked_chain
+from .linking import CONTAINED, EXACT, FUZZY, LinkResult, fuzzy_index, link_surface, linked_chain
 from .matcher import SurfaceMatcher, expand_match, longest_non_overlapping
 from .paths import default_kb_path
 from .patterns import (
@@ -309,6 +309,9 @@ class WikidataGazetteer:
         kb = kb.in_language(self.lang)
         self.kb = kb
         self.matcher = _matcher(kb, tuple(self.add_labels), self.max_tokens)
+        # the fuzzy step's index, built now (once per KB and process) while the pipeline loads, not at the
+        # first document with a surface the exact steps do not link
+        fuzzy_index(kb)
         self._links: dict[tuple[str, str], LinkResult] = {}
         self._kb_error = None
 
