@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 
 import numpy as np
+from spacy.attrs import IDX, LENGTH
 from spacy.tokens import Doc
 
 from ..entities import group_entities
@@ -45,8 +46,9 @@ class Layout:
         )
         words = words_of(self.text, analyser)
         # where tokens start and end: a written word that starts and ends on them is whole tokens already
-        token_starts = {token.idx for token in doc}
-        token_ends = {token.idx + len(token) for token in doc}
+        bounds = doc.to_array([IDX, LENGTH]).astype(np.int64)  # no Token object per token
+        token_starts = set(bounds[:, 0].tolist())
+        token_ends = set((bounds[:, 0] + bounds[:, 1]).tolist())
         groups: list[int] = []
         direct: list[bool] = []
         run_group: dict[tuple[int, int], int] = {}
