@@ -7,8 +7,11 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from spacy_textsan.risk import reid_attack
 from spacy_textsan.risk.blas import one_blas_thread
-from spacy_textsan.risk.reid_attack import plan_masks
+from spacy_textsan.risk.reid_attack import DocWords
+from spacy_textsan.risk.reid_family import words_of
+from spacy_textsan.risk.reid_index import BackgroundIndex
 
 
 def _blas_threads() -> list[int]:
@@ -46,5 +49,23 @@ def test_one_blas_thread_gives_the_setting_back_when_the_function_raises() -> No
         assert _blas_threads() == before
 
 
-def test_plan_masks_runs_on_one_blas_thread() -> None:
-    assert plan_masks.__wrapped__.__name__ == "plan_masks"  # type: ignore[attr-defined]
+def test_plan_masks_runs_on_one_blas_thread(monkeypatch) -> None:
+    index = BackgroundIndex.build([("kim", "Kim golden seals painter"), ("lee", "Lee silver coins painter")])
+    text = "Kim, a painter, collects golden seals."
+    words = words_of(text)
+    seen: list[list[int]] = []
+    real = reid_attack.view_of
+
+    def spy(*args, **kwargs):  # the attack's final view, computed inside plan_masks
+        seen.append(_blas_threads())
+        return real(*args, **kwargs)
+
+    doc = DocWords(text, words, list(range(len(words))), [w.end - w.start for w in words])
+    reid_attack.plan_masks(index, doc, k=2, margin=0.1)  # imports what the attack imports on its first run
+    monkeypatch.setattr(reid_attack, "view_of", spy)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        plan = reid_attack.plan_masks(index, doc, k=2, margin=0.1)
+        assert _blas_threads() == before
+    assert plan.view is not None
+    assert seen and all(threads == [1] * len(before) for threads in seen)

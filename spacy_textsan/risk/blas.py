@@ -11,6 +11,7 @@ held to one thread (threadpoolctl), and gives them back their setting after it.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,11 +22,19 @@ __all__ = ["one_blas_thread"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@functools.lru_cache(maxsize=1)
+#: the controller of the libraries loaded when :data:`sys.modules` had this many modules
+_found: tuple[int, ThreadpoolController] | None = None
+
+
 def _controller() -> ThreadpoolController:
-    """The thread pools of the libraries loaded in this process, found once (at the first call: numpy's and
-    scipy's BLAS are loaded by then)."""
-    return ThreadpoolController()
+    """The thread pools of the libraries loaded in this process, found again whenever a module was imported
+    since (a BLAS library comes with an extension module: scipy's own with ``scipy.linalg``, which may be
+    imported after the first call). Finding them takes about 1.5 ms; counting the modules, nothing."""
+    global _found
+    modules = len(sys.modules)
+    if _found is None or _found[0] != modules:
+        _found = (modules, ThreadpoolController())
+    return _found[1]
 
 
 def one_blas_thread(function: F) -> F:
